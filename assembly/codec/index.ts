@@ -1,0 +1,1 @@
+// Entry of the codec WASM program: varints and the v7 transaction codec.

@@ -1,0 +1,1 @@
+// Entry of the core WASM program: re-exports the hashing, Argon2id and PoW modules.

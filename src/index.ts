@@ -1,0 +1,6 @@
+/**
+ * Package entry of dltnode: the library surface (hashing, Argon2id and PoW, byte formats,
+ * transaction codec, name logic, the PoW verifier pool and the RPC client).
+ * Each area re-exports from its own module; see README "Library API".
+ */
+export {};
