@@ -1,0 +1,41 @@
+/**
+ * The one table of LMDB sub-databases (style P37). Each entry states its key → value shape. A
+ * retired name stays in this table (marked retired) and is never reused. Other areas declare their
+ * own sub-databases through `src/chain/extensions.ts` (for example the name system's `names`).
+ */
+
+export interface SubDbSpec {
+  /** LMDB name of the sub-database. */
+  name: string;
+  /** `binary`: values are our codec output (P40); `msgpack`: small metadata objects. */
+  encoding: 'binary' | 'msgpack';
+  /** Key → value shape, for readers of the code. */
+  shape: string;
+}
+
+export const SUB_DATABASES = {
+  blocks: { name: 'blocks', encoding: 'binary', shape: 'u64 BE height → block bytes (src/chain/block.ts)' },
+  transactions: {
+    name: 'transactions',
+    encoding: 'binary',
+    shape: 'binary txid (reference-formats §8.7) → stored transaction (src/chain/stored-tx.ts)',
+  },
+  applied: {
+    name: 'applied',
+    encoding: 'binary',
+    shape: 'u64 BE apply sequence (1 = first applied) → binary txid; newest = highest key (txa fromIndex 0)',
+  },
+  pending: {
+    name: 'pending',
+    encoding: 'binary',
+    shape: 'u64 BE arrival sequence → stored transaction (pool order of txu; survives restarts)',
+  },
+  wallets: {
+    name: 'wallets',
+    encoding: 'binary',
+    shape: 'addressNoChecksum (33/45 bytes) → wallet state (src/chain/wallet-state.ts)',
+  },
+  meta: { name: 'meta', encoding: 'msgpack', shape: 'string → node metadata (tip, counters, sequences)' },
+} as const satisfies Record<string, SubDbSpec>;
+
+export type SubDbName = keyof typeof SUB_DATABASES;
