@@ -1,1 +1,2 @@
 // Entry of the core WASM program: re-exports the hashing, Argon2id and PoW modules.
+export * from './sha3';
