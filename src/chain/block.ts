@@ -1,0 +1,214 @@
+/**
+ * Blocks of version 10 and later (reference-formats.md §10.3) and their checksum (§10.2):
+ * `sha3_512sq` over the header bytes, rows 1–11, no lock prefix.
+ *
+ * Row 9 (signer bits, superblock data) is present on block 1 and on every superblock
+ * (`num % SUPERBLOCK_INTERVAL === 0`); row 11 (regNameStateChecksum, totalFee) from version 11.
+ */
+import { sha3_512sq } from '../core/hash.js';
+import { concatBytes } from '../formats/bytes.js';
+import { decodeAmount, encodeAmount } from '../formats/amount.js';
+import { merkleRoot } from '../names/merkle.js';
+import {
+  decodeVarBytes,
+  decodeVarUint,
+  decodeVarUintNumber,
+  encodeVarBytes,
+  encodeVarUint,
+} from '../formats/varint.js';
+import { StoreCorruptionError } from './errors.js';
+
+/** Every 1000th block is a superblock (reference-formats.md §14). */
+export const SUPERBLOCK_INTERVAL = 1000n;
+/** Longest checksum a header field may carry (§10.3 row 3). */
+const MAX_CHECKSUM_LENGTH = 64;
+/** Bound on any other length-prefixed field of a stored block (a signer key, a signature). */
+const MAX_FIELD_LENGTH = 4096;
+
+export interface BlockSignature {
+  /** Signer `addressNoChecksum` (or full public key). */
+  signer: Uint8Array;
+  /** SignerPowSolution bytes (§12); null when the signer presents none. */
+  powSolution: Uint8Array | null;
+  /** RSA signature; null in compacted blocks. */
+  signature: Uint8Array | null;
+}
+
+export interface SuperBlockData {
+  lastSuperBlockNum: bigint;
+  lastSuperBlockChecksum: Uint8Array | null;
+  /** Checksums of the blocks since the last superblock, ascending. */
+  segments: Uint8Array[];
+}
+
+export interface Block {
+  version: number;
+  num: bigint;
+  lastBlockChecksum: Uint8Array | null;
+  signatureFreezeChecksum: Uint8Array | null;
+  /** Root over the binary txids (row 6). */
+  pitRoot: Uint8Array | null;
+  timestamp: bigint;
+  /** Argon2 mining difficulty (row 8). */
+  difficulty: bigint;
+  /** Row 9: block 1 and superblocks. */
+  signerBits?: bigint;
+  superBlock?: SuperBlockData;
+  walletStateChecksum: Uint8Array | null;
+  /** Row 11, version ≥ 11. */
+  regNameStateChecksum: Uint8Array | null;
+  totalFee: bigint;
+  signatures: BlockSignature[];
+  txIds: Uint8Array[];
+}
+
+const isSuperBlock = (num: bigint): boolean => num > 1n && num % SUPERBLOCK_INTERVAL === 0n;
+
+function u64le(value: bigint): Uint8Array {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, value, true);
+  return out;
+}
+
+/** Rows 1–11: the bytes the block checksum covers. */
+export function encodeBlockHeader(b: Block): Uint8Array {
+  const parts: Uint8Array[] = [
+    encodeVarUint(b.version),
+    encodeVarUint(b.num),
+    encodeVarBytes(b.lastBlockChecksum),
+    encodeVarBytes(b.signatureFreezeChecksum),
+    encodeVarUint(b.txIds.length),
+    encodeVarBytes(b.pitRoot),
+    encodeVarUint(b.timestamp),
+    encodeVarUint(b.difficulty),
+  ];
+  if (b.num === 1n || isSuperBlock(b.num)) parts.push(u64le(b.signerBits ?? 0n));
+  if (isSuperBlock(b.num)) {
+    const sb = b.superBlock ?? { lastSuperBlockNum: 0n, lastSuperBlockChecksum: null, segments: [] };
+    parts.push(encodeVarUint(sb.lastSuperBlockNum), encodeVarBytes(sb.lastSuperBlockChecksum));
+    parts.push(encodeVarUint(sb.segments.length), ...sb.segments.map(encodeVarBytes));
+  }
+  parts.push(encodeVarBytes(b.walletStateChecksum));
+  if (b.version >= 11) parts.push(encodeVarBytes(b.regNameStateChecksum), encodeAmount(b.totalFee));
+  return concatBytes(...parts);
+}
+
+function encodeSignature(s: BlockSignature): Uint8Array {
+  const entry = concatBytes(encodeVarBytes(s.signer), encodeVarBytes(s.powSolution), encodeVarBytes(s.signature));
+  return encodeVarBytes(entry);
+}
+
+/** The whole block: header, signatures (row 12), txids (row 13). */
+export function encodeBlock(b: Block): { bytes: Uint8Array; headerLength: number } {
+  const header = encodeBlockHeader(b);
+  const bytes = concatBytes(
+    header,
+    encodeVarUint(b.signatures.length),
+    ...b.signatures.map(encodeSignature),
+    ...b.txIds.map(encodeVarBytes),
+  );
+  return { bytes, headerLength: header.length };
+}
+
+/** `sha3_512sq(header)` (§10.2). */
+export function blockChecksum(header: Uint8Array): Uint8Array {
+  return sha3_512sq(header);
+}
+
+/** Reader over stored block bytes; any inconsistency is a corruption of the store. */
+class Reader {
+  offset = 0;
+  constructor(private readonly bytes: Uint8Array) {}
+  uint(): bigint {
+    const d = decodeVarUint(this.bytes, this.offset);
+    this.offset = d.next;
+    return d.value;
+  }
+  count(max: number): number {
+    const d = decodeVarUintNumber(this.bytes, this.offset, max);
+    this.offset = d.next;
+    return d.value;
+  }
+  varBytes(max: number): Uint8Array | null {
+    const d = decodeVarBytes(this.bytes, this.offset, max);
+    this.offset = d.next;
+    return d.value;
+  }
+  fixed(n: number): Uint8Array {
+    if (this.offset + n > this.bytes.length) throw new RangeError(`truncated: ${n} bytes expected`);
+    const out = this.bytes.subarray(this.offset, this.offset + n);
+    this.offset += n;
+    return out;
+  }
+}
+
+/**
+ * Decodes block bytes written by `encodeBlock`.
+ * @throws StoreCorruptionError naming the problem.
+ */
+export function decodeBlock(bytes: Uint8Array): { block: Block; headerLength: number } {
+  try {
+    const r = new Reader(bytes);
+    const version = Number(r.uint());
+    const num = r.uint();
+    const lastBlockChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
+    const signatureFreezeChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
+    const txCount = r.count(bytes.length);
+    const pitRoot = r.varBytes(MAX_CHECKSUM_LENGTH);
+    const timestamp = r.uint();
+    const difficulty = r.uint();
+    const block: Block = {
+      version, num, lastBlockChecksum, signatureFreezeChecksum, pitRoot, timestamp, difficulty,
+      walletStateChecksum: null, regNameStateChecksum: null, totalFee: 0n, signatures: [], txIds: [],
+    };
+    if (num === 1n || isSuperBlock(num)) {
+      block.signerBits = new DataView(r.fixed(8).slice().buffer).getBigUint64(0, true);
+    }
+    if (isSuperBlock(num)) {
+      const lastSuperBlockNum = r.uint();
+      const lastSuperBlockChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
+      const n = r.count(Number(SUPERBLOCK_INTERVAL));
+      const segments: Uint8Array[] = [];
+      for (let i = 0; i < n; i++) segments.push(r.varBytes(MAX_CHECKSUM_LENGTH) ?? new Uint8Array(0));
+      block.superBlock = { lastSuperBlockNum, lastSuperBlockChecksum, segments };
+    }
+    block.walletStateChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
+    if (version >= 11) {
+      block.regNameStateChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
+      const fee = decodeAmount(bytes, r.offset);
+      block.totalFee = fee.value;
+      r.offset = fee.next;
+    }
+    const headerLength = r.offset;
+    const sigCount = r.count(bytes.length);
+    for (let i = 0; i < sigCount; i++) {
+      const entry = r.varBytes(MAX_FIELD_LENGTH * 3);
+      if (!entry) throw new RangeError(`signature ${i} is empty`);
+      const e = new Reader(entry);
+      block.signatures.push({
+        signer: e.varBytes(MAX_FIELD_LENGTH) ?? new Uint8Array(0),
+        powSolution: e.varBytes(MAX_FIELD_LENGTH),
+        signature: e.varBytes(MAX_FIELD_LENGTH),
+      });
+    }
+    for (let i = 0; i < txCount; i++) {
+      const id = r.varBytes(MAX_CHECKSUM_LENGTH + 18);
+      if (!id) throw new RangeError(`txid ${i} is empty`);
+      block.txIds.push(id);
+    }
+    if (r.offset !== bytes.length) throw new RangeError(`${bytes.length - r.offset} trailing bytes`);
+    return { block, headerLength };
+  } catch (err) {
+    throw new StoreCorruptionError(`stored block cannot be decoded: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Root over the binary txids (row 6): the merkle root (`sha3_512sq` pairs, odd node paired with
+ * itself) of `sha3_512sq(txid)`; null for a block without transactions. The reference's prefix
+ * inclusion tree is not specified byte for byte (reference-formats.md §10.3 only names it); this
+ * root commits to the same ids in the same order.
+ */
+export function txIdRoot(txIds: readonly Uint8Array[]): Uint8Array | null {
+  return merkleRoot(txIds.map((id) => sha3_512sq(id)));
+}
