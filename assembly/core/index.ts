@@ -1,2 +1,5 @@
 // Entry of the core WASM program: re-exports the hashing, Argon2id and PoW modules.
 export * from './sha3';
+export * from './blake2b';
+export * from './argon2';
+export * from './pow';
