@@ -4,3 +4,7 @@
  * Each area re-exports from its own module; see README "Library API".
  */
 export {};
+export * from './formats/errors.js';
+export * from './formats/bytes.js';
+export * from './formats/varint.js';
+export * from './formats/amount.js';
