@@ -1,0 +1,60 @@
+/**
+ * The chain's view of the transaction codec (src/codec): the few calls the chain, the mempool and
+ * the RPC handlers need, and the stored-transaction record of the `transactions` and `pending`
+ * sub-databases: u64 BE applied height ‖ u64 BE timestamp ‖ v7 full form (reference-formats §8.4).
+ */
+import type { Network, Transaction } from '../codec/types.js';
+import {
+  decodeTransaction,
+  encodeTransaction,
+  transactionChecksum,
+  transactionId,
+  transactionIdText,
+} from '../codec/transaction.js';
+import { StoreCorruptionError } from './errors.js';
+
+const RECORD_HEADER = 16;
+
+/** A transaction with what the node computed about it once. */
+export interface KnownTx {
+  tx: Transaction;
+  /** Full form (§8.4) with signature, applied = 0: what the fee rule measures. */
+  bytes: Uint8Array;
+  checksum: Uint8Array;
+  /** Binary txid (§8.7). */
+  id: Uint8Array;
+  /** Text txid (§8.7). */
+  textId: string;
+}
+
+export function knownTx(tx: Transaction, network: Network, bytes = encodeTransaction(tx)): KnownTx {
+  const checksum = transactionChecksum(tx, network);
+  return { tx, bytes, checksum, id: transactionId(tx, checksum), textId: transactionIdText(tx, checksum) };
+}
+
+/** Decodes raw bytes (hex input of the RPC) into a KnownTx; throws the codec's error. */
+export function knownTxFromBytes(bytes: Uint8Array, network: Network): KnownTx {
+  const tx = decodeTransaction(bytes, network);
+  return knownTx(tx, network, encodeTransaction(tx));
+}
+
+export function encodeStoredTx(k: KnownTx): Buffer {
+  const out = Buffer.allocUnsafe(RECORD_HEADER + k.bytes.length);
+  out.writeBigUInt64BE(k.tx.applied, 0);
+  out.writeBigUInt64BE(k.tx.timestamp < 0n ? 0n : k.tx.timestamp, 8);
+  out.set(k.bytes, RECORD_HEADER);
+  return out;
+}
+
+export function decodeStoredTx(record: Uint8Array, network: Network): KnownTx {
+  if (record.length <= RECORD_HEADER) throw new StoreCorruptionError(`stored transaction of ${record.length} bytes is too short`);
+  const view = Buffer.from(record.buffer, record.byteOffset, record.byteLength);
+  try {
+    const k = knownTxFromBytes(record.subarray(RECORD_HEADER), network);
+    k.tx.applied = view.readBigUInt64BE(0);
+    k.tx.timestamp = view.readBigUInt64BE(8);
+    return k;
+  } catch (err) {
+    throw new StoreCorruptionError(`stored transaction cannot be decoded: ${(err as Error).message}`);
+  }
+}

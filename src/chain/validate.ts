@@ -1,0 +1,119 @@
+/**
+ * Transaction validation rules (reference-formats.md §8.3, §8.8–§8.11) that do not need the
+ * signature check (done once, in the pool, on admission): shape, amounts, fee, dust, blockHeight
+ * window, signer resolution and input addresses.
+ */
+import type { Transaction } from '../codec/types.js';
+import {
+  ADDRESS_NONCE_LENGTH,
+  addressToText,
+  deriveAddress,
+  isValidAddressBytes,
+  primaryAddressFromPublicKey,
+} from '../formats/address.js';
+import { equalBytes } from '../formats/bytes.js';
+import { formatAmount } from '../formats/amount.js';
+import {
+  DUST_LIMIT,
+  FEE_UNIT_BYTES,
+  MAX_BLOCKHEIGHT_AHEAD,
+  MAX_TX_BYTES,
+  REDACTED_WINDOW,
+  TRANSACTION_PRICE,
+  TX_VERSION,
+  TxType,
+} from './consensus.js';
+import { TxRejectedError } from './errors.js';
+import type { ChainExtensions } from './extensions.js';
+import type { KnownTx } from './tx-codec.js';
+import type { WalletState } from './wallet-state.js';
+
+const reject = (msg: string): never => {
+  throw new TxRejectedError(msg);
+};
+
+/** Minimum fee of a signed full form of `byteLength` bytes (§8.9 validation formula). */
+export const minimumFee = (byteLength: number, pricePerKb = TRANSACTION_PRICE): bigint =>
+  pricePerKb * BigInt(Math.ceil(byteLength / FEE_UNIT_BYTES));
+
+export const sumInputs = (tx: Transaction): bigint => tx.inputs.reduce((s, i) => s + i.amount, 0n);
+export const sumOutputs = (tx: Transaction): bigint => tx.outputs.reduce((s, o) => s + o.amount, 0n);
+
+/**
+ * Rules that need no chain state beyond the tip height.
+ * @throws TxRejectedError naming the broken rule.
+ */
+export function checkTransaction(k: KnownTx, tipHeight: bigint, extensions: ChainExtensions): void {
+  const { tx } = k;
+  if (tx.version !== TX_VERSION) reject(`transaction version ${tx.version} is not accepted; expected ${TX_VERSION}`);
+  const hook = extensions.txType(tx.type);
+  if (tx.type !== TxType.Normal && !hook) reject(`transaction type ${tx.type} is not accepted by this node`);
+  if (k.bytes.length > MAX_TX_BYTES) reject(`transaction of ${k.bytes.length} bytes exceeds ${MAX_TX_BYTES} bytes`);
+  if (tx.blockHeight > tipHeight + MAX_BLOCKHEIGHT_AHEAD) {
+    reject(`blockHeight ${tx.blockHeight} is more than ${MAX_BLOCKHEIGHT_AHEAD} blocks above the tip ${tipHeight}`);
+  }
+  if (tx.blockHeight + REDACTED_WINDOW < tipHeight) {
+    reject(`blockHeight ${tx.blockHeight} is older than the redacted window (${REDACTED_WINDOW} blocks below the tip ${tipHeight})`);
+  }
+  if (tx.inputs.length === 0) reject('transaction has no inputs');
+  if (tx.outputs.length === 0) reject('transaction has no outputs');
+  for (const input of tx.inputs) {
+    const k1 = input.key.length === 1 && input.key[0] === 0;
+    if (!k1 && input.key.length !== ADDRESS_NONCE_LENGTH) {
+      reject(`input key must be [0x00] or ${ADDRESS_NONCE_LENGTH} bytes, got ${input.key.length} bytes`);
+    }
+    if (input.amount < 0n) reject('input amounts must not be negative');
+  }
+  const dustExempt = hook?.dustExempt ?? false;
+  for (const output of tx.outputs) {
+    if (!isValidAddressBytes(output.address)) reject('an output address is not a valid address');
+    if (output.amount < 0n) reject('output amounts must not be negative');
+    if (!dustExempt && output.amount < DUST_LIMIT) {
+      reject(`output of ${formatAmount(output.amount)} is below the dust limit ${formatAmount(DUST_LIMIT)}`);
+    }
+  }
+  const amount = sumOutputs(tx);
+  const fee = sumInputs(tx) - amount;
+  if (fee < 0n) reject('inputs do not cover the outputs');
+  if (amount + fee <= 0n) reject('transaction moves no coins');
+  const min = minimumFee(k.bytes.length);
+  if (fee < min) reject(`fee ${formatAmount(fee)} is below the minimum ${formatAmount(min)} for ${k.bytes.length} bytes`);
+  if (!tx.signature) reject('transaction is not signed');
+  if (!tx.pubKey) reject('transaction carries no public key');
+}
+
+export interface Signer {
+  primary: Uint8Array;
+  publicKey: Uint8Array;
+}
+
+/**
+ * The signer of `tx` (§8.8): the wallet-state key of `pubKey`'s address, else the key carried in
+ * `pubKey`; the primary address derived from that key must equal `pubKey`'s address.
+ */
+export function resolveSigner(tx: Transaction, walletOf: (address: Uint8Array) => WalletState): Signer {
+  const pk = tx.pubKey ?? reject('transaction carries no public key');
+  if (isValidAddressBytes(pk) && (pk.length === 33 || pk.length === 45)) {
+    const stored = walletOf(pk).publicKey;
+    if (!stored) reject(`the wallet state holds no public key for ${addressToText(pk)}; send the full public key`);
+    return { primary: pk, publicKey: stored! };
+  }
+  let primary: Uint8Array;
+  try {
+    primary = primaryAddressFromPublicKey(pk);
+  } catch (err) {
+    return reject(`pubKey is neither an address nor a public key: ${(err as Error).message}`);
+  }
+  const stored = walletOf(primary).publicKey;
+  if (stored && !equalBytes(stored, pk)) reject('pubKey differs from the public key stored for its address');
+  return { primary, publicKey: pk };
+}
+
+/** Source address and amount of every input (§8.3: nonce keys relative to the signer). */
+export function inputSources(tx: Transaction, primary: Uint8Array): { address: Uint8Array; amount: bigint }[] {
+  const sources = tx.inputs.map((i) => ({ address: deriveAddress(primary, i.key), amount: i.amount }));
+  for (const s of sources) {
+    if (tx.outputs.some((o) => equalBytes(o.address, s.address))) reject('an input address is also an output address');
+  }
+  return sources;
+}
