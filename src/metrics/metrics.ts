@@ -1,0 +1,116 @@
+/**
+ * Prometheus metrics of the node (practice P49): prom-client's default Node collectors (event-loop
+ * lag, GC, heap) and our own, all prefixed `dltnode_` with unit suffixes. One registry per node so
+ * tests and several servers in one process never collide.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { CallObserver } from '../rpc/dispatch.js';
+
+export const METRIC_PREFIX = 'dltnode_';
+
+/**
+ * Buckets of the RPC duration histogram, in seconds: from 50 µs (a cached read on uWS) to 10 s
+ * (a PoW verification queued behind a full pool). Revisit when p99 of `status` leaves the low buckets.
+ */
+export const RPC_DURATION_BUCKETS_SECONDS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
+
+/** Label used for calls to operations the table does not have (bounded cardinality). */
+const UNKNOWN_METHOD = 'unknown';
+
+export interface NodeMetrics {
+  readonly registry: Registry;
+  /** Plugs into the RPC dispatcher. */
+  readonly observeCall: CallObserver;
+  /** Block height and pending pool size, updated by the status ticker. */
+  setChain(height: number, pendingTransactions: number): void;
+  /** Reads the number of in-flight RPC requests at scrape time. */
+  setInFlightSource(read: () => number): void;
+  /** Text exposition format for `GET /metrics`. */
+  render(): Promise<string>;
+  readonly contentType: string;
+}
+
+export interface MetricsOptions {
+  version: string;
+  transport: string;
+  wasmFlavour: string;
+  /** Collect prom-client's default process metrics (default true). */
+  defaultCollectors?: boolean;
+}
+
+export function createMetrics(opts: MetricsOptions): NodeMetrics {
+  const registry = new Registry();
+  if (opts.defaultCollectors !== false) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  new Gauge({
+    name: `${METRIC_PREFIX}info`,
+    help: 'Constant 1, labelled with the node version, the RPC transport and the WASM build flavour',
+    labelNames: ['version', 'transport', 'wasm'],
+    registers: [registry],
+  }).set({ version: opts.version, transport: opts.transport, wasm: opts.wasmFlavour }, 1);
+  const requests = new Counter({
+    name: `${METRIC_PREFIX}rpc_requests_total`,
+    help: 'RPC calls answered, by operation and outcome (ok, error = RPC error, internal = handler failure)',
+    labelNames: ['method', 'outcome'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: `${METRIC_PREFIX}rpc_request_duration_seconds`,
+    help: 'Time from dispatch to the serialised result, by operation',
+    labelNames: ['method'],
+    buckets: RPC_DURATION_BUCKETS_SECONDS,
+    registers: [registry],
+  });
+  let readInFlight: () => number = () => 0;
+  new Gauge({
+    name: `${METRIC_PREFIX}rpc_in_flight_requests`,
+    help: 'RPC requests accepted and not yet answered',
+    registers: [registry],
+    collect() {
+      this.set(readInFlight());
+    },
+  });
+  const height = new Gauge({ name: `${METRIC_PREFIX}block_height`, help: 'Height of the latest local block', registers: [registry] });
+  const pending = new Gauge({ name: `${METRIC_PREFIX}pending_transactions`, help: 'Transactions in the pending pool', registers: [registry] });
+  const scrape = new Histogram({
+    name: `${METRIC_PREFIX}metrics_scrape_duration_seconds`,
+    help: 'Time to render the metrics exposition',
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5],
+    registers: [registry],
+  });
+
+  // Children cached per label set: labels() hashes its arguments on every call otherwise.
+  const counterChildren = new Map<string, { inc(): void }>();
+  const durationChildren = new Map<string, { observe(v: number): void }>();
+  const observeCall: CallObserver = (method, outcome, seconds) => {
+    const m = method ?? UNKNOWN_METHOD;
+    const key = `${m}\u0000${outcome}`;
+    let c = counterChildren.get(key);
+    if (!c) counterChildren.set(key, (c = requests.labels(m, outcome)));
+    c.inc();
+    if (method === null) return;
+    let h = durationChildren.get(method);
+    if (!h) durationChildren.set(method, (h = duration.labels(method)));
+    h.observe(seconds);
+  };
+
+  return {
+    registry,
+    observeCall,
+    contentType: registry.contentType,
+    setChain(h, p) {
+      height.set(h);
+      pending.set(p);
+    },
+    setInFlightSource(read) {
+      readInFlight = read;
+    },
+    async render() {
+      const end = scrape.startTimer();
+      try {
+        return await registry.metrics();
+      } finally {
+        end();
+      }
+    },
+  };
+}

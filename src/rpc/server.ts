@@ -1,0 +1,226 @@
+/**
+ * The RPC server: one HTTP listener (uWebSockets.js, or node:http as a fallback) serving the method
+ * table through the envelope of DESIGN.md decisions 1–2, with access control (decision 8), health
+ * and readiness probes, optional Prometheus metrics, and a draining shutdown (practice P52).
+ *
+ * Routes: `GET|POST /<operation>` and `POST /` (method in the body) → the method table;
+ * `GET /health` → 200 while the process runs; `GET /ready` → 200 once the node is ready, 503 while
+ * starting or draining; `GET /metrics` → Prometheus text when metrics are served on this port.
+ */
+import { AccessControl, isLoopbackHost, type AuthOptions } from './auth.js';
+import { Dispatcher, rpcErrorReply, type RpcReply } from './dispatch.js';
+import { EnvelopeError, errorBody, operationFromPath, requestFromBody, requestFromQuery, type RpcRequest } from './envelope.js';
+import { NodeHttpTransport } from './transport-http.js';
+import { loadUws, UwsTransport } from './transport-uws.js';
+import { RpcCode, RpcError, type MethodDef } from './types.js';
+import type { HttpHandler, HttpReply, HttpRequestHead, Transport, TransportName } from './transport-api.js';
+import type { Logger } from '../node/options.js';
+import type { NodeMetrics } from '../metrics/metrics.js';
+
+export const DEFAULT_RPC_HOST = '127.0.0.1';
+export const DEFAULT_RPC_PORT = 8081;
+/**
+ * Largest request body: 1 MiB holds a raw transaction with the largest payload several times over;
+ * names' `records[]` stay far below it. Raise with --max-body-bytes for bulk `sendRawTransaction`.
+ */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** How long shutdown waits for in-flight requests before closing their connections anyway. */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+
+export type TransportChoice = 'auto' | 'uws' | 'http';
+
+export interface RpcServerOptions<Ctx> {
+  methods: readonly MethodDef<Ctx>[];
+  /** What handlers receive; a function is read per call (the node may be created after the server). */
+  context: Ctx | (() => Ctx);
+  log: Logger;
+  host?: string;
+  /** 0 picks a free port (see `port` after listen). */
+  port?: number;
+  auth?: AuthOptions;
+  /** Allow a non-loopback bind without users or an allow-list (DESIGN.md decision 8). */
+  allowPublic?: boolean;
+  maxBodyBytes?: number;
+  transport?: TransportChoice;
+  /** Readiness of the node for `GET /ready` (default: always ready). */
+  ready?: () => boolean;
+  /** Metrics observed by the dispatcher; served at `GET /metrics` when `serveMetrics` is true. */
+  metrics?: NodeMetrics;
+  serveMetrics?: boolean;
+  drainTimeoutMs?: number;
+}
+
+/** Thrown before listening when the options are unsafe or inconsistent. */
+export class ServerConfigError extends Error {
+  override name = 'ServerConfigError';
+}
+
+const JSON_OK_HEALTH = '{"status":"ok"}';
+
+export class RpcServer<Ctx = unknown> {
+  readonly dispatcher: Dispatcher<Ctx>;
+  readonly transport: Transport;
+  readonly host: string;
+  private requestedPort: number;
+  private boundPort = -1;
+  private readonly access: AccessControl;
+  private readonly log: Logger;
+  private draining = false;
+  private closing: Promise<void> | null = null;
+
+  constructor(private readonly opts: RpcServerOptions<Ctx>) {
+    this.log = opts.log;
+    this.host = opts.host ?? DEFAULT_RPC_HOST;
+    this.requestedPort = opts.port ?? DEFAULT_RPC_PORT;
+    this.access = new AccessControl(opts.auth);
+    if (!isLoopbackHost(this.host) && !this.access.restricted && !opts.allowPublic) {
+      throw new ServerConfigError(
+        `Refusing to serve RPC on ${this.host} without authentication: add --rpc-user user:password or --rpc-allow <CIDR>, ` +
+          'or pass --rpc-public to accept every caller',
+      );
+    }
+    const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw new ServerConfigError(`maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
+    this.dispatcher = new Dispatcher({ methods: opts.methods, context: opts.context, log: opts.log, observe: opts.metrics?.observeCall });
+    this.transport = this.createTransport(opts.transport ?? 'auto', { handler: this.httpHandler(), maxBodyBytes });
+    opts.metrics?.setInFlightSource(() => this.transport.inFlight);
+  }
+
+  /** Port the server listens on (the bound one after `listen`, useful with port 0). */
+  get port(): number {
+    return this.boundPort >= 0 ? this.boundPort : this.requestedPort;
+  }
+
+  get url(): string {
+    const host = this.host.includes(':') ? `[${this.host}]` : this.host;
+    return `http://${host}:${this.port}`;
+  }
+
+  get transportName(): TransportName {
+    return this.transport.name;
+  }
+
+  /** Binds; rejects with a ListenError whose message names the port when it is taken. */
+  async listen(): Promise<string> {
+    if (this.boundPort >= 0) throw new ServerConfigError(`The RPC server already listens on ${this.url}`);
+    if (this.closing) throw new ServerConfigError('The RPC server was closed; create a new one');
+    this.boundPort = await this.transport.listen(this.host, this.requestedPort);
+    if (!isLoopbackHost(this.host) && !this.access.restricted) {
+      this.log.warn({ host: this.host, port: this.boundPort }, 'RPC listens on a non-loopback address without authentication (--rpc-public)');
+    }
+    return this.url;
+  }
+
+  /**
+   * Graceful close (P52): stop accepting, report not-ready, let in-flight requests finish (up to the
+   * drain timeout), then close every connection. Safe to call twice (same promise).
+   */
+  close(): Promise<void> {
+    this.closing ??= this.drain();
+    return this.closing;
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    this.transport.stopAccepting();
+    const timeoutMs = this.opts.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), timeoutMs);
+    });
+    const expired = await Promise.race([this.transport.idle().then(() => false), timedOut]);
+    clearTimeout(timer);
+    if (expired) this.log.warn({ inFlight: this.transport.inFlight, timeoutMs }, 'RPC drain timed out; closing connections with requests in flight');
+    this.transport.closeConnections();
+  }
+
+  private createTransport(choice: TransportChoice, topts: ConstructorParameters<typeof NodeHttpTransport>[0]): Transport {
+    if (choice === 'http') return new NodeHttpTransport(topts);
+    const uws = loadUws();
+    if (!(uws instanceof Error)) return new UwsTransport(uws, topts);
+    if (choice === 'uws') throw new ServerConfigError(`uWebSockets.js does not load on this Node build: ${uws.message}`);
+    this.log.warn({ err: uws.message }, 'uWebSockets.js native binary does not load on this Node build; serving RPC with node:http (slower)');
+    return new NodeHttpTransport(topts);
+  }
+
+  private httpHandler(): HttpHandler {
+    return {
+      needsRemoteAddress: this.access.restricted,
+      head: (req) => this.judgeHead(req),
+      handle: (req, body) => this.handle(req, body),
+      tooLarge: (max) => ({
+        status: 413,
+        body: errorBody({ code: RpcCode.InvalidRequest, message: `Request body exceeds the limit of ${max} bytes (--max-body-bytes)` }, null),
+      }),
+    };
+  }
+
+  /** Synchronous checks before any body is read: access control, verbs, probes. */
+  private judgeHead(req: HttpRequestHead): HttpReply | undefined {
+    const probe = req.method === 'GET' && (req.path === '/health' || req.path === '/ready');
+    if (this.access.restricted) {
+      const decision = this.access.check(req.remoteAddress, probe ? '' : req.authorization);
+      if (decision === 'forbidden') {
+        return jsonError(403, `Address ${req.remoteAddress} is not allowed to call this node (--rpc-allow)`);
+      }
+      // Probes carry no credentials (load balancers); they reveal nothing but liveness.
+      if (decision === 'unauthorized' && !probe) {
+        return { ...jsonError(401, 'Authentication required: send HTTP Basic credentials of an --rpc-user'), headers: { 'WWW-Authenticate': 'Basic realm="dltnode", charset="UTF-8"' } };
+      }
+    }
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      return { ...jsonError(405, `HTTP method ${req.method} is not supported; use GET or POST`), headers: { Allow: 'GET, POST' } };
+    }
+    if (probe) {
+      if (req.path === '/health') return { status: 200, body: JSON_OK_HEALTH };
+      const ready = !this.draining && (this.opts.ready?.() ?? true);
+      return ready ? { status: 200, body: '{"status":"ready"}' } : { status: 503, body: `{"status":"${this.draining ? 'draining' : 'starting'}"}` };
+    }
+    return undefined;
+  }
+
+  private handle(req: HttpRequestHead, body: Buffer | null): RpcReply | Promise<HttpReply> {
+    if (req.method === 'GET' && req.path === '/metrics' && this.opts.serveMetrics && this.opts.metrics) {
+      const metrics = this.opts.metrics;
+      return metrics.render().then(
+        (text) => ({ status: 200, body: text, contentType: metrics.contentType }),
+        (e: unknown) => {
+          this.log.error({ err: e }, 'metrics rendering failed');
+          return { status: 500, body: '' };
+        },
+      );
+    }
+    let call: RpcRequest;
+    try {
+      const operation = operationFromPath(req.path);
+      call = body === null || isBlank(body) ? requestFromQuery(operation, req.query, req.method === 'POST' ? 'POST' : 'GET') : requestFromBody(operation, body.toString('utf8'));
+    } catch (e) {
+      if (e instanceof EnvelopeError) return rpcErrorReply(e, e.id);
+      if (e instanceof RpcError) return rpcErrorReply(e, null);
+      this.log.error({ err: e }, 'envelope parsing failed');
+      return { status: 200, body: errorBody({ code: RpcCode.InternalError, message: 'Internal error while reading the request' }, null) };
+    }
+    if (call.method.length === 0) {
+      return rpcErrorReply(new RpcError(RpcCode.InvalidRequest, 'Invalid request: name the operation in the path (GET /status) or the body ("method")'), call.id);
+    }
+    return this.dispatcher.dispatch(call);
+  }
+}
+
+function jsonError(status: number, message: string): HttpReply {
+  return { status, body: errorBody({ code: RpcCode.InvalidRequest, message }, null) };
+}
+
+/** An empty or whitespace-only body means URL mode (reference-rpc-messaging.md §1.2). */
+function isBlank(body: Buffer): boolean {
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return false;
+  }
+  return true;
+}
+
+/** Creates a server (does not listen yet). */
+export function createRpcServer<Ctx>(opts: RpcServerOptions<Ctx>): RpcServer<Ctx> {
+  return new RpcServer(opts);
+}

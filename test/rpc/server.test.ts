@@ -1,0 +1,267 @@
+// Server lifecycle and envelope over loopback, for both transports (uWS and the node:http fallback).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
+import { createRpcServer, RpcServer, ServerConfigError, type TransportChoice } from '../../src/rpc/server.js';
+import { ListenError } from '../../src/rpc/transport-api.js';
+import { INTERNAL_ERROR_MESSAGE } from '../../src/rpc/dispatch.js';
+import { createLogger } from '../../src/log/logger.js';
+import { createMetrics } from '../../src/metrics/metrics.js';
+import { fakeMethods, type FakeContext } from './fake-table.js';
+
+function capturingLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const log = createLogger({ level: 'debug', format: 'json', destination: { write: (l: string) => lines.push(JSON.parse(l)) } });
+  return { log, lines };
+}
+
+async function call(base: string, path: string, init?: RequestInit) {
+  const r = await fetch(base + path, init);
+  const text = await r.text();
+  return { status: r.status, text, json: r.headers.get('content-type') === 'application/json' && text ? JSON.parse(text) : undefined, headers: r.headers };
+}
+const post = (base: string, path: string, body: unknown) =>
+  call(base, path, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+
+/** Raw POST with chunked encoding (no Content-Length), so the body cap is hit while accumulating. */
+function chunkedPost(port: number, path: string, chunks: string[]): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    for (const c of chunks) req.write(c);
+    req.end();
+  });
+}
+
+describe.each<TransportChoice>(['uws', 'http'])('RPC server over %s', (transport) => {
+  let server: RpcServer<FakeContext>;
+  let base: string;
+  let release!: () => void;
+  const ctx: FakeContext = { height: 2n ** 63n - 1n };
+  const { log, lines } = capturingLogger();
+  const metrics = createMetrics({ version: 'test', transport, wasmFlavour: 'simd', defaultCollectors: false });
+
+  beforeAll(async () => {
+    ctx.gate = new Promise<void>((r) => (release = r));
+    server = createRpcServer({ methods: fakeMethods, context: ctx, log, port: 0, transport, maxBodyBytes: 1024, metrics, serveMetrics: true });
+    base = await server.listen();
+    expect(server.transportName).toBe(transport === 'uws' ? 'uws' : 'node:http');
+  });
+  afterAll(async () => {
+    release();
+    await server.close();
+  });
+
+  it('answers GET with query parameters, bigint results unrounded, id null', async () => {
+    const r = await call(base, '/status?verbose');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/json');
+    expect(r.text).toBe('{"result":{"Block Height":9223372036854775807,"verbose":true,"vv":false},"id":null,"error":null}');
+  });
+
+  it('matches operation names case-insensitively and echoes the GET id', async () => {
+    const r = await call(base, '/STATUS?vv=1&id=7');
+    expect(r.json).toEqual({ result: { 'Block Height': 9223372036854775807, verbose: false, vv: true }, id: 7, error: null });
+    expect(Object.keys(r.json)).toEqual(['result', 'id', 'error']);
+  });
+
+  it('keeps a GET id that is an operation parameter as the parameter', async () => {
+    const r = await call(base, '/getWallet?id=1ABC');
+    expect(r.json).toEqual({ result: { id: '1ABC' }, id: null, error: null });
+  });
+
+  it('answers POST /<op>, POST / with method in the body, and echoes the id', async () => {
+    expect((await post(base, '/echo', { method: 'echo', params: { text: 'hi', count: '5' }, id: 3 })).json).toEqual({
+      result: { text: 'hi', count: 5, dataLength: null },
+      id: 3,
+      error: null,
+    });
+    expect((await post(base, '/', { method: 'ECHO', params: { text: 'a b', big: '18446744073709551615', data: '00ff' }, id: 'x' })).text).toBe(
+      '{"result":{"text":"a b","count":50,"big":18446744073709551615,"dataLength":2},"id":"x","error":null}',
+    );
+  });
+
+  it('reads an empty-bodied POST like a GET (URL mode)', async () => {
+    const r = await call(base, '/echo?text=q%20r&count=2', { method: 'POST' });
+    expect(r.json.result).toMatchObject({ text: 'q r', count: 2 });
+  });
+
+  it('maps malformed JSON to -32700 with id null', async () => {
+    const r = await post(base, '/echo', '{"method": "echo", ');
+    expect(r.status).toBe(200);
+    expect(r.json.result).toBeNull();
+    expect(r.json.id).toBeNull();
+    expect(r.json.error.code).toBe(-32700);
+  });
+
+  it('maps an unknown operation to -32601 naming it', async () => {
+    const r = await call(base, '/nope?id=4');
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ result: null, id: 4, error: { code: -32601, message: "Unknown operation 'nope'; rpc.discover lists the operations" } });
+  });
+
+  it('refuses a POST-only operation over GET with 405 and -32600', async () => {
+    const r = await call(base, '/updateNameRecord?records[]=a,b,c');
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toBe('POST');
+    expect(r.json.error.code).toBe(-32600);
+    const ok = await post(base, '/updateNameRecord', { params: { 'records[]': ['k,1,v', 'k2,2,null'] }, id: 1 });
+    expect(ok.json.result).toEqual(['k,1,v', 'k2,2,null']);
+  });
+
+  it('uses the exact missing-parameter messages of the table', async () => {
+    expect((await call(base, '/echo')).json.error).toEqual({ code: -32602, message: 'text parameter is missing' });
+    expect((await post(base, '/updateNameRecord', { params: {} })).json.error).toEqual({ code: -32602, message: "Missing parameter 'records[]'" });
+  });
+
+  it('answers RPC errors in HTTP 200 and hides internal errors (logged)', async () => {
+    const rpc = await call(base, '/fail?kind=rpc');
+    expect(rpc.status).toBe(200);
+    expect(rpc.json.error).toEqual({ code: -32602, message: "contact doesn't exist" });
+    const crash = await call(base, '/fail?kind=crash&id=9');
+    expect(crash.json).toEqual({ result: null, id: 9, error: { code: -32603, message: INTERNAL_ERROR_MESSAGE } });
+    expect(crash.text).not.toContain('secret');
+    expect(lines.some((l) => l.msg === 'RPC handler failed' && l.method === 'fail')).toBe(true);
+  });
+
+  it('answers 413 when the declared body exceeds the cap', async () => {
+    const r = await post(base, '/echo', { method: 'echo', params: { text: 'x'.repeat(4096) } });
+    expect(r.status).toBe(413);
+    expect(r.json.error.message).toContain('1024 bytes');
+  });
+
+  it('answers 413 when a chunked body grows past the cap while accumulating', async () => {
+    const r = await chunkedPost(server.port, '/echo', ['{"method":"echo","params":{"text":"', 'y'.repeat(700), 'z'.repeat(700), '"}}']);
+    expect(r.status).toBe(413);
+  });
+
+  it('accepts a chunked body under the cap', async () => {
+    const r = await chunkedPost(server.port, '/echo', ['{"method":"echo",', '"params":{"text":"ok"},"id":2}']);
+    expect(JSON.parse(r.body)).toMatchObject({ result: { text: 'ok' }, id: 2 });
+  });
+
+  it('sends large results completely (backpressure path)', async () => {
+    const r = await call(base, '/large?kb=4096');
+    expect(r.json.result.length).toBe(4096 * 1024);
+  });
+
+  it('serves many concurrent requests', async () => {
+    const results = await Promise.all(Array.from({ length: 64 }, (_, i) => call(base, `/echo?text=t${i}&id=${i}`)));
+    results.forEach((r, i) => expect(r.json).toMatchObject({ result: { text: `t${i}` }, id: i }));
+  });
+
+  it('survives a client that aborts while its request is in flight', async () => {
+    const aborted = new Promise<void>((resolve) => {
+      const req = httpRequest({ host: '127.0.0.1', port: server.port, path: '/slow' });
+      req.on('error', () => resolve());
+      req.end();
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 50);
+    });
+    await aborted;
+    await new Promise((r) => setTimeout(r, 20));
+    release(); // the handler now finishes and must not write to the dead response
+    await new Promise((r) => setTimeout(r, 20));
+    expect(server.transport.inFlight).toBe(0);
+    expect((await call(base, '/slow')).json.result).toBe('done');
+  });
+
+  it('serves /health, /ready and /metrics', async () => {
+    expect((await call(base, '/health')).status).toBe(200);
+    expect((await call(base, '/ready')).status).toBe(200);
+    const m = await call(base, '/metrics');
+    expect(m.status).toBe(200);
+    expect(m.text).toContain('dltnode_rpc_requests_total{method="status",outcome="ok"}');
+  });
+
+  it('refuses other HTTP verbs with 405', async () => {
+    const r = await call(base, '/status', { method: 'PUT', body: '{}' });
+    expect(r.status).toBe(405);
+  });
+
+  it('reports a port in use clearly', async () => {
+    const second = createRpcServer({ methods: fakeMethods, context: ctx, log, port: server.port, transport });
+    const err = await second.listen().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ListenError);
+    expect((err as Error).message).toContain(`127.0.0.1:${server.port}`);
+    expect((err as Error).message).toContain('already in use');
+    await second.close();
+  });
+
+  it('refuses to listen twice', async () => {
+    await expect(server.listen()).rejects.toThrow(/already listens/);
+  });
+});
+
+describe('RPC server access control', () => {
+  const { log } = capturingLogger();
+  const ctx: FakeContext = { height: 1n };
+
+  it('requires HTTP Basic credentials of a configured user (401 otherwise)', async () => {
+    const server = createRpcServer({ methods: fakeMethods, context: ctx, log, port: 0, auth: { users: [{ user: 'alice', password: 'p:w' }] } });
+    const base = await server.listen();
+    try {
+      const none = await call(base, '/status');
+      expect(none.status).toBe(401);
+      expect(none.headers.get('www-authenticate')).toMatch(/^Basic/);
+      const wrong = await call(base, '/status', { headers: { authorization: 'Basic ' + Buffer.from('alice:nope').toString('base64') } });
+      expect(wrong.status).toBe(401);
+      const good = await call(base, '/status', { headers: { authorization: 'Basic ' + Buffer.from('alice:p:w').toString('base64') } });
+      expect(good.status).toBe(200);
+      expect((await call(base, '/health')).status).toBe(200); // probes need no credentials
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('drops callers outside the allow-list with 403', async () => {
+    for (const [allow, expected] of [
+      [['10.0.0.0/8'], 403],
+      [['127.0.0.0/8'], 200],
+      [['::1', '127.0.0.1'], 200],
+    ] as const) {
+      const server = createRpcServer({ methods: fakeMethods, context: ctx, log, port: 0, auth: { allow: [...allow] } });
+      const base = await server.listen();
+      try {
+        expect((await call(base, '/status')).status).toBe(expected);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it('refuses a public bind without authentication unless --rpc-public', () => {
+    expect(() => createRpcServer({ methods: fakeMethods, context: ctx, log, host: '0.0.0.0', port: 0 })).toThrow(ServerConfigError);
+    expect(() => createRpcServer({ methods: fakeMethods, context: ctx, log, host: '0.0.0.0', port: 0, allowPublic: true })).not.toThrow();
+  });
+
+  it('reports not-ready with 503 until the node is ready, and while draining', async () => {
+    let ready = false;
+    const server = createRpcServer({ methods: fakeMethods, context: ctx, log, port: 0, ready: () => ready });
+    const base = await server.listen();
+    expect((await call(base, '/ready')).status).toBe(503);
+    ready = true;
+    expect((await call(base, '/ready')).status).toBe(200);
+    await server.close();
+    await server.close(); // twice is fine
+  });
+
+  it('finishes in-flight requests on close before closing connections', async () => {
+    let release!: () => void;
+    const gated: FakeContext = { height: 1n, gate: new Promise<void>((r) => (release = r)) };
+    const server = createRpcServer({ methods: fakeMethods, context: gated, log, port: 0 });
+    const base = await server.listen();
+    const pending = call(base, '/slow');
+    await new Promise((r) => setTimeout(r, 30));
+    const closed = server.close();
+    setTimeout(release, 30);
+    expect((await pending).json.result).toBe('done');
+    await closed;
+    await expect(fetch(base + '/status')).rejects.toThrow();
+  });
+});
