@@ -12,13 +12,8 @@ import type { Logger } from '../node/options.js';
 import { bytesKey, u64Key } from '../state/keys.js';
 import type { Store } from '../state/store.js';
 import { type Block, blockChecksum, decodeBlock, encodeBlock, SUPERBLOCK_INTERVAL, txIdRoot } from './block.js';
-import {
-  BLOCK_VERSION,
-  FOUNDATION_ADDRESS,
-  FOUNDATION_FEE_PERCENT,
-  REG_MINING_DIFFICULTY,
-  REG_SIGNER_BITS,
-} from './consensus.js';
+import { FOUNDATION_ADDRESS, FOUNDATION_FEE_PERCENT } from '../formats/constants.js';
+import { BLOCK_VERSION, REG_MINING_DIFFICULTY, REG_SIGNER_BITS } from './consensus.js';
 import { TxRejectedError } from './errors.js';
 import type { BlockWriter, ChainExtensions, TxView } from './extensions.js';
 import { decodeStoredTx, encodeStoredTx, type KnownTx } from './tx-codec.js';
@@ -235,7 +230,7 @@ export class Chain {
       }
     }
     if (totalFee > 0n) {
-      const foundationShare = (totalFee * FOUNDATION_FEE_PERCENT) / 100n;
+      const foundationShare = (totalFee * BigInt(FOUNDATION_FEE_PERCENT)) / 100n;
       writer.credit(addressFromText(FOUNDATION_ADDRESS), foundationShare);
       writer.credit(signer.address, totalFee - foundationShare);
     }

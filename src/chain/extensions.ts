@@ -45,8 +45,6 @@ export interface TxTypeHook {
   validate(tx: Transaction, view: TxView): void;
   /** Applies the type-specific effects; the chain has already moved the coins of inputs/outputs. */
   apply(tx: Transaction, block: BlockWriter): void;
-  /** Exempt from the dust limit (reference-formats.md §8.9: PoW, staking and RegName types are). */
-  dustExempt?: boolean;
 }
 
 export interface ChainExtension {

@@ -12,17 +12,9 @@ import {
   primaryAddressFromPublicKey,
 } from '../formats/address.js';
 import { equalBytes } from '../formats/bytes.js';
-import { formatAmount } from '../formats/amount.js';
-import {
-  DUST_LIMIT,
-  FEE_UNIT_BYTES,
-  MAX_BLOCKHEIGHT_AHEAD,
-  MAX_TX_BYTES,
-  REDACTED_WINDOW,
-  TRANSACTION_PRICE,
-  TX_VERSION,
-  TxType,
-} from './consensus.js';
+import { MAX_TRANSACTION_SIZE, REDACTED_WINDOW, TransactionType } from '../formats/constants.js';
+import { transactionAmountProblem } from '../formats/fees.js';
+import { MAX_BLOCKHEIGHT_AHEAD, TX_VERSION } from './consensus.js';
 import { TxRejectedError } from './errors.js';
 import type { ChainExtensions } from './extensions.js';
 import type { KnownTx } from './tx-codec.js';
@@ -31,10 +23,6 @@ import type { WalletState } from './wallet-state.js';
 const reject = (msg: string): never => {
   throw new TxRejectedError(msg);
 };
-
-/** Minimum fee of a signed full form of `byteLength` bytes (§8.9 validation formula). */
-export const minimumFee = (byteLength: number, pricePerKb = TRANSACTION_PRICE): bigint =>
-  pricePerKb * BigInt(Math.ceil(byteLength / FEE_UNIT_BYTES));
 
 export const sumInputs = (tx: Transaction): bigint => tx.inputs.reduce((s, i) => s + i.amount, 0n);
 export const sumOutputs = (tx: Transaction): bigint => tx.outputs.reduce((s, o) => s + o.amount, 0n);
@@ -47,12 +35,12 @@ export function checkTransaction(k: KnownTx, tipHeight: bigint, extensions: Chai
   const { tx } = k;
   if (tx.version !== TX_VERSION) reject(`transaction version ${tx.version} is not accepted; expected ${TX_VERSION}`);
   const hook = extensions.txType(tx.type);
-  if (tx.type !== TxType.Normal && !hook) reject(`transaction type ${tx.type} is not accepted by this node`);
-  if (k.bytes.length > MAX_TX_BYTES) reject(`transaction of ${k.bytes.length} bytes exceeds ${MAX_TX_BYTES} bytes`);
+  if (tx.type !== TransactionType.Normal && !hook) reject(`transaction type ${tx.type} is not accepted by this node`);
+  if (k.bytes.length > MAX_TRANSACTION_SIZE) reject(`transaction of ${k.bytes.length} bytes exceeds ${MAX_TRANSACTION_SIZE} bytes`);
   if (tx.blockHeight > tipHeight + MAX_BLOCKHEIGHT_AHEAD) {
     reject(`blockHeight ${tx.blockHeight} is more than ${MAX_BLOCKHEIGHT_AHEAD} blocks above the tip ${tipHeight}`);
   }
-  if (tx.blockHeight + REDACTED_WINDOW < tipHeight) {
+  if (tx.blockHeight + BigInt(REDACTED_WINDOW) < tipHeight) {
     reject(`blockHeight ${tx.blockHeight} is older than the redacted window (${REDACTED_WINDOW} blocks below the tip ${tipHeight})`);
   }
   if (tx.inputs.length === 0) reject('transaction has no inputs');
@@ -62,22 +50,12 @@ export function checkTransaction(k: KnownTx, tipHeight: bigint, extensions: Chai
     if (!k1 && input.key.length !== ADDRESS_NONCE_LENGTH) {
       reject(`input key must be [0x00] or ${ADDRESS_NONCE_LENGTH} bytes, got ${input.key.length} bytes`);
     }
-    if (input.amount < 0n) reject('input amounts must not be negative');
   }
-  const dustExempt = hook?.dustExempt ?? false;
   for (const output of tx.outputs) {
     if (!isValidAddressBytes(output.address)) reject('an output address is not a valid address');
-    if (output.amount < 0n) reject('output amounts must not be negative');
-    if (!dustExempt && output.amount < DUST_LIMIT) {
-      reject(`output of ${formatAmount(output.amount)} is below the dust limit ${formatAmount(DUST_LIMIT)}`);
-    }
   }
-  const amount = sumOutputs(tx);
-  const fee = sumInputs(tx) - amount;
-  if (fee < 0n) reject('inputs do not cover the outputs');
-  if (amount + fee <= 0n) reject('transaction moves no coins');
-  const min = minimumFee(k.bytes.length);
-  if (fee < min) reject(`fee ${formatAmount(fee)} is below the minimum ${formatAmount(min)} for ${k.bytes.length} bytes`);
+  const problem = transactionAmountProblem({ ...tx, signedSize: k.bytes.length });
+  if (problem) reject(problem);
   if (!tx.signature) reject('transaction is not signed');
   if (!tx.pubKey) reject('transaction carries no public key');
 }

@@ -1,0 +1,163 @@
+/**
+ * The pending pool: transactions admitted but not yet in a block, in arrival order (`txu`),
+ * persisted in the `pending` sub-database (key = arrival sequence) so they survive a restart.
+ * Admission runs every rule of `validate.ts`, checks balances net of the pool's own pending
+ * spends, and verifies the signature (in the worker pool) before the transaction is stored.
+ */
+import { readU64Key, u64Key } from '../state/keys.js';
+import type { Chain } from './chain.js';
+import { TxRejectedError } from './errors.js';
+import { decodeStoredTx, encodeStoredTx, type KnownTx } from './tx-codec.js';
+import { checkTransaction, inputSources, resolveSigner } from './validate.js';
+
+/** Verifies RSA signatures: true when `signature` is valid for `data` under `publicKey`. */
+export type SignatureVerifier = (items: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[]) => Promise<boolean[]>;
+
+/** Largest pool; past it admission answers with an error instead of growing without bound. */
+export const MAX_PENDING = 200_000;
+
+interface Entry {
+  k: KnownTx;
+  seq: bigint;
+  /** Source address (hex) → amount this transaction withdraws. */
+  spends: Map<string, bigint>;
+}
+
+const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+
+export class Mempool {
+  private readonly entries = new Map<string, Entry>(); // by hex binary id, insertion = arrival order
+  private readonly pendingSpend = new Map<string, bigint>();
+  private nextSeq = 1n;
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly verify: SignatureVerifier,
+  ) {
+    for (const { key, value } of chain.store.db('pending').getRange({ snapshot: false })) {
+      const seq = readU64Key(key);
+      const k = decodeStoredTx(value, chain.network);
+      this.track(k, seq, this.spendsOf(k));
+      this.nextSeq = seq + 1n;
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  has(id: Uint8Array): boolean {
+    return this.entries.has(hex(id));
+  }
+
+  get(id: Uint8Array): KnownTx | undefined {
+    return this.entries.get(hex(id))?.k;
+  }
+
+  /** Pool transactions in arrival order, from `fromIndex`, at most `count` (txu). */
+  page(fromIndex: number, count: number): KnownTx[] {
+    const out: KnownTx[] = [];
+    let i = 0;
+    for (const e of this.entries.values()) {
+      if (out.length >= count) break;
+      if (i++ >= fromIndex) out.push(e.k);
+    }
+    return out;
+  }
+
+  /** Amount the pool's transactions withdraw from `address`. */
+  pendingSpendOf(address: Uint8Array): bigint {
+    return this.pendingSpend.get(hex(address)) ?? 0n;
+  }
+
+  private spendsOf(k: KnownTx): Map<string, bigint> {
+    const signer = resolveSigner(k.tx, (a) => this.chain.wallet(a));
+    const spends = new Map<string, bigint>();
+    for (const s of inputSources(k.tx, signer.primary)) spends.set(hex(s.address), (spends.get(hex(s.address)) ?? 0n) + s.amount);
+    return spends;
+  }
+
+  private track(k: KnownTx, seq: bigint, spends: Map<string, bigint>): void {
+    this.entries.set(hex(k.id), { k, seq, spends });
+    for (const [a, amount] of spends) this.pendingSpend.set(a, (this.pendingSpend.get(a) ?? 0n) + amount);
+  }
+
+  /**
+   * Validates and admits a batch; each item gets `null` (admitted) or the rejection reason.
+   * Signatures of the whole batch are verified in one call to the verifier.
+   */
+  async admit(batch: KnownTx[]): Promise<(string | null)[]> {
+    const results: (string | null)[] = new Array(batch.length).fill(null);
+    const checked: { i: number; k: KnownTx; publicKey: Uint8Array; spends: Map<string, bigint> }[] = [];
+    const tip = this.chain.height;
+    const seen = new Set<string>();
+    for (let i = 0; i < batch.length; i++) {
+      const k = batch[i]!;
+      try {
+        if (this.entries.size + checked.length >= MAX_PENDING) throw new TxRejectedError(`the pending pool is full (${MAX_PENDING} transactions)`);
+        if (this.has(k.id) || seen.has(hex(k.id))) throw new TxRejectedError('transaction is already pending');
+        if (this.chain.hasTransaction(k.id)) throw new TxRejectedError('transaction is already applied');
+        checkTransaction(k, tip, this.chain.extensions);
+        const signer = resolveSigner(k.tx, (a) => this.chain.wallet(a));
+        const spends = new Map<string, bigint>();
+        for (const s of inputSources(k.tx, signer.primary)) spends.set(hex(s.address), (spends.get(hex(s.address)) ?? 0n) + s.amount);
+        this.chain.extensions.txType(k.tx.type)?.validate(k.tx, this.chain.view());
+        seen.add(hex(k.id));
+        checked.push({ i, k, publicKey: signer.publicKey, spends });
+      } catch (err) {
+        results[i] = (err as Error).message;
+      }
+    }
+    const valid = await this.verify(checked.map((c) => ({ publicKey: c.publicKey, data: c.k.checksum, signature: c.k.tx.signature! })));
+    const pending = this.chain.store.db('pending');
+    const writes: Promise<boolean>[] = [];
+    for (let j = 0; j < checked.length; j++) {
+      const c = checked[j]!;
+      if (!valid[j]) {
+        results[c.i] = 'signature does not verify';
+        continue;
+      }
+      // Balance net of pending spends, checked after the await so concurrent batches see each other.
+      let short: string | null = null;
+      for (const [a, amount] of c.spends) {
+        const balance = this.chain.wallet(Buffer.from(a, 'hex')).balance;
+        if (balance - (this.pendingSpend.get(a) ?? 0n) < amount) short = 'Balance is too low';
+      }
+      if (short || this.has(c.k.id)) {
+        results[c.i] = short ?? 'transaction is already pending';
+        continue;
+      }
+      const seq = this.nextSeq++;
+      writes.push(pending.put(u64Key(seq), encodeStoredTx(c.k)));
+      this.track(c.k, seq, c.spends);
+    }
+    await Promise.all(writes);
+    return results;
+  }
+
+  /** Candidates for the next block (arrival order) with their pending keys. */
+  candidates(limit: number): { txs: KnownTx[]; keys: Buffer[] } {
+    const txs: KnownTx[] = [];
+    const keys: Buffer[] = [];
+    for (const e of this.entries.values()) {
+      if (txs.length >= limit) break;
+      txs.push(e.k);
+      keys.push(u64Key(e.seq));
+    }
+    return { txs, keys };
+  }
+
+  /** Forgets transactions that left the pool (applied or rejected by a block). */
+  remove(ks: KnownTx[]): void {
+    for (const k of ks) {
+      const e = this.entries.get(hex(k.id));
+      if (!e) continue;
+      this.entries.delete(hex(k.id));
+      for (const [a, amount] of e.spends) {
+        const left = (this.pendingSpend.get(a) ?? 0n) - amount;
+        if (left > 0n) this.pendingSpend.set(a, left);
+        else this.pendingSpend.delete(a);
+      }
+    }
+  }
+}

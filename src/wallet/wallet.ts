@@ -1,0 +1,81 @@
+/**
+ * The node's wallets: RSA-4096 keypairs from the keystore (created on first start), each with its
+ * primary v1 address (reference-formats.md §7.2: current wallets use key header byte 01) and the
+ * addresses derived from it with 16-byte nonces (§7.3).
+ */
+import { randomBytes } from 'node:crypto';
+import { addressToText, deriveAddress, primaryAddressFromPublicKey } from '../formats/address.js';
+import { equalBytes } from '../formats/bytes.js';
+import { generateWalletKey, publicKeyOf, signWithKey } from '../formats/rsa.js';
+import { readKeystore, type StoredKey, writeKeystore } from './keystore.js';
+
+const NONCE_BYTES = 16;
+/** The 1-byte nonce key of a primary address in a transaction's fromList (§8.3). */
+export const PRIMARY_NONCE = Uint8Array.of(0);
+
+export class WalletKey {
+  readonly publicKey: Uint8Array;
+  readonly primary: Uint8Array;
+  readonly primaryText: string;
+
+  constructor(readonly stored: StoredKey) {
+    this.publicKey = publicKeyOf(stored.privateKey);
+    this.primary = primaryAddressFromPublicKey(this.publicKey);
+    this.primaryText = addressToText(this.primary);
+  }
+
+  /** Every address of this key: the primary one first, then the derived ones, with their nonce keys. */
+  addresses(): { address: Uint8Array; nonce: Uint8Array }[] {
+    return [
+      { address: this.primary, nonce: PRIMARY_NONCE },
+      ...this.stored.nonces.map((nonce) => ({ address: deriveAddress(this.primary, nonce), nonce })),
+    ];
+  }
+
+  /** The nonce key of one of this key's addresses, or null when the address is not this key's. */
+  nonceOf(address: Uint8Array): Uint8Array | null {
+    return this.addresses().find((a) => equalBytes(a.address, address))?.nonce ?? null;
+  }
+
+  /** RSA PKCS#1 v1.5 with SHA-512 over `data` (reference-formats.md §6.2). */
+  sign(data: Uint8Array): Uint8Array {
+    return signWithKey(this.stored.privateKey, data);
+  }
+}
+
+export class NodeWallet {
+  private constructor(
+    private readonly dataDir: string,
+    private readonly password: string | undefined,
+    readonly keys: WalletKey[],
+  ) {}
+
+  /** Loads the keystore, creating it with one new RSA-4096 key on first start. */
+  static async open(dataDir: string, password?: string): Promise<NodeWallet> {
+    let stored = readKeystore(dataDir, password);
+    if (!stored) {
+      const key = await generateWalletKey();
+      stored = [{ privateKey: key.privateKey, nonces: [] }];
+      writeKeystore(dataDir, stored, password);
+    }
+    return new NodeWallet(dataDir, password, stored.map((s) => new WalletKey(s)));
+  }
+
+  /** The main wallet: the first key of the keystore. */
+  get primary(): WalletKey {
+    return this.keys[0]!;
+  }
+
+  /** The key whose primary address is `text` (the `wallet` / `primaryAddress` parameters). */
+  byPrimaryText(text: string): WalletKey | undefined {
+    return this.keys.find((k) => k.primaryText === text);
+  }
+
+  /** Derives and stores a new address of `key` (nonce = random 16 bytes), returning it. */
+  newAddress(key: WalletKey = this.primary): Uint8Array {
+    const nonce = new Uint8Array(randomBytes(NONCE_BYTES));
+    key.stored.nonces.push(nonce);
+    writeKeystore(this.dataDir, this.keys.map((k) => k.stored), this.password);
+    return deriveAddress(key.primary, nonce);
+  }
+}
