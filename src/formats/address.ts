@@ -6,7 +6,7 @@
  */
 import bs58 from 'bs58';
 import { sha3_512, sha3_512sqTrunc, sha512, sha512sqTrunc } from '../core/hash.js';
-import { assertBytes, concatBytes, describe, equalBytes } from './bytes.js';
+import { assertBytes, concatBytes, describeType, equalBytes } from './bytes.js';
 import { AddressError } from './errors.js';
 
 export type AddressVersion = 0 | 1 | 2;
@@ -165,7 +165,7 @@ export function sectorPrefix(addressNoChecksum: Uint8Array): Uint8Array {
  * @param what names the text in errors.
  */
 export function decodeBase58(text: string, what = 'address'): Uint8Array {
-  if (typeof text !== 'string') throw new TypeError(`${what} must be a string, got ${describe(text)}`);
+  if (typeof text !== 'string') throw new TypeError(`${what} must be a string, got ${describeType(text)}`);
   if (text.length > MAX_ADDRESS_TEXT_LENGTH) {
     throw new AddressError(`${what} is ${text.length} characters long, at most ${MAX_ADDRESS_TEXT_LENGTH} allowed`);
   }
@@ -290,7 +290,7 @@ export class Address {
  * byte (36 bytes v0, 48 bytes v1/v2). Never throws for a string; TypeError for other types.
  */
 export function validateAddress(text: string): boolean {
-  if (typeof text !== 'string') throw new TypeError(`address must be a string, got ${describe(text)}`);
+  if (typeof text !== 'string') throw new TypeError(`address must be a string, got ${describeType(text)}`);
   try {
     addressFromText(text);
     return true;

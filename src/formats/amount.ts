@@ -3,7 +3,7 @@
  * held as a bigint ("raw" units), its text form `<int>.<8 digits>`, and its wire form
  * `varint(len) ‖ two's-complement little-endian minimal bytes` (.NET BigInteger).
  */
-import { describe } from './bytes.js';
+import { assertBytes, describeType } from './bytes.js';
 import { AmountError } from './errors.js';
 import { decodeVarUintNumber, writeVarUint, varUintLength, type Decoded } from './varint.js';
 
@@ -55,7 +55,7 @@ function syntaxProblem(s: string): string {
  * @example parseAmount('0.005') // 500000n
  */
 export function parseAmount(text: string, options: ParseAmountOptions = {}): bigint {
-  if (typeof text !== 'string') throw new TypeError(`amount must be a string, got ${describe(text)}`);
+  if (typeof text !== 'string') throw new TypeError(`amount must be a string, got ${describeType(text)}`);
   const { allowNegative = false, strictDecimals = true } = options;
   const s = text.trim();
   if (s === '') throw new AmountError(`invalid amount ${quote(text)}: it is empty; ${EXPECTED}`);
@@ -81,7 +81,7 @@ export function parseAmount(text: string, options: ParseAmountOptions = {}): big
 }
 
 function assertRaw(raw: bigint, what = 'amount'): void {
-  if (typeof raw !== 'bigint') throw new TypeError(`${what} must be a bigint of raw units, got ${describe(raw)}`);
+  if (typeof raw !== 'bigint') throw new TypeError(`${what} must be a bigint of raw units, got ${describeType(raw)}`);
 }
 
 /**
@@ -117,7 +117,7 @@ export function amountToBytes(raw: bigint): Uint8Array {
  *   MAX_AMOUNT_BYTES bytes.
  */
 export function amountFromBytes(bytes: Uint8Array): bigint {
-  if (!(bytes instanceof Uint8Array)) throw new TypeError(`amount bytes must be a Uint8Array, got ${describe(bytes)}`);
+  assertBytes(bytes, 'amount bytes');
   if (bytes.length === 0) throw new AmountError('invalid amount bytes: empty (expected at least one byte)');
   if (bytes.length > MAX_AMOUNT_BYTES) {
     throw new AmountError(`invalid amount bytes: ${bytes.length} bytes, at most ${MAX_AMOUNT_BYTES} allowed`);

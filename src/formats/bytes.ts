@@ -14,12 +14,12 @@ const bufferView = (bytes: Uint8Array): Buffer =>
  */
 export function assertBytes(value: unknown, what: string): asserts value is Uint8Array {
   if (!(value instanceof Uint8Array)) {
-    throw new TypeError(`${what} must be a Uint8Array, got ${describe(value)}`);
+    throw new TypeError(`${what} must be a Uint8Array, got ${describeType(value)}`);
   }
 }
 
 /** Short description of a value's type for error messages. */
-export function describe(value: unknown): string {
+export function describeType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'no prototype'})`;
@@ -39,7 +39,7 @@ export function toHex(bytes: Uint8Array): string {
  * @example fromHex('00ff') // Uint8Array [0, 255]
  */
 export function fromHex(hex: string, what = 'hex'): Uint8Array {
-  if (typeof hex !== 'string') throw new TypeError(`${what} must be a hex string, got ${describe(hex)}`);
+  if (typeof hex !== 'string') throw new TypeError(`${what} must be a hex string, got ${describeType(hex)}`);
   if (hex.length % 2 !== 0) {
     throw new HexError(`${what} must have an even number of hex digits, got ${hex.length}`);
   }

@@ -10,7 +10,7 @@
  * which is what checksums are computed over (§1 "Canonical re-encoding").
  * Also here: length-prefixed bytes, "IxiBytes" (§1): `varint(len) ‖ bytes`, `00` for null/empty.
  */
-import { assertBytes, describe } from './bytes.js';
+import { assertBytes, describeType } from './bytes.js';
 import { VarintError } from './errors.js';
 
 /** The longest varint: prefix + 8-byte payload. */
@@ -51,7 +51,7 @@ function toBigInt(value: Integer, min: bigint, max: bigint, kind: string): bigin
     }
     v = BigInt(value);
   } else {
-    throw new TypeError(`${kind} varint value must be a bigint or a number, got ${describe(value)}`);
+    throw new TypeError(`${kind} varint value must be a bigint or a number, got ${describeType(value)}`);
   }
   if (v < min || v > max) {
     throw new VarintError(`${kind} varint value must be in [${min}, ${max}], got ${v}`, -1);
