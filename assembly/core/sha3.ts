@@ -10,17 +10,16 @@
 
 /** Size of the input window: JS hashes inputs up to this size in one call, larger ones in chunks. */
 export const HASH_INPUT_WINDOW_SIZE: i32 = 65536;
-const INPUT_WINDOW: usize = memory.data(HASH_INPUT_WINDOW_SIZE, 16);
-/** The output window holds one digest (at most 64 bytes). */
-const OUTPUT_WINDOW: usize = memory.data(64, 16);
 
+// The windows are reserved inside these functions (memory.data is static), so a program that only
+// imports the *_into functions (assembly/codec) does not carry them.
 /** Address of the input window (`HASH_INPUT_WINDOW_SIZE` bytes). */
 export function hash_input_window(): usize {
-  return INPUT_WINDOW;
+  return memory.data(HASH_INPUT_WINDOW_SIZE, 16);
 }
-/** Address of the 64-byte output window. */
+/** Address of the 64-byte output window (one digest). */
 export function hash_output_window(): usize {
-  return OUTPUT_WINDOW;
+  return memory.data(64, 16);
 }
 /** Size of the input window in bytes. */
 export function hash_input_window_size(): i32 {
@@ -51,23 +50,30 @@ const ROUNDS_BYTES: usize = 24 << 3;
 const STATE: usize = memory.data(STATE_BYTES, 16);
 const BLOCK: usize = memory.data(STATE_BYTES, 16);
 
+// Lanes complemented while they sit in locals ("lane complementing", Keccak team, "Keccak
+// implementation overview" §2.2): with A[1], A[2], A[8], A[12], A[17], A[20] stored inverted, χ needs
+// one NOT per plane instead of five, and the set is the same after every round.
 /**
  * Absorbs `blocks` (≥ 1) consecutive blocks of `rateLanes` 64-bit lanes (9 or 17) from `input` into
  * the state at `state`, applying Keccak-f[1600] after each (§4 step 6). The 25 lanes stay in locals
- * for all blocks; the rounds are unrolled over the lanes (θ, ρ+π, χ, ι of §3.2), lane index x + 5y.
+ * for all blocks; each round is unrolled over the lanes (θ, ρ+π, χ, ι of §3.2; lane index x + 5y),
+ * two rounds per loop step so that the state alternates between the a* and e* locals.
  */
 function absorbBlocks(state: usize, input: usize, blocks: i32, rateLanes: i32): void {
-  let a0 = load<u64>(state, 0), a1 = load<u64>(state, 8), a2 = load<u64>(state, 16), a3 = load<u64>(state, 24), a4 = load<u64>(state, 32);
-  let a5 = load<u64>(state, 40), a6 = load<u64>(state, 48), a7 = load<u64>(state, 56), a8 = load<u64>(state, 64), a9 = load<u64>(state, 72);
-  let a10 = load<u64>(state, 80), a11 = load<u64>(state, 88), a12 = load<u64>(state, 96), a13 = load<u64>(state, 104), a14 = load<u64>(state, 112);
-  let a15 = load<u64>(state, 120), a16 = load<u64>(state, 128), a17 = load<u64>(state, 136), a18 = load<u64>(state, 144), a19 = load<u64>(state, 152);
-  let a20 = load<u64>(state, 160), a21 = load<u64>(state, 168), a22 = load<u64>(state, 176), a23 = load<u64>(state, 184), a24 = load<u64>(state, 192);
-  let b0: u64, b1: u64, b2: u64, b3: u64, b4: u64, b5: u64, b6: u64, b7: u64, b8: u64, b9: u64;
-  let b10: u64, b11: u64, b12: u64, b13: u64, b14: u64, b15: u64, b16: u64, b17: u64, b18: u64, b19: u64;
-  let b20: u64, b21: u64, b22: u64, b23: u64, b24: u64;
+  let a0 = load<u64>(state, 0), a1 = ~load<u64>(state, 8), a2 = ~load<u64>(state, 16), a3 = load<u64>(state, 24), a4 = load<u64>(state, 32);
+  let a5 = load<u64>(state, 40), a6 = load<u64>(state, 48), a7 = load<u64>(state, 56), a8 = ~load<u64>(state, 64), a9 = load<u64>(state, 72);
+  let a10 = load<u64>(state, 80), a11 = load<u64>(state, 88), a12 = ~load<u64>(state, 96), a13 = load<u64>(state, 104), a14 = load<u64>(state, 112);
+  let a15 = load<u64>(state, 120), a16 = load<u64>(state, 128), a17 = ~load<u64>(state, 136), a18 = load<u64>(state, 144), a19 = load<u64>(state, 152);
+  let a20 = ~load<u64>(state, 160), a21 = load<u64>(state, 168), a22 = load<u64>(state, 176), a23 = load<u64>(state, 184), a24 = load<u64>(state, 192);
+  let e0: u64, e1: u64, e2: u64, e3: u64, e4: u64;
+  let e5: u64, e6: u64, e7: u64, e8: u64, e9: u64;
+  let e10: u64, e11: u64, e12: u64, e13: u64, e14: u64;
+  let e15: u64, e16: u64, e17: u64, e18: u64, e19: u64;
+  let e20: u64, e21: u64, e22: u64, e23: u64, e24: u64;
+  let b0: u64, b1: u64, b2: u64, b3: u64, b4: u64;
   let c0: u64, c1: u64, c2: u64, c3: u64, c4: u64, d0: u64, d1: u64, d2: u64, d3: u64, d4: u64;
   do {
-    // S ⊕ (P_i ‖ 0^c): lanes are little-endian (§B.1)
+    // S ⊕ (P_i ‖ 0^c): lanes are little-endian (§B.1); XOR commutes with the complementing
     a0 ^= load<u64>(input, 0); a1 ^= load<u64>(input, 8); a2 ^= load<u64>(input, 16); a3 ^= load<u64>(input, 24);
     a4 ^= load<u64>(input, 32); a5 ^= load<u64>(input, 40); a6 ^= load<u64>(input, 48); a7 ^= load<u64>(input, 56);
     a8 ^= load<u64>(input, 64);
@@ -76,30 +82,42 @@ function absorbBlocks(state: usize, input: usize, blocks: i32, rateLanes: i32): 
       a13 ^= load<u64>(input, 104); a14 ^= load<u64>(input, 112); a15 ^= load<u64>(input, 120); a16 ^= load<u64>(input, 128);
     }
     input += <usize>rateLanes << 3;
-    for (let rc: usize = ROUND_CONSTANTS, end = ROUND_CONSTANTS + ROUNDS_BYTES; rc < end; rc += 8) {
-      // θ: C[x] = ⊕_y A[x,y]; D[x] = C[x−1] ⊕ rot(C[x+1], 1)
-      // ρ and π: B[y, 2x+3y] = rot(A[x,y] ⊕ D[x], r[x,y]);  χ: A[x,y] = B[x,y] ⊕ (¬B[x+1,y] ∧ B[x+2,y])
+    for (let rc: usize = ROUND_CONSTANTS, end = ROUND_CONSTANTS + ROUNDS_BYTES; rc < end; rc += 16) {
+      // θ: C[x] = ⊕_y A[x,y]; D[x] = C[x−1] ⊕ rot(C[x+1], 1). Then per output plane y:
+      // ρ, π: B[y, 2x+3y] = rot(A[x,y] ⊕ D[x], r[x,y]); χ: E[x,y] = B[x,y] ⊕ (¬B[x+1,y] ∧ B[x+2,y])
       c0 = a0 ^ a5 ^ a10 ^ a15 ^ a20; c1 = a1 ^ a6 ^ a11 ^ a16 ^ a21; c2 = a2 ^ a7 ^ a12 ^ a17 ^ a22; c3 = a3 ^ a8 ^ a13 ^ a18 ^ a23; c4 = a4 ^ a9 ^ a14 ^ a19 ^ a24;
-      d0 = c4 ^ rotl(c1, 1); d1 = c0 ^ rotl(c2, 1); d2 = c1 ^ rotl(c3, 1);
-      d3 = c2 ^ rotl(c4, 1); d4 = c3 ^ rotl(c0, 1);
+      d0 = c4 ^ rotl(c1, 1); d1 = c0 ^ rotl(c2, 1); d2 = c1 ^ rotl(c3, 1); d3 = c2 ^ rotl(c4, 1); d4 = c3 ^ rotl(c0, 1);
       b0 = a0 ^ d0; b1 = rotl(a6 ^ d1, 44); b2 = rotl(a12 ^ d2, 43); b3 = rotl(a18 ^ d3, 21); b4 = rotl(a24 ^ d4, 14);
-      b5 = rotl(a3 ^ d3, 28); b6 = rotl(a9 ^ d4, 20); b7 = rotl(a10 ^ d0, 3); b8 = rotl(a16 ^ d1, 45); b9 = rotl(a22 ^ d2, 61);
-      b10 = rotl(a1 ^ d1, 1); b11 = rotl(a7 ^ d2, 6); b12 = rotl(a13 ^ d3, 25); b13 = rotl(a19 ^ d4, 8); b14 = rotl(a20 ^ d0, 18);
-      b15 = rotl(a4 ^ d4, 27); b16 = rotl(a5 ^ d0, 36); b17 = rotl(a11 ^ d1, 10); b18 = rotl(a17 ^ d2, 15); b19 = rotl(a23 ^ d3, 56);
-      b20 = rotl(a2 ^ d2, 62); b21 = rotl(a8 ^ d3, 55); b22 = rotl(a14 ^ d4, 39); b23 = rotl(a15 ^ d0, 41); b24 = rotl(a21 ^ d1, 2);
-      a0 = b0 ^ (~b1 & b2); a1 = b1 ^ (~b2 & b3); a2 = b2 ^ (~b3 & b4); a3 = b3 ^ (~b4 & b0); a4 = b4 ^ (~b0 & b1);
-      a5 = b5 ^ (~b6 & b7); a6 = b6 ^ (~b7 & b8); a7 = b7 ^ (~b8 & b9); a8 = b8 ^ (~b9 & b5); a9 = b9 ^ (~b5 & b6);
-      a10 = b10 ^ (~b11 & b12); a11 = b11 ^ (~b12 & b13); a12 = b12 ^ (~b13 & b14); a13 = b13 ^ (~b14 & b10); a14 = b14 ^ (~b10 & b11);
-      a15 = b15 ^ (~b16 & b17); a16 = b16 ^ (~b17 & b18); a17 = b17 ^ (~b18 & b19); a18 = b18 ^ (~b19 & b15); a19 = b19 ^ (~b15 & b16);
-      a20 = b20 ^ (~b21 & b22); a21 = b21 ^ (~b22 & b23); a22 = b22 ^ (~b23 & b24); a23 = b23 ^ (~b24 & b20); a24 = b24 ^ (~b20 & b21);
-      a0 ^= load<u64>(rc); // ι
+      e0 = b0 ^ (b1 | b2); e1 = b1 ^ (~b2 | b3); e2 = b2 ^ (b3 & b4); e3 = b3 ^ (b4 | b0); e4 = b4 ^ (b0 & b1);
+      b0 = rotl(a3 ^ d3, 28); b1 = rotl(a9 ^ d4, 20); b2 = rotl(a10 ^ d0, 3); b3 = rotl(a16 ^ d1, 45); b4 = rotl(a22 ^ d2, 61);
+      e5 = b0 ^ (b1 | b2); e6 = b1 ^ (b2 & b3); e7 = b2 ^ (b3 | ~b4); e8 = b3 ^ (b4 | b0); e9 = b4 ^ (b0 & b1);
+      b0 = rotl(a1 ^ d1, 1); b1 = rotl(a7 ^ d2, 6); b2 = rotl(a13 ^ d3, 25); b3 = rotl(a19 ^ d4, 8); b4 = rotl(a20 ^ d0, 18);
+      e10 = b0 ^ (b1 | b2); e11 = b1 ^ (b2 & b3); e12 = b2 ^ (~b3 & b4); e13 = ~b3 ^ (b4 | b0); e14 = b4 ^ (b0 & b1);
+      b0 = rotl(a4 ^ d4, 27); b1 = rotl(a5 ^ d0, 36); b2 = rotl(a11 ^ d1, 10); b3 = rotl(a17 ^ d2, 15); b4 = rotl(a23 ^ d3, 56);
+      e15 = b0 ^ (b1 & b2); e16 = b1 ^ (b2 | b3); e17 = b2 ^ (~b3 | b4); e18 = ~b3 ^ (b4 & b0); e19 = b4 ^ (b0 | b1);
+      b0 = rotl(a2 ^ d2, 62); b1 = rotl(a8 ^ d3, 55); b2 = rotl(a14 ^ d4, 39); b3 = rotl(a15 ^ d0, 41); b4 = rotl(a21 ^ d1, 2);
+      e20 = b0 ^ (~b1 & b2); e21 = ~b1 ^ (b2 | b3); e22 = b2 ^ (b3 & b4); e23 = b3 ^ (b4 | b0); e24 = b4 ^ (b0 & b1);
+      e0 ^= load<u64>(rc); // ι
+      c0 = e0 ^ e5 ^ e10 ^ e15 ^ e20; c1 = e1 ^ e6 ^ e11 ^ e16 ^ e21; c2 = e2 ^ e7 ^ e12 ^ e17 ^ e22; c3 = e3 ^ e8 ^ e13 ^ e18 ^ e23; c4 = e4 ^ e9 ^ e14 ^ e19 ^ e24;
+      d0 = c4 ^ rotl(c1, 1); d1 = c0 ^ rotl(c2, 1); d2 = c1 ^ rotl(c3, 1); d3 = c2 ^ rotl(c4, 1); d4 = c3 ^ rotl(c0, 1);
+      b0 = e0 ^ d0; b1 = rotl(e6 ^ d1, 44); b2 = rotl(e12 ^ d2, 43); b3 = rotl(e18 ^ d3, 21); b4 = rotl(e24 ^ d4, 14);
+      a0 = b0 ^ (b1 | b2); a1 = b1 ^ (~b2 | b3); a2 = b2 ^ (b3 & b4); a3 = b3 ^ (b4 | b0); a4 = b4 ^ (b0 & b1);
+      b0 = rotl(e3 ^ d3, 28); b1 = rotl(e9 ^ d4, 20); b2 = rotl(e10 ^ d0, 3); b3 = rotl(e16 ^ d1, 45); b4 = rotl(e22 ^ d2, 61);
+      a5 = b0 ^ (b1 | b2); a6 = b1 ^ (b2 & b3); a7 = b2 ^ (b3 | ~b4); a8 = b3 ^ (b4 | b0); a9 = b4 ^ (b0 & b1);
+      b0 = rotl(e1 ^ d1, 1); b1 = rotl(e7 ^ d2, 6); b2 = rotl(e13 ^ d3, 25); b3 = rotl(e19 ^ d4, 8); b4 = rotl(e20 ^ d0, 18);
+      a10 = b0 ^ (b1 | b2); a11 = b1 ^ (b2 & b3); a12 = b2 ^ (~b3 & b4); a13 = ~b3 ^ (b4 | b0); a14 = b4 ^ (b0 & b1);
+      b0 = rotl(e4 ^ d4, 27); b1 = rotl(e5 ^ d0, 36); b2 = rotl(e11 ^ d1, 10); b3 = rotl(e17 ^ d2, 15); b4 = rotl(e23 ^ d3, 56);
+      a15 = b0 ^ (b1 & b2); a16 = b1 ^ (b2 | b3); a17 = b2 ^ (~b3 | b4); a18 = ~b3 ^ (b4 & b0); a19 = b4 ^ (b0 | b1);
+      b0 = rotl(e2 ^ d2, 62); b1 = rotl(e8 ^ d3, 55); b2 = rotl(e14 ^ d4, 39); b3 = rotl(e15 ^ d0, 41); b4 = rotl(e21 ^ d1, 2);
+      a20 = b0 ^ (~b1 & b2); a21 = ~b1 ^ (b2 | b3); a22 = b2 ^ (b3 & b4); a23 = b3 ^ (b4 | b0); a24 = b4 ^ (b0 & b1);
+      a0 ^= load<u64>(rc, 8); // ι
     }
   } while (--blocks);
-  store<u64>(state, a0, 0); store<u64>(state, a1, 8); store<u64>(state, a2, 16); store<u64>(state, a3, 24); store<u64>(state, a4, 32);
-  store<u64>(state, a5, 40); store<u64>(state, a6, 48); store<u64>(state, a7, 56); store<u64>(state, a8, 64); store<u64>(state, a9, 72);
-  store<u64>(state, a10, 80); store<u64>(state, a11, 88); store<u64>(state, a12, 96); store<u64>(state, a13, 104); store<u64>(state, a14, 112);
-  store<u64>(state, a15, 120); store<u64>(state, a16, 128); store<u64>(state, a17, 136); store<u64>(state, a18, 144); store<u64>(state, a19, 152);
-  store<u64>(state, a20, 160); store<u64>(state, a21, 168); store<u64>(state, a22, 176); store<u64>(state, a23, 184); store<u64>(state, a24, 192);
+  store<u64>(state, a0, 0); store<u64>(state, ~a1, 8); store<u64>(state, ~a2, 16); store<u64>(state, a3, 24); store<u64>(state, a4, 32);
+  store<u64>(state, a5, 40); store<u64>(state, a6, 48); store<u64>(state, a7, 56); store<u64>(state, ~a8, 64); store<u64>(state, a9, 72);
+  store<u64>(state, a10, 80); store<u64>(state, a11, 88); store<u64>(state, ~a12, 96); store<u64>(state, a13, 104); store<u64>(state, a14, 112);
+  store<u64>(state, a15, 120); store<u64>(state, a16, 128); store<u64>(state, ~a17, 136); store<u64>(state, a18, 144); store<u64>(state, a19, 152);
+  store<u64>(state, ~a20, 160); store<u64>(state, a21, 168); store<u64>(state, a22, 176); store<u64>(state, a23, 184); store<u64>(state, a24, 192);
 }
 
 /** Writes the last block: the `tail` (< rate) remaining message bytes, the SHA-3 suffix and pad10*1. */
