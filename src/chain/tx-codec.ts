@@ -5,11 +5,11 @@
  */
 import type { Network, Transaction } from '../codec/types.js';
 import {
+  binaryTransactionId,
   decodeTransaction,
   encodeTransaction,
   transactionChecksum,
   transactionId,
-  transactionIdText,
 } from '../codec/transaction.js';
 import { StoreCorruptionError } from './errors.js';
 
@@ -29,13 +29,14 @@ export interface KnownTx {
 
 export function knownTx(tx: Transaction, network: Network, bytes = encodeTransaction(tx)): KnownTx {
   const checksum = transactionChecksum(tx, network);
-  return { tx, bytes, checksum, id: transactionId(tx, checksum), textId: transactionIdText(tx, checksum) };
+  return { tx, bytes, checksum, id: binaryTransactionId(tx, checksum), textId: transactionId(tx, checksum) };
 }
 
 /** Decodes raw bytes (hex input of the RPC) into a KnownTx; throws the codec's error. */
 export function knownTxFromBytes(bytes: Uint8Array, network: Network): KnownTx {
-  const tx = decodeTransaction(bytes, network);
-  return knownTx(tx, network, encodeTransaction(tx));
+  // v7 layout forced and applied read as 0, as the reference's raw-transaction RPCs do (§8.4).
+  const { checksum, ...tx } = decodeTransaction(bytes, network, { forceV7: true, applied: false });
+  return { tx, bytes: encodeTransaction(tx), checksum, id: binaryTransactionId(tx, checksum), textId: transactionId(tx, checksum) };
 }
 
 export function encodeStoredTx(k: KnownTx): Buffer {

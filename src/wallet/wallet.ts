@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { addressToText, deriveAddress, primaryAddressFromPublicKey } from '../formats/address.js';
 import { equalBytes } from '../formats/bytes.js';
-import { generateWalletKey, publicKeyOf, signWithKey } from '../formats/rsa.js';
+import type { KeyObject } from 'node:crypto';
+import { generateWalletKey, privateKeyFromBytes, publicKeyOf, signBytes } from '../formats/rsa.js';
 import { readKeystore, type StoredKey, writeKeystore } from './keystore.js';
 
 const NONCE_BYTES = 16;
@@ -17,9 +18,12 @@ export class WalletKey {
   readonly publicKey: Uint8Array;
   readonly primary: Uint8Array;
   readonly primaryText: string;
+  /** Parsed once: signing with a KeyObject skips re-reading the layout on every signature. */
+  private readonly keyObject: KeyObject;
 
   constructor(readonly stored: StoredKey) {
-    this.publicKey = publicKeyOf(stored.privateKey);
+    this.keyObject = privateKeyFromBytes(stored.privateKey);
+    this.publicKey = publicKeyOf(this.keyObject);
     this.primary = primaryAddressFromPublicKey(this.publicKey);
     this.primaryText = addressToText(this.primary);
   }
@@ -39,7 +43,7 @@ export class WalletKey {
 
   /** RSA PKCS#1 v1.5 with SHA-512 over `data` (reference-formats.md §6.2). */
   sign(data: Uint8Array): Uint8Array {
-    return signWithKey(this.stored.privateKey, data);
+    return signBytes(this.keyObject, data);
   }
 }
 

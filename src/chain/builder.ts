@@ -1,0 +1,152 @@
+/**
+ * Building the node's own payments (reference-rpc-messaging.md §2.1 "createTransactionHelper";
+ * reference-formats.md §8.9 creation rules): input selection smallest balance first net of pending
+ * spends, the size-dependent fee estimate with fee iteration, `autofee`, and the exact-sum rule.
+ * Used by addTransaction, calculateTransactionFee and createRawTransaction.
+ */
+import type { Network, Transaction, TxInput, TxOutput } from '../codec/types.js';
+import { encodeTransaction } from '../codec/transaction.js';
+import { equalBytes } from '../formats/bytes.js';
+import { FORCE_TRANSACTION_PRICE, TransactionType } from '../formats/constants.js';
+import { estimateFee } from '../formats/fees.js';
+import { RpcCode, RpcError, invalidParams } from '../rpc/types.js';
+import type { WalletKey } from '../wallet/wallet.js';
+import type { Chain } from './chain.js';
+import { TX_VERSION } from './consensus.js';
+import type { Mempool } from './mempool.js';
+import { knownTx, type KnownTx } from './tx-codec.js';
+
+/** Fee re-computations after the first estimate when the node picks the inputs (§2.1 step 11). */
+const FEE_ROUNDS = 3;
+
+export interface PaymentRequest {
+  key: WalletKey;
+  outputs: TxOutput[];
+  /** Advanced mode: address → amount withdrawn, each address one of `key`'s. */
+  from?: { address: Uint8Array; amount: bigint }[];
+  /** Price per started kB; default 0.005. */
+  feePerKb?: bigint;
+  autofee?: boolean;
+  type?: number;
+}
+
+export const balanceTooLow = (): RpcError => new RpcError(RpcCode.InsufficientFunds, 'Balance is too low');
+
+const compareBytes = (a: Uint8Array, b: Uint8Array): number => {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+};
+
+/** Inputs sorted by nonce bytes (§8.3: the reference emits them so; `[0x00]` first). */
+const sortInputs = (inputs: TxInput[]): TxInput[] => inputs.sort((a, b) => compareBytes(a.key, b.key));
+
+export class PaymentBuilder {
+  constructor(
+    private readonly chain: Chain,
+    private readonly mempool: Mempool,
+    private readonly network: Network,
+  ) {}
+
+  private available(address: Uint8Array): bigint {
+    return this.chain.wallet(address).balance - this.mempool.pendingSpendOf(address);
+  }
+
+  /** Inputs covering exactly `target`, smallest balance first (§2.1 "Input selection"), or null. */
+  selectInputs(key: WalletKey, target: bigint, outputs: TxOutput[]): TxInput[] | null {
+    const candidates = key
+      .addresses()
+      .filter((a) => !outputs.some((o) => equalBytes(o.address, a.address)))
+      .map((a) => ({ ...a, available: this.available(a.address) }))
+      .filter((a) => a.available > 0n)
+      .sort((x, y) => (x.available < y.available ? -1 : x.available > y.available ? 1 : 0));
+    const inputs: TxInput[] = [];
+    let remaining = target;
+    for (const c of candidates) {
+      if (remaining === 0n) break;
+      const take = c.available < remaining ? c.available : remaining;
+      inputs.push({ key: c.nonce, amount: take });
+      remaining -= take;
+    }
+    return remaining === 0n ? sortInputs(inputs) : null;
+  }
+
+  private assemble(req: PaymentRequest, inputs: TxInput[]): Transaction {
+    const stored = this.chain.wallet(req.key.primary).publicKey;
+    return {
+      version: TX_VERSION,
+      type: req.type ?? TransactionType.Normal,
+      blockHeight: this.chain.height,
+      inputs,
+      outputs: req.outputs,
+      // §8.3: milliseconds-within-second × 1000 + random 0..999.
+      nonce: (Date.now() % 1000) * 1000 + Math.floor(Math.random() * 1000),
+      // §2.1 step 7: only the address once the wallet state knows the key.
+      pubKey: stored ? req.key.primary : req.key.publicKey,
+      signature: null,
+      applied: 0n,
+      timestamp: BigInt(Math.floor(Date.now() / 1000)),
+    };
+  }
+
+  private feeOf(tx: Transaction, feePerKb: bigint): bigint {
+    return estimateFee(encodeTransaction(tx).length, feePerKb);
+  }
+
+  /**
+   * Builds the transaction (unsigned) with its final fee.
+   * @throws RpcError -32001 'Balance is too low', -32602 for inconsistent `from` amounts.
+   */
+  build(req: PaymentRequest): { tx: Transaction; fee: bigint } {
+    const feePerKb = req.feePerKb ?? FORCE_TRANSACTION_PRICE;
+    const toTotal = req.outputs.reduce((s, o) => s + o.amount, 0n);
+    if (toTotal <= 0n) throw invalidParams('Invalid to amount was specified');
+    let tx: Transaction;
+    let fee: bigint;
+    if (!req.from) {
+      let target = toTotal + feePerKb;
+      let inputs = this.selectInputs(req.key, target, req.outputs);
+      if (!inputs) throw balanceTooLow();
+      tx = this.assemble(req, inputs);
+      fee = this.feeOf(tx, feePerKb);
+      for (let round = 0; round < FEE_ROUNDS && target !== toTotal + fee; round++) {
+        target = toTotal + fee;
+        inputs = this.selectInputs(req.key, target, req.outputs);
+        if (!inputs) throw balanceTooLow();
+        tx = this.assemble(req, inputs);
+        fee = this.feeOf(tx, feePerKb);
+      }
+      if (target !== toTotal + fee) throw new RpcError(RpcCode.InternalError, 'The fee did not settle after three rounds; try again');
+    } else {
+      const inputs = sortInputs(req.from.map((f) => ({ key: req.key.nonceOf(f.address)!, amount: f.amount })));
+      tx = this.assemble(req, inputs);
+      fee = this.feeOf(tx, feePerKb);
+      if (req.autofee) {
+        // §2.1 step 12: the fee goes onto the first input in key order.
+        inputs[0]!.amount += fee;
+        tx = this.assemble(req, inputs);
+        fee = this.feeOf(tx, feePerKb);
+        const firstAddress = req.from.find((f) => equalBytes(req.key.nonceOf(f.address)!, inputs[0]!.key))!.address;
+        if (inputs[0]!.amount > this.available(firstAddress)) throw balanceTooLow();
+      }
+      const fromTotal = inputs.reduce((s, i) => s + i.amount, 0n);
+      if (fromTotal !== toTotal + fee) {
+        throw invalidParams(
+          "From amounts (incl. fee) do not match to amounts. If you haven't accounted for the transaction fee in the from amounts, use the parameter 'autofee' to have the node do it automatically.",
+        );
+      }
+      for (const f of req.from) {
+        const amount = inputs.find((i) => equalBytes(i.key, req.key.nonceOf(f.address)!))!.amount;
+        if (amount > this.available(f.address)) throw balanceTooLow();
+      }
+    }
+    return { tx, fee };
+  }
+
+  /** Builds and signs (RSA over the checksum, §8.8). */
+  buildSigned(req: PaymentRequest): KnownTx {
+    const { tx } = this.build(req);
+    const unsigned = knownTx(tx, this.network);
+    tx.signature = req.key.sign(unsigned.checksum);
+    return knownTx(tx, this.network);
+  }
+}

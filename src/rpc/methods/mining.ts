@@ -1,0 +1,56 @@
+/**
+ * Mining (interface.md "Mining"; reference-formats.md §11.3; reference-rpc-messaging.md §2.10).
+ */
+import { addressWithChecksum } from '../../formats/address.js';
+import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
+import type { NodeContext } from '../../node/context.js';
+import { invalidParams, type MethodDef } from '../types.js';
+
+const MAX_NONCE_BYTES = 64;
+
+/** Solver address of the hash input: without checksum from block v10, with it before. */
+const solverAddress = (ctx: NodeContext, blockVersion: number): Uint8Array =>
+  blockVersion >= BLOCK_VERSION_V10 ? ctx.wallet.primary.primary : addressWithChecksum(ctx.wallet.primary.primary);
+
+export const miningMethods: MethodDef<NodeContext>[] = [
+  {
+    name: 'verifyMiningSolution',
+    group: 'Mining',
+    maturity: 'Finalized',
+    summary: "Verifies an Argon2id PoW nonce for a stored block and the node's own address",
+    params: [
+      { name: 'nonce', kind: 'hex', required: true, description: 'PoW nonce, hex (1–64 bytes)', missingMessage: "Parameter 'nonce' is missing" },
+      { name: 'blocknum', kind: 'integer', required: true, bigint: true, min: 0n, description: 'Block number', missingMessage: "Parameter 'blocknum' is missing" },
+      { name: 'diff', kind: 'integer', required: true, bigint: true, min: 0n, max: (1n << 64n) - 1n, description: 'Difficulty (u64)', missingMessage: "Parameter 'diff' is missing" },
+    ],
+    result: { description: 'boolean' },
+    handler: async (p, ctx) => {
+      const nonce = p.nonce as Uint8Array;
+      if (nonce.length < 1 || nonce.length > MAX_NONCE_BYTES) throw invalidParams('Invalid nonce was specified');
+      const found = ctx.chain.getBlock(p.blocknum as bigint);
+      if (!found) throw invalidParams('Invalid block number specified');
+      const [ok] = await ctx.verifyPow([
+        { blockChecksum: found.checksum, address: solverAddress(ctx, found.block.version), nonce, difficulty: p.diff as bigint },
+      ]);
+      return ok === true;
+    },
+  },
+  {
+    name: 'getMiningBlock',
+    group: 'Mining',
+    summary: 'The block to mine on: number, version, difficulty, checksum and solver address',
+    params: [],
+    result: { description: '{num, ver, dif, chk, adr}' },
+    handler: (_p, ctx) => {
+      const tip = ctx.chain.tip;
+      if (!tip) throw invalidParams('The node has no block yet');
+      return {
+        num: tip.block.num,
+        ver: tip.block.version,
+        dif: tip.block.difficulty,
+        chk: Buffer.from(tip.checksum).toString('base64'),
+        adr: Buffer.from(solverAddress(ctx, tip.block.version)).toString('base64'),
+      };
+    },
+  },
+];

@@ -1,0 +1,55 @@
+/**
+ * Parsing helpers shared by the node-core handlers: addresses and `<address>_<amount>` lists
+ * (interface.md addTransaction "Format"), with the -32602 texts of reference-rpc-messaging.md §2.1.
+ */
+import { Address } from '../../formats/address.js';
+import { parseAmount } from '../../formats/amount.js';
+import type { NodeContext } from '../../node/context.js';
+import type { WalletKey } from '../../wallet/wallet.js';
+import { invalidParams } from '../types.js';
+
+/** Parses a Base58 address; `message` is the -32602 text on failure. */
+export function addressParam(text: string, message: string): Address {
+  try {
+    return Address.fromText(text);
+  } catch {
+    throw invalidParams(message);
+  }
+}
+
+/** `addr1_amt1-addr2_amt2` entries (interface.md: entries separated by `-`, address and amount by `_`). */
+export function amountList(text: string, side: 'to' | 'from'): { address: Address; amount: bigint }[] {
+  const entries = text.split('-');
+  const seen = new Set<string>();
+  return entries.map((entry) => {
+    const at = entry.lastIndexOf('_');
+    if (at <= 0) throw invalidParams(`Invalid ${side} entry ${JSON.stringify(entry)}: expected <address>_<amount>`);
+    const address = addressParam(entry.slice(0, at), `Invalid ${side} address was specified`);
+    let amount: bigint;
+    try {
+      amount = parseAmount(entry.slice(at + 1));
+    } catch {
+      throw invalidParams(`Invalid ${side} amount was specified`);
+    }
+    if (amount <= 0n) throw invalidParams(`Invalid ${side} amount was specified`);
+    if (seen.has(address.base58Address)) throw invalidParams(`Duplicate ${side} address ${address.base58Address}`);
+    seen.add(address.base58Address);
+    return { address, amount };
+  });
+}
+
+/** The signing key chosen by `wallet` and `primaryAddress` (interface.md addTransaction). */
+export function selectKey(ctx: NodeContext, wallet?: string, primaryAddress?: string): WalletKey {
+  let key = ctx.wallet.primary;
+  if (wallet !== undefined) {
+    key = ctx.wallet.byPrimaryText(wallet) ?? (() => { throw invalidParams(`Unknown wallet ${wallet}: not one of this node's wallets`); })();
+  }
+  if (primaryAddress !== undefined) {
+    const chosen = ctx.wallet.byPrimaryText(primaryAddress);
+    if (!chosen || (wallet !== undefined && chosen !== key)) {
+      throw invalidParams(`Invalid primaryAddress ${primaryAddress}: not a primary address of the selected wallet`);
+    }
+    key = chosen;
+  }
+  return key;
+}

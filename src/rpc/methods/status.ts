@@ -1,0 +1,94 @@
+/**
+ * `status` (interface.md "status"; reference-rpc-messaging.md §2.9): every member computed from
+ * the node's state. This node runs the embedded single-node network: it has no peers, so the
+ * network members report what is true of it (no clients/servers, its own height as network height).
+ */
+import { NO_BLOCK_ERROR_SECONDS } from '../../chain/consensus.js';
+import { formatAmount } from '../../formats/amount.js';
+import { toHex } from '../../formats/bytes.js';
+import { DEFAULT_PORTS } from '../../formats/constants.js';
+import type { NodeContext } from '../../node/context.js';
+import type { MethodDef } from '../types.js';
+
+/** Node software version (package.json), reported as Node Version. */
+export const NODE_VERSION = 'dltnode-0.1.0';
+/** Core (byte-format) version the node follows (reference-formats.md §14). */
+export const CORE_VERSION = 'xcore-0.9.8h';
+/** Core Status values (reference §2.9): 1 ready, 2 stalled (no block for 30 min). */
+const CORE_STATUS = { ready: 1, stalled: 2 } as const;
+
+export const statusMethods: MethodDef<NodeContext>[] = [
+  {
+    name: 'status',
+    group: 'Utilities',
+    maturity: 'Finalized',
+    summary: 'Node status; verbose and vv add more members',
+    params: [
+      { name: 'verbose', kind: 'boolean', description: 'Add the verbose members' },
+      { name: 'vv', kind: 'boolean', description: 'Add the verbose and very verbose members' },
+    ],
+    result: { description: 'Status record' },
+    handler: (p, ctx) => {
+      const nowS = Math.floor(Date.now() / 1000);
+      const tip = ctx.chain.tip;
+      const agoS = tip ? Math.max(0, Math.floor((Date.now() - tip.receivedAtMs) / 1000)) : 0;
+      const noBlock = agoS > NO_BLOCK_ERROR_SECONDS;
+      const verbose = p.verbose === true || p.vv === true;
+      const out: Record<string, unknown> = {
+        'Core Version': CORE_VERSION,
+        'Node Version': NODE_VERSION,
+        'Network type': ctx.network,
+        'My time': nowS,
+        'Network time difference': 0,
+        'My External IP': '',
+        'My Listening Port': DEFAULT_PORTS[ctx.network === 'test' ? 'test' : 'main']?.p2p ?? 0,
+        'Node Deprecation Block Limit': 0,
+        Update: '',
+        'DLT Status': noBlock ? 'ErrorLongTimeNoBlock' : 'Active',
+        'Core Status': noBlock ? CORE_STATUS.stalled : CORE_STATUS.ready,
+        'Block Processor Status': ctx.producer.isRunning ? 'Running' : 'Stopped',
+        'Block Height': Number(ctx.chain.height),
+        'Block Version': tip?.block.version ?? 0,
+        'Block Signature Count': tip?.block.signatures.length ?? 0,
+        'Block Total Signer Difficulty': formatAmount(0n),
+        'Block generated seconds ago': agoS,
+        'Network Block Height': Number(ctx.chain.height),
+        'Node Type': 'M',
+        Connectable: false,
+      };
+      if (verbose) {
+        const ext = ctx.chain.extensions.statusFields(ctx.chain.view());
+        Object.assign(out, {
+          'Required Consensus': 1,
+          Wallets: ctx.chain.walletCount(),
+          Presences: 1,
+          Supply: formatAmount(ctx.chain.supply()),
+          'Applied TX Count': ctx.chain.appliedCount(),
+          'Unapplied TX Count': ctx.mempool.size,
+          Names: ext.Names ?? 0,
+          'Names Reward Pool': ext['Names Reward Pool'] ?? formatAmount(0n),
+          Masters: 1,
+          Relays: 0,
+          Clients: 0,
+        });
+      }
+      if (p.vv === true) {
+        Object.assign(out, {
+          Queues: {
+            RcvLow: 0, RcvMedium: 0, RcvHigh: 0, SendClients: 0, SendServers: 0, Logging: 0,
+            'Pending Transactions': ctx.mempool.size, Storage: 0, Inventory: 0, 'Inventory Processed': 0,
+          },
+          'WS Checksum': toHex(ctx.chain.walletStateChecksum()),
+          'RN Checksum': toHex(tip?.block.regNameStateChecksum ?? new Uint8Array(0)),
+        });
+      }
+      Object.assign(out, {
+        'Blockchain Scanning Active': false,
+        'Activity Scanner Last Block': 0,
+        'Network Clients': [],
+        'Network Servers': [],
+      });
+      return out;
+    },
+  },
+];

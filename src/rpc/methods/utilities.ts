@@ -1,0 +1,62 @@
+/**
+ * Utilities (interface.md "Utilities"; reference-rpc-messaging.md §2.7, §2.8) and `sign`.
+ */
+import { validateAddress } from '../../formats/address.js';
+import { toHex } from '../../formats/bytes.js';
+import { messageDigest, verifyMessage } from '../../formats/rsa.js';
+import type { NodeContext } from '../../node/context.js';
+import { invalidParams, type MethodDef } from '../types.js';
+
+export const utilityMethods: MethodDef<NodeContext>[] = [
+  {
+    name: 'verify',
+    group: 'Utilities',
+    maturity: 'Finalized',
+    summary: 'Verifies an RSA signature over a message (sha3_512sqTrunc) or a hash',
+    params: [
+      { name: 'publicKey', kind: 'hex', required: true, description: 'Hex public key', missingMessage: "Missing parameter 'publicKey'." },
+      { name: 'signature', kind: 'hex', required: true, description: 'Hex signature', missingMessage: "Missing parameter 'signature'." },
+      { name: 'message', kind: 'string', description: 'UTF-8 text that was signed' },
+      { name: 'hash', kind: 'hex', description: 'Hex hash that was signed' },
+    ],
+    result: { description: "'OK' or 'FAIL'" },
+    handler: (p) => {
+      if (p.message === undefined && p.hash === undefined) throw invalidParams("Missing parameter 'message' or 'hash'.");
+      const ok = verifyMessage({
+        publicKey: p.publicKey as Uint8Array,
+        signature: p.signature as Uint8Array,
+        message: p.message as string | undefined,
+        hash: p.hash as Uint8Array | undefined,
+      });
+      return ok ? 'OK' : 'FAIL';
+    },
+  },
+  {
+    name: 'validateAddress',
+    group: 'Utilities',
+    maturity: 'Finalized',
+    summary: 'Checks that a string is a valid address (Base58, checksum)',
+    params: [{ name: 'address', kind: 'string', required: true, description: 'Base58 address', missingMessage: 'Invalid address was specified' }],
+    result: { description: "'OK'" },
+    handler: (p) => {
+      if (!validateAddress(p.address as string)) throw invalidParams('Invalid address was specified');
+      return 'OK';
+    },
+  },
+  {
+    name: 'sign',
+    group: 'Utilities',
+    summary: "Signs a message or a hash with the node's primary wallet key",
+    params: [
+      { name: 'message', kind: 'string', description: 'UTF-8 text to sign (hashed with sha3_512sqTrunc)' },
+      { name: 'hash', kind: 'hex', description: 'Hex bytes to sign as given' },
+    ],
+    result: { description: '{signature, publicKey} in hex' },
+    handler: (p, ctx) => {
+      if (p.message === undefined && p.hash === undefined) throw invalidParams("Missing parameter 'message' or 'hash'.");
+      const data = p.message !== undefined ? messageDigest(p.message as string) : (p.hash as Uint8Array);
+      const key = ctx.wallet.primary;
+      return { signature: toHex(key.sign(data)), publicKey: toHex(key.publicKey) };
+    },
+  },
+];

@@ -1,0 +1,87 @@
+/**
+ * Wallet (interface.md "Wallet"; reference-rpc-messaging.md §2.6) and the node-wallet reads.
+ */
+import { WALLET_TYPE_NAMES } from '../../chain/wallet-state.js';
+import { addressToText } from '../../formats/address.js';
+import { formatAmount } from '../../formats/amount.js';
+import { toHex } from '../../formats/bytes.js';
+import type { NodeContext } from '../../node/context.js';
+import { invalidParams, type MethodDef } from '../types.js';
+import { addressParam } from './params.js';
+
+const idParam = {
+  name: 'id',
+  kind: 'string' as const,
+  required: true,
+  description: 'Base58 wallet address',
+  missingMessage: "Parameter 'id' is missing",
+};
+
+export const walletMethods: MethodDef<NodeContext>[] = [
+  {
+    name: 'getWallet',
+    group: 'Wallet',
+    maturity: 'Finalized',
+    summary: 'Public state of a wallet address at the latest block',
+    params: [idParam],
+    result: { description: 'Wallet object' },
+    handler: (p, ctx) => {
+      const address = addressParam(p.id as string, 'Invalid address was specified');
+      const w = ctx.chain.wallet(address.addressNoChecksum);
+      const signers = w.allowedSigners.map(addressToText);
+      return {
+        id: address.base58Address,
+        balance: formatAmount(w.balance),
+        type: WALLET_TYPE_NAMES[w.type] ?? String(w.type),
+        requiredSigs: String(w.requiredSigs),
+        allowedSigners: signers.length ? `(${signers.length + 1} keys): ${[address.base58Address, ...signers].join(',')}` : 'null',
+        extraData: w.extraData ? toHex(w.extraData) : 'null',
+        publicKey: w.publicKey ? toHex(w.publicKey) : 'null',
+      };
+    },
+  },
+  {
+    name: 'getBalance',
+    group: 'Wallet',
+    summary: 'Balance of an address at the latest block',
+    params: [{ ...idParam, missingMessage: "Parameter 'address' is missing", name: 'address' }],
+    result: { description: 'CoinNumber string' },
+    handler: (p, ctx) =>
+      formatAmount(ctx.chain.wallet(addressParam(p.address as string, 'Invalid address was specified').addressNoChecksum).balance),
+  },
+  {
+    name: 'myWallet',
+    group: 'Wallet',
+    summary: "Addresses of the node's wallets with their balances",
+    params: [],
+    result: { description: 'Map of address to CoinNumber' },
+    handler: (_p, ctx) => {
+      const out: Record<string, string> = {};
+      for (const key of ctx.wallet.keys) {
+        for (const a of key.addresses()) out[addressToText(a.address)] = formatAmount(ctx.chain.wallet(a.address).balance);
+      }
+      return out;
+    },
+  },
+  {
+    name: 'myPubKey',
+    group: 'Wallet',
+    summary: "Hex public key of the node's primary wallet",
+    params: [],
+    result: { description: 'Hex string' },
+    handler: (_p, ctx) => toHex(ctx.wallet.primary.publicKey),
+  },
+  {
+    name: 'generateNewAddress',
+    group: 'Wallet',
+    summary: "Derives a new address of the node's wallet (16-byte nonce, reference-formats §7.3)",
+    params: [{ name: 'address', kind: 'string', description: 'Primary address of the wallet; default the main wallet' }],
+    result: { description: 'Base58 address' },
+    handler: (p, ctx) => {
+      const key = p.address === undefined ? ctx.wallet.primary : ctx.wallet.byPrimaryText(p.address as string);
+      if (!key) throw invalidParams(`Unknown wallet ${p.address as string}: not one of this node's wallets`);
+      return addressToText(ctx.wallet.newAddress(key));
+    },
+  },
+];
+
