@@ -37,7 +37,7 @@ export class Mempool {
     for (const { key, value } of chain.store.db('pending').getRange({ snapshot: false })) {
       const seq = readU64Key(key);
       const k = decodeStoredTx(value, chain.network);
-      this.track(k, seq, this.spendsOf(k));
+      this.track(k, seq, this.signerSpends(k).spends);
       this.nextSeq = seq + 1n;
     }
   }
@@ -70,11 +70,12 @@ export class Mempool {
     return this.pendingSpend.get(hex(address)) ?? 0n;
   }
 
-  private spendsOf(k: KnownTx): Map<string, bigint> {
+  /** The signer's key and what each input address gives (§8.8: inputs resolve against one signer). */
+  private signerSpends(k: KnownTx): { publicKey: Uint8Array; spends: Map<string, bigint> } {
     const signer = resolveSigner(k.tx, (a) => this.chain.wallet(a));
     const spends = new Map<string, bigint>();
     for (const s of inputSources(k.tx, signer.primary)) spends.set(hex(s.address), (spends.get(hex(s.address)) ?? 0n) + s.amount);
-    return spends;
+    return { publicKey: signer.publicKey, spends };
   }
 
   private track(k: KnownTx, seq: bigint, spends: Map<string, bigint>): void {
@@ -98,12 +99,10 @@ export class Mempool {
         if (this.has(k.id) || seen.has(hex(k.id))) throw new TxRejectedError('transaction is already pending');
         if (this.chain.hasTransaction(k.id)) throw new TxRejectedError('transaction is already applied');
         checkTransaction(k, tip, this.chain.extensions);
-        const signer = resolveSigner(k.tx, (a) => this.chain.wallet(a));
-        const spends = new Map<string, bigint>();
-        for (const s of inputSources(k.tx, signer.primary)) spends.set(hex(s.address), (spends.get(hex(s.address)) ?? 0n) + s.amount);
+        const { publicKey, spends } = this.signerSpends(k);
         this.chain.extensions.txType(k.tx.type)?.validate(k.tx, this.chain.view());
         seen.add(hex(k.id));
-        checked.push({ i, k, publicKey: signer.publicKey, spends });
+        checked.push({ i, k, publicKey, spends });
       } catch (err) {
         results[i] = (err as Error).message;
       }
