@@ -3,3 +3,4 @@ export * from './sha3';
 export * from './blake2b';
 export * from './argon2';
 export * from './pow';
+export * from './sha512';
