@@ -25,6 +25,8 @@ export interface NodeMetrics {
   setChain(height: number, pendingTransactions: number): void;
   /** Reads the number of in-flight RPC requests at scrape time. */
   setInFlightSource(read: () => number): void;
+  /** Labels the `dltnode_info` gauge with the transport in use (known once the server exists). */
+  setTransport(name: string): void;
   /** Text exposition format for `GET /metrics`. */
   render(): Promise<string>;
   readonly contentType: string;
@@ -32,7 +34,6 @@ export interface NodeMetrics {
 
 export interface MetricsOptions {
   version: string;
-  transport: string;
   wasmFlavour: string;
   /** Collect prom-client's default process metrics (default true). */
   defaultCollectors?: boolean;
@@ -41,12 +42,12 @@ export interface MetricsOptions {
 export function createMetrics(opts: MetricsOptions): NodeMetrics {
   const registry = new Registry();
   if (opts.defaultCollectors !== false) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
-  new Gauge({
+  const info = new Gauge({
     name: `${METRIC_PREFIX}info`,
     help: 'Constant 1, labelled with the node version, the RPC transport and the WASM build flavour',
     labelNames: ['version', 'transport', 'wasm'],
     registers: [registry],
-  }).set({ version: opts.version, transport: opts.transport, wasm: opts.wasmFlavour }, 1);
+  });
   const requests = new Counter({
     name: `${METRIC_PREFIX}rpc_requests_total`,
     help: 'RPC calls answered, by operation and outcome (ok, error = RPC error, internal = handler failure)',
@@ -97,6 +98,10 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
     registry,
     observeCall,
     contentType: registry.contentType,
+    setTransport(name) {
+      info.reset();
+      info.set({ version: opts.version, transport: name, wasm: opts.wasmFlavour }, 1);
+    },
     setChain(h, p) {
       height.set(h);
       pending.set(p);

@@ -84,6 +84,7 @@ export class RpcServer<Ctx = unknown> {
     this.dispatcher = new Dispatcher({ methods: opts.methods, context: opts.context, log: opts.log, observe: opts.metrics?.observeCall });
     this.transport = this.createTransport(opts.transport ?? 'auto', { handler: this.httpHandler(), maxBodyBytes });
     opts.metrics?.setInFlightSource(() => this.transport.inFlight);
+    opts.metrics?.setTransport(this.transport.name);
   }
 
   /** Port the server listens on (the bound one after `listen`, useful with port 0). */

@@ -42,7 +42,7 @@ describe.each<TransportChoice>(['uws', 'http'])('RPC server over %s', (transport
   let release!: () => void;
   const ctx: FakeContext = { height: 2n ** 63n - 1n };
   const { log, lines } = capturingLogger();
-  const metrics = createMetrics({ version: 'test', transport, wasmFlavour: 'simd', defaultCollectors: false });
+  const metrics = createMetrics({ version: 'test', wasmFlavour: 'simd', defaultCollectors: false });
 
   beforeAll(async () => {
     ctx.gate = new Promise<void>((r) => (release = r));
@@ -177,6 +177,7 @@ describe.each<TransportChoice>(['uws', 'http'])('RPC server over %s', (transport
     const m = await call(base, '/metrics');
     expect(m.status).toBe(200);
     expect(m.text).toContain('dltnode_rpc_requests_total{method="status",outcome="ok"}');
+    expect(m.text).toContain(`dltnode_info{version="test",transport="${server.transportName}",wasm="simd"} 1`);
   });
 
   it('refuses other HTTP verbs with 405', async () => {

@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+/**
+ * The `dltnode` command. `dltnode start [options]` runs a node; `--help`, `--version` and
+ * `--print-config` are answered without opening anything.
+ * Exit codes: 0 stopped cleanly; 1 failed (startup or shutdown error); 2 bad command line or
+ * configuration; 130 forced by a second signal.
+ */
+import { ConfigError } from '../config/options.js';
+import { parseArgs, printableConfig, resolveConfig } from '../config/load.js';
+import { mainHelp, startHelp } from '../config/help.js';
+import { versionReport } from './version.js';
+import { runStart } from './start.js';
+
+const USAGE_ERROR_CODE = 2;
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  if (args.version) {
+    console.log(versionReport());
+    return 0;
+  }
+  const [command, ...rest] = args.positionals;
+  if (command === undefined) {
+    console.log(mainHelp());
+    return args.help ? 0 : USAGE_ERROR_CODE;
+  }
+  if (command !== 'start') throw new ConfigError(`Unknown command '${command}'; see dltnode --help`);
+  if (rest.length > 0) throw new ConfigError(`Unexpected argument '${rest[0]}'; options start with --`);
+  if (args.help) {
+    console.log(startHelp());
+    return 0;
+  }
+  const resolved = resolveConfig({ args, env: process.env });
+  if (args.printConfig) {
+    console.log(JSON.stringify(printableConfig(resolved), null, 2));
+    return 0;
+  }
+  // Imported here so --help and --version never load LMDB or the worker pool.
+  const [{ createNode }, { METHODS }] = await Promise.all([import('../node/node.js'), import('../rpc/methods/index.js')]);
+  const running = await runStart(resolved.config, { createNode, methods: METHODS });
+  return running.stopped;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`dltnode: ${e.message}\n`);
+      process.exitCode = USAGE_ERROR_CODE;
+      return;
+    }
+    process.stderr.write(`dltnode: ${e instanceof Error ? e.message : String(e)}\n`);
+    if (e instanceof Error && e.stack && process.env.DLTNODE_DEBUG) process.stderr.write(`${e.stack}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,203 @@
+/**
+ * `dltnode start`: logger, RPC server, node, status line, and the shutdown sequence of practice
+ * P52 — first SIGINT/SIGTERM drains (stop accepting → finish in-flight RPC → node.close(), which
+ * finishes the block being written, stops the workers and closes LMDB), a second one forces exit;
+ * a signal during startup is honoured once startup completes.
+ */
+import type { EventEmitter } from 'node:events';
+import { toNodeOptions } from '../config/load.js';
+import { PACKAGE_VERSION } from '../config/package-info.js';
+import type { DltnodeConfig } from '../config/options.js';
+import { coreFlavour } from '../core/wasm.js';
+import { createLogger, type NodeLogger } from '../log/logger.js';
+import { createMetrics } from '../metrics/metrics.js';
+import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
+import { validateParams } from '../rpc/dispatch.js';
+import { createRpcServer, type RpcServer } from '../rpc/server.js';
+import { RpcCode, RpcError, type MethodDef } from '../rpc/types.js';
+import type { Logger, NodeOptions } from '../node/options.js';
+
+/** What `start` needs of the node core (src/node/node.ts). */
+export interface StartableNode<Ctx> {
+  context: Ctx;
+  ready: boolean;
+  close(): Promise<void>;
+}
+
+export interface StartDeps<Ctx> {
+  createNode(options: NodeOptions, log: Logger): Promise<StartableNode<Ctx>>;
+  methods: readonly MethodDef<Ctx>[];
+  /** Source of SIGINT/SIGTERM (default: process). */
+  signals?: EventEmitter;
+  /** Forced exit on a second signal (default: process.exit). */
+  exit?: (code: number) => void;
+  /** Logger override (tests). */
+  log?: NodeLogger;
+}
+
+/** Exit code of a run stopped by a second signal (128 + SIGINT). */
+export const FORCED_EXIT_CODE = 130;
+
+export interface RunningNode {
+  /** Resolves with the exit code once the node has stopped. */
+  stopped: Promise<number>;
+  /** The RPC URL. */
+  url: string;
+  /** Starts the graceful shutdown (as a signal would). */
+  shutdown(reason: string): Promise<number>;
+}
+
+/**
+ * Starts everything; resolves once the node serves requests. Startup failures (port in use, LMDB
+ * cannot open) reject after whatever was started has been closed again.
+ */
+export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>): Promise<RunningNode> {
+  const log = deps.log ?? createLogger({ level: config.logLevel, format: config.logFormat });
+  const signals = deps.signals ?? process;
+  const exit = deps.exit ?? ((code: number) => process.exit(code));
+  const metrics = createMetrics({ version: PACKAGE_VERSION, wasmFlavour: coreFlavour() });
+
+  let node: StartableNode<Ctx> | undefined;
+  let state: 'starting' | 'running' | 'stopping' = 'starting';
+  let pendingSignal: string | undefined;
+  let shutdownPromise: Promise<number> | undefined;
+  let statusTimer: NodeJS.Timeout | undefined;
+  let metricsServer: MetricsServer | undefined;
+  let resolveStopped!: (code: number) => void;
+  const stopped = new Promise<number>((r) => (resolveStopped = r));
+
+  const server: RpcServer<Ctx> = createRpcServer<Ctx>({
+    methods: deps.methods,
+    context: () => {
+      if (!node) throw new RpcError(RpcCode.ServerBusy, 'The node is starting; retry when GET /ready answers 200');
+      return node.context;
+    },
+    log: log.child({ module: 'rpc' }),
+    host: config.rpcHost,
+    port: config.rpcPort,
+    auth: { users: config.rpcUser, allow: config.rpcAllow },
+    allowPublic: config.rpcPublic,
+    maxBodyBytes: config.maxBodyBytes,
+    transport: config.rpcTransport,
+    ready: () => state === 'running' && node?.ready === true,
+    metrics,
+    serveMetrics: config.metrics && config.metricsPort === undefined,
+    drainTimeoutMs: config.shutdownTimeout * 1000,
+  });
+
+  const shutdown = (reason: string): Promise<number> => {
+    if (shutdownPromise) return shutdownPromise;
+    state = 'stopping';
+    log.info({ reason }, 'shutting down: draining RPC requests, then closing the node');
+    shutdownPromise = (async () => {
+      let code = 0;
+      clearInterval(statusTimer);
+      for (const [what, step] of [
+        ['rpc server', () => server.close()],
+        ['metrics server', () => metricsServer?.close()],
+        ['node', () => node?.close()],
+      ] as const) {
+        try {
+          await step();
+        } catch (e) {
+          code = 1;
+          log.error({ err: e, component: what }, 'error while shutting down');
+        }
+      }
+      removeSignalHandlers();
+      log.info({ exitCode: code }, 'stopped');
+      log.flush();
+      resolveStopped(code);
+      return code;
+    })();
+    return shutdownPromise;
+  };
+
+  const onSignal = (signal: string): void => {
+    if (state === 'stopping') {
+      log.warn({ signal }, 'second signal: exiting without finishing the shutdown');
+      log.flush();
+      exit(FORCED_EXIT_CODE);
+      return;
+    }
+    if (state === 'starting') {
+      if (pendingSignal) {
+        log.warn({ signal }, 'second signal during startup: exiting now');
+        log.flush();
+        exit(FORCED_EXIT_CODE);
+        return;
+      }
+      pendingSignal = signal;
+      log.info({ signal }, 'signal received during startup; shutting down once startup completes');
+      return;
+    }
+    void shutdown(signal);
+  };
+  const handlers = { SIGINT: () => onSignal('SIGINT'), SIGTERM: () => onSignal('SIGTERM') };
+  signals.on('SIGINT', handlers.SIGINT);
+  signals.on('SIGTERM', handlers.SIGTERM);
+  const removeSignalHandlers = (): void => {
+    signals.off('SIGINT', handlers.SIGINT);
+    signals.off('SIGTERM', handlers.SIGTERM);
+  };
+
+  try {
+    // Listen first: a taken port fails fast, before LMDB is opened, and probes answer during startup.
+    const url = await server.listen();
+    log.info({ network: config.network, dataDir: config.dataDir, transport: server.transportName }, 'starting node');
+    node = await deps.createNode(toNodeOptions(config), log.child({ module: 'node' }));
+    if (config.metricsPort !== undefined) metricsServer = await startMetricsServer(metrics, '127.0.0.1', config.metricsPort);
+    state = 'running';
+    log.info({ url, transport: server.transportName, metrics: metricsServer?.url ?? (config.metrics ? `${url}/metrics` : undefined) }, `RPC listening on ${url}`);
+    if (config.statusInterval > 0) statusTimer = startStatusLine(config.statusInterval, server, deps.methods, () => node?.context, metrics, log);
+    if (pendingSignal) void shutdown(pendingSignal);
+    return { stopped, url, shutdown };
+  } catch (e) {
+    state = 'stopping';
+    await server.close().catch(() => undefined);
+    await metricsServer?.close().catch(() => undefined);
+    await node?.close().catch(() => undefined);
+    removeSignalHandlers();
+    throw e;
+  }
+}
+
+/**
+ * One info line every `seconds` (practice P50): block height and pending pool from the `status`
+ * operation (verbose), RPC requests per second from the dispatcher.
+ */
+function startStatusLine<Ctx>(
+  seconds: number,
+  server: RpcServer<Ctx>,
+  methods: readonly MethodDef<Ctx>[],
+  context: () => Ctx | undefined,
+  metrics: ReturnType<typeof createMetrics>,
+  log: Logger,
+): NodeJS.Timeout {
+  const status = methods.find((m) => m.name.toLowerCase() === 'status');
+  let lastCalls = server.dispatcher.calls;
+  let lastAt = performance.now();
+  const timer = setInterval(async () => {
+    const now = performance.now();
+    const calls = server.dispatcher.calls;
+    const rpcPerSecond = Math.round(((calls - lastCalls) * 1000) / (now - lastAt));
+    lastCalls = calls;
+    lastAt = now;
+    const line: Record<string, unknown> = { rpcPerSecond, rpcInFlight: server.transport.inFlight };
+    const ctx = context();
+    if (status && ctx !== undefined) {
+      try {
+        const s = (await status.handler(validateParams(status, { verbose: true }), ctx)) as Record<string, unknown>;
+        line.height = s['Block Height'];
+        line.pending = s['Unapplied TX Count'];
+        line.dltStatus = s['DLT Status'];
+        metrics.setChain(Number(line.height ?? 0), Number(line.pending ?? 0));
+      } catch (e) {
+        line.statusError = (e as Error).message;
+      }
+    }
+    log.info(line, 'status');
+  }, seconds * 1000);
+  timer.unref();
+  return timer;
+}

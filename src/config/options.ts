@@ -1,0 +1,267 @@
+/**
+ * The one option table of the node (practice P51). Each option is declared once — flag, config-file
+ * key (the flag's name), environment variable, default, description, normaliser — and everything
+ * else (argument parsing, env and config-file reading, `--help`, `--print-config`, the README flag
+ * list) is generated from it. Precedence: flags > environment > config file > defaults.
+ */
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { parseAmount } from '../formats/amount.js';
+import { parseRpcUser, type RpcUser } from '../rpc/auth.js';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_RPC_HOST, DEFAULT_RPC_PORT, type TransportChoice } from '../rpc/server.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../log/logger.js';
+import type { Network } from '../codec/types.js';
+
+/** The effective configuration of `dltnode start`. */
+export interface DltnodeConfig {
+  network: Network;
+  dataDir: string;
+  blockInterval: number;
+  poolThreads: number;
+  /** Raw CoinNumber units (10⁻⁸). */
+  genesisBalance: bigint;
+  walletPassword: string | undefined;
+  nameMonthBlocks: number | undefined;
+  nameGraceBlocks: number | undefined;
+  rpcHost: string;
+  rpcPort: number;
+  rpcUser: RpcUser[];
+  rpcAllow: string[];
+  rpcPublic: boolean;
+  rpcTransport: TransportChoice;
+  maxBodyBytes: number;
+  logLevel: LogLevel;
+  logFormat: LogFormat;
+  metrics: boolean;
+  metricsPort: number | undefined;
+  statusInterval: number;
+  shutdownTimeout: number;
+}
+
+export type OptionKey = keyof DltnodeConfig;
+
+/** Where an effective value came from (shown by --print-config). */
+export type OptionSource = 'flag' | 'env' | 'config' | 'default';
+
+/** A value given for an option that cannot be used; the message names the option and what to write. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export interface OptionDef<K extends OptionKey = OptionKey> {
+  key: K;
+  /** Flag name without `--`; also the config-file key. */
+  flag: string;
+  env: string;
+  group: 'Chain' | 'RPC' | 'Logging and metrics' | 'Process';
+  /** Placeholder in --help (`PORT`); absent for switches (`--metrics`). */
+  valueName?: string;
+  /** Repeatable flag collecting a list (comma-separated in the environment). */
+  repeatable?: boolean;
+  description: string;
+  /** Default; may depend on options already resolved (those declared earlier in the table). */
+  defaultValue(resolved: Partial<DltnodeConfig>): DltnodeConfig[K];
+  /** Default as shown by --help. */
+  defaultText: string;
+  /**
+   * Turns a raw value (a string from a flag or the environment; a JSON value from the config file;
+   * an array of those for repeatable options) into the typed value, or throws ConfigError.
+   */
+  normalise(raw: unknown, where: string): DltnodeConfig[K];
+  /** Masked by --print-config. */
+  secret?: boolean;
+}
+
+const fail = (where: string, expected: string, raw: unknown): never => {
+  const shown = typeof raw === 'string' ? `'${raw}'` : JSON.stringify(raw);
+  throw new ConfigError(`${where}: expected ${expected}, got ${shown}`);
+};
+
+function integer(min: number, max: number) {
+  return (raw: unknown, where: string): number => {
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) return fail(where, `an integer ${min}–${max}`, raw);
+    return n;
+  };
+}
+
+function seconds(min: number) {
+  return (raw: unknown, where: string): number => {
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isFinite(n) || n < min) return fail(where, `a number of seconds ≥ ${min}`, raw);
+    return n;
+  };
+}
+
+function oneOf<T extends string>(values: readonly T[]) {
+  return (raw: unknown, where: string): T => {
+    if (typeof raw !== 'string' || !values.includes(raw as T)) return fail(where, `one of ${values.join(', ')}`, raw);
+    return raw as T;
+  };
+}
+
+function text(what: string) {
+  return (raw: unknown, where: string): string => {
+    if (typeof raw !== 'string' || raw.length === 0) return fail(where, what, raw);
+    return raw;
+  };
+}
+
+/** Switches: `--metrics`, `--metrics=false`; env/config `true|false|1|0|yes|no`. */
+export function parseSwitch(raw: unknown, where: string): boolean {
+  if (typeof raw === 'boolean') return raw;
+  if (typeof raw === 'string') {
+    const v = raw.trim().toLowerCase();
+    if (v === '' || v === 'true' || v === '1' || v === 'yes') return true;
+    if (v === 'false' || v === '0' || v === 'no') return false;
+  }
+  return fail(where, 'true or false', raw);
+}
+
+/** Lists: arrays from the config file, repeated flags, or comma-separated text. */
+function list<T>(item: (s: string, where: string) => T) {
+  return (raw: unknown, where: string): T[] => {
+    const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : fail(where, 'a list of strings', raw);
+    return items.map((s) => (typeof s === 'string' && s.trim() !== '' ? item(s.trim(), where) : fail(where, 'non-empty strings', s)));
+  };
+}
+
+const def = <K extends OptionKey>(d: OptionDef<K>): OptionDef<K> => d;
+
+/** Default worker threads: every core but the one serving RPC, at least one. */
+export const defaultPoolThreads = (): number => Math.max(1, availableParallelism() - 1);
+
+/** Block interval of the embedded reg network; main and test use the reference's 30 s (reference-formats §14). */
+const REG_BLOCK_INTERVAL_SECONDS = 3;
+const REFERENCE_BLOCK_INTERVAL_SECONDS = 30;
+
+export const OPTIONS: readonly OptionDef[] = [
+  def({
+    key: 'network', flag: 'network', env: 'DLTNODE_NETWORK', group: 'Chain', valueName: 'main|test|reg',
+    description: 'Network: its checksum lock and defaults (reg = a local network the node produces blocks for)',
+    defaultValue: () => 'reg' as const, defaultText: 'reg', normalise: oneOf(['main', 'test', 'reg'] as const),
+  }),
+  def({
+    key: 'dataDir', flag: 'data-dir', env: 'DLTNODE_DATA_DIR', group: 'Chain', valueName: 'DIR',
+    description: 'Directory of the LMDB state and the wallet keystore',
+    defaultValue: (r) => join('.data', r.network ?? 'reg'), defaultText: './.data/<network>', normalise: text('a directory path'),
+  }),
+  def({
+    key: 'blockInterval', flag: 'block-interval', env: 'DLTNODE_BLOCK_INTERVAL', group: 'Chain', valueName: 'SECONDS',
+    description: 'Seconds between produced blocks',
+    defaultValue: (r) => (r.network === 'reg' ? REG_BLOCK_INTERVAL_SECONDS : REFERENCE_BLOCK_INTERVAL_SECONDS),
+    defaultText: `${REG_BLOCK_INTERVAL_SECONDS} on reg, ${REFERENCE_BLOCK_INTERVAL_SECONDS} on main/test`, normalise: seconds(0.1),
+  }),
+  def({
+    key: 'poolThreads', flag: 'pool-threads', env: 'DLTNODE_POOL_THREADS', group: 'Chain', valueName: 'N',
+    description: 'Worker threads for PoW and RSA (0 = run in the main thread)',
+    defaultValue: defaultPoolThreads, defaultText: 'available cores − 1, at least 1', normalise: integer(0, 1024),
+  }),
+  def({
+    key: 'genesisBalance', flag: 'genesis-balance', env: 'DLTNODE_GENESIS_BALANCE', group: 'Chain', valueName: 'COINS',
+    description: "Coins the genesis block credits to the node's wallet (a CoinNumber such as 1000000 or 0.5)",
+    defaultValue: () => 1_000_000n * 100_000_000n, defaultText: '1000000',
+    normalise: (raw, where) => {
+      const s = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
+      if (typeof s !== 'string') return fail(where, 'a CoinNumber string such as "1000000"', raw);
+      try {
+        return parseAmount(s);
+      } catch (e) {
+        throw new ConfigError(`${where}: ${(e as Error).message}`);
+      }
+    },
+  }),
+  def({
+    key: 'walletPassword', flag: 'wallet-password', env: 'DLTNODE_WALLET_PASSWORD', group: 'Chain', valueName: 'PASSWORD',
+    description: 'Encrypts the wallet keystore at rest (prefer the environment variable to the flag)',
+    defaultValue: () => undefined, defaultText: 'none (keystore not encrypted)', normalise: text('a non-empty password'), secret: true,
+  }),
+  def({
+    key: 'nameMonthBlocks', flag: 'name-month-blocks', env: 'DLTNODE_NAME_MONTH_BLOCKS', group: 'Chain', valueName: 'BLOCKS',
+    description: 'reg only: blocks per name-system month (scaled down so expiry is reachable in tests)',
+    defaultValue: () => undefined, defaultText: '86400 (consensus)', normalise: integer(1, 1_000_000_000),
+  }),
+  def({
+    key: 'nameGraceBlocks', flag: 'name-grace-blocks', env: 'DLTNODE_NAME_GRACE_BLOCKS', group: 'Chain', valueName: 'BLOCKS',
+    description: 'reg only: grace period of expired names, in blocks',
+    defaultValue: () => undefined, defaultText: 'consensus value', normalise: integer(1, 1_000_000_000),
+  }),
+  def({
+    key: 'rpcHost', flag: 'rpc-host', env: 'DLTNODE_RPC_HOST', group: 'RPC', valueName: 'HOST',
+    description: 'Address the RPC listens on; a non-loopback address needs --rpc-user/--rpc-allow or --rpc-public',
+    defaultValue: () => DEFAULT_RPC_HOST, defaultText: DEFAULT_RPC_HOST, normalise: text('a host name or IP address'),
+  }),
+  def({
+    key: 'rpcPort', flag: 'rpc-port', env: 'DLTNODE_RPC_PORT', group: 'RPC', valueName: 'PORT',
+    description: 'RPC port (0 = any free port)', defaultValue: () => DEFAULT_RPC_PORT, defaultText: String(DEFAULT_RPC_PORT), normalise: integer(0, 65535),
+  }),
+  def({
+    key: 'rpcUser', flag: 'rpc-user', env: 'DLTNODE_RPC_USER', group: 'RPC', valueName: 'USER:PASSWORD', repeatable: true,
+    description: 'HTTP Basic user allowed to call the RPC (repeatable; comma-separated in the environment)',
+    defaultValue: () => [], defaultText: 'none (no authentication)', secret: true,
+    normalise: list((s, where) => {
+      try {
+        return parseRpcUser(s);
+      } catch (e) {
+        throw new ConfigError(`${where}: ${(e as Error).message}`);
+      }
+    }),
+  }),
+  def({
+    key: 'rpcAllow', flag: 'rpc-allow', env: 'DLTNODE_RPC_ALLOW', group: 'RPC', valueName: 'IP|CIDR', repeatable: true,
+    description: 'Remote address or range allowed to call the RPC (repeatable; others get 403)',
+    defaultValue: () => [], defaultText: 'any', normalise: list((s) => s),
+  }),
+  def({
+    key: 'rpcPublic', flag: 'rpc-public', env: 'DLTNODE_RPC_PUBLIC', group: 'RPC',
+    description: 'Allow a non-loopback --rpc-host without authentication (logs a warning)',
+    defaultValue: () => false, defaultText: 'off', normalise: parseSwitch,
+  }),
+  def({
+    key: 'rpcTransport', flag: 'rpc-transport', env: 'DLTNODE_RPC_TRANSPORT', group: 'RPC', valueName: 'auto|uws|http',
+    description: 'HTTP server: uWebSockets.js, node:http, or uWS with node:http as the fallback',
+    defaultValue: () => 'auto' as const, defaultText: 'auto', normalise: oneOf(['auto', 'uws', 'http'] as const),
+  }),
+  def({
+    key: 'maxBodyBytes', flag: 'max-body-bytes', env: 'DLTNODE_MAX_BODY_BYTES', group: 'RPC', valueName: 'BYTES',
+    description: 'Largest accepted request body (413 above it)',
+    defaultValue: () => DEFAULT_MAX_BODY_BYTES, defaultText: String(DEFAULT_MAX_BODY_BYTES), normalise: integer(1024, 1 << 30),
+  }),
+  def({
+    key: 'logLevel', flag: 'log-level', env: 'DLTNODE_LOG_LEVEL', group: 'Logging and metrics', valueName: LOG_LEVELS.join('|'),
+    description: 'Least severe level logged', defaultValue: () => 'info' as const, defaultText: 'info', normalise: oneOf(LOG_LEVELS),
+  }),
+  def({
+    key: 'logFormat', flag: 'log-format', env: 'DLTNODE_LOG_FORMAT', group: 'Logging and metrics', valueName: 'json|pretty',
+    description: 'Log lines as JSON or as human-readable text',
+    defaultValue: () => (process.stdout.isTTY ? 'pretty' : 'json'), defaultText: 'pretty on a terminal, json otherwise', normalise: oneOf(LOG_FORMATS),
+  }),
+  def({
+    key: 'metrics', flag: 'metrics', env: 'DLTNODE_METRICS', group: 'Logging and metrics',
+    description: 'Serve Prometheus metrics at GET /metrics on the RPC port',
+    defaultValue: () => false, defaultText: 'off', normalise: parseSwitch,
+  }),
+  def({
+    key: 'metricsPort', flag: 'metrics-port', env: 'DLTNODE_METRICS_PORT', group: 'Logging and metrics', valueName: 'PORT',
+    description: 'Serve /metrics on this separate loopback port instead (0 = any free port)',
+    defaultValue: () => undefined, defaultText: 'none', normalise: integer(0, 65535),
+  }),
+  def({
+    key: 'statusInterval', flag: 'status-interval', env: 'DLTNODE_STATUS_INTERVAL', group: 'Logging and metrics', valueName: 'SECONDS',
+    description: 'Seconds between status log lines (height, pending pool, RPC req/s); 0 = none',
+    defaultValue: () => 30, defaultText: '30', normalise: (raw, where) => (raw === '0' || raw === 0 ? 0 : seconds(1)(raw, where)),
+  }),
+  def({
+    key: 'shutdownTimeout', flag: 'shutdown-timeout', env: 'DLTNODE_SHUTDOWN_TIMEOUT', group: 'Process', valueName: 'SECONDS',
+    description: 'Longest wait for in-flight RPC requests on shutdown',
+    defaultValue: () => 10, defaultText: '10', normalise: seconds(0),
+  }),
+];
+
+/** Options that exist only on the reg network (reference-names.md §4.5/§5.3 constants are consensus elsewhere). */
+export const REG_ONLY_KEYS: readonly OptionKey[] = ['nameMonthBlocks', 'nameGraceBlocks'];
+
+/** The option declared with this flag name (also the config-file key). */
+export function optionByFlag(flag: string): OptionDef | undefined {
+  return OPTIONS.find((o) => o.flag === flag);
+}

@@ -1,0 +1,38 @@
+/** A separate loopback listener serving only `GET /metrics` (practice P49: metrics on their own port). */
+import { createServer, type Server } from 'node:http';
+import type { NodeMetrics } from './metrics.js';
+
+export interface MetricsServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export function startMetricsServer(metrics: NodeMetrics, host: string, port: number): Promise<MetricsServer> {
+  const server: Server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found: metrics are served at GET /metrics\n');
+      return;
+    }
+    metrics.render().then(
+      (body) => res.writeHead(200, { 'Content-Type': metrics.contentType }).end(body),
+      () => res.writeHead(500).end(),
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(new Error(`Cannot serve metrics on ${host}:${port}: ${e.code === 'EADDRINUSE' ? 'the port is in use; choose another with --metrics-port' : e.message}`)),
+    );
+    server.listen(port, host, () => {
+      const addr = server.address();
+      const bound = typeof addr === 'object' && addr ? addr.port : port;
+      resolve({
+        url: `http://${host}:${bound}/metrics`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}
