@@ -8,3 +8,8 @@ export * from './formats/errors.js';
 export * from './formats/bytes.js';
 export * from './formats/varint.js';
 export * from './formats/amount.js';
+export * from './formats/address.js';
+export * from './formats/extended-address.js';
+export * from './formats/rsa.js';
+export * from './formats/constants.js';
+export * from './formats/fees.js';
