@@ -1,0 +1,73 @@
+/**
+ * Known-answer data of the transaction codec, with where each comes from.
+ */
+import { fromHex } from '../../src/formats/bytes.js';
+
+/** The 528-byte public key of the docs `verify` example (reference-rpc-messaging.md §2.7, reference-formats.md §6.3). */
+export const DOCS_PUBLIC_KEY = fromHex(
+  '010000000000020000ec677464d9091f151bbd5d7ac9bc65e37925e3265a89e0e0e211cda42ca1c9ae0271ac114bd477' +
+  '6c6e5924923f17e81583c090893f64a631df03249319d475e27093352b574cd645309d31ccebc1ed1118ca5443e8f8c9' +
+  '6fff07e4832490e1790c6d66a630636c79e2a14b45c0ca202692203d4ee3dcfce74cd5adae413e4db52f02b71ea25469' +
+  '7295ec03440e5b312f0e2ab3dce1f3317078837912e505729c86db8f9c6629e8037dfe96570087d536e875d8c44b01e8' +
+  '08690383e8ae34e70df20aa97b277158ff0b013e453bdb5f591dad1c9442980067d2769fe801486a48a17c87b30fab82' +
+  '8aa4ae9af495d0a436df8da8ad786bfac4e20ad98e36b06814cc4c45f806c5ebcfacd686bd9b2614be7420204202ef22' +
+  'bd05410a45fd130b7ce9cf1bf8d7aecf6efdbefe4135161fc00330be211a4b36c550dd633f52fb93acc0b5a805cfc950' +
+  '8a9a22b7aa562747260bfbe05df40d68e7eebc59b9b706e75d83dca9ff18c59756f3d6c304e6e4e861db546fcad35c88' +
+  '56b82614fe90e9ab4a66309ac7086528a0eb808e41bf487c714ad5637f4ab99ad667619d7871dc6e16a1340c07e01f11' +
+  'b80b16b6faed7d028922c69453e5c7d767b2932279aa126edc06b7c79cc1b7bbe913812b02eeea384511a94faef637a4' +
+  'f97e841f324b84d73929ccea9f7051970a9efd93150b5f9080be13b7285809e2bd59dbbbc3fbace76903000000010001',
+);
+
+/**
+ * §8.6 / §15.3 [VERIFIED]: the docs transfer on testnet. Its full form before the key (§15.3),
+ * then the key, then `00` (no signature) and `00` (applied).
+ */
+export const TRANSFER_HEAD = '07000b0101000640624c88792d0000012d019090cd4cdcb9f32bddd452c71cbd95bf94f4335b8227aee8d93f0910309fe89fd9dd33cff492a3fcf04610610600203d88792d0000fd5eca0400fc1002';
+/** Its preimage before the key (§8.6), lock `IxiTest` included. */
+export const TRANSFER_PREIMAGE_HEAD = '4978695465737407000b0101000640624c88792d00012d019090cd4cdcb9f32bddd452c71cbd95bf94f4335b8227aee8d93f0910309fe89fd9dd33cff492a3fcf04610610600203d88792d00fd5eca0400fc1002';
+export const TRANSFER_CHECKSUM = {
+  test: 'c81b2017498e7c838d1d2d960c80e2c18a102959680414dd37ef143bcc777d7796b171d873683f93425a91fd', // [VERIFIED]
+  main: '02876d9fb60cbb3cc8f63d92a10dc4f8a34ff66d64764b73560c7a6d2509c06515bcb7a926d8dcd2c5e7a645', // [COMPUTED]
+  reg: '11eb88bfa2846bbd660e696f6deed66a8fdcfc96a0fcab405747c4ae7dd4b91f69c5d0966a90ca543f43c8c2', // [COMPUTED]
+} as const;
+export const TRANSFER_ID = '11-284bKK4GvGV9stfEGqu1CP4A9T3tTzrbkUsUd2JestPVE3KDPM5Um7sn3Dfv4';
+/** Recipient text of the transfer (`4L5vswa8…Dbufr`, §7.9). */
+export const TRANSFER_TO = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
+/** Primary address of DOCS_PUBLIC_KEY (§15.2). */
+export const DOCS_KEY_ADDRESS = '4iMKArchGjmLsZFsj2tYrBgPjjypvEwquB2pnbEvYAyihSeEi1FN5XBsWru2iKDXK';
+
+/** The unsigned full form (609 bytes, §15.3). */
+export const transferUnsigned = (): Uint8Array =>
+  Uint8Array.from([...fromHex(TRANSFER_HEAD), ...DOCS_PUBLIC_KEY, 0, 0]);
+
+/** The signed full form (1123 bytes, §8.6): `fc0002` ‖ a 512-byte signature instead of the first trailing `00`. */
+export function transferSigned(signature = new Uint8Array(512).map((_, i) => (i * 7 + 3) & 0xff)): Uint8Array {
+  return Uint8Array.from([...fromHex(TRANSFER_HEAD), ...DOCS_PUBLIC_KEY, 0xfc, 0x00, 0x02, ...signature, 0]);
+}
+
+/**
+ * §8.6 / §15.3 [VERIFIED]: the docs name registration (type 4) on testnet. Preimage before the key;
+ * its `data` (165 bytes in the docs) is not covered by the checksum, so any data gives the same id.
+ */
+export const REGNAME_PREIMAGE_HEAD = '497869546573740704fc930101010006409248278c04000121000abfd0012f36c973bc10b9405f7e1c388a6b57bb5517f32d2f641cfd08ba029306005039278c0400fc589ffc1002';
+export const REGNAME_CHECKSUM = 'ae7c44383cb5a488088abc188f06eb3bf652d4e90922019da84e34e0f2c37b80aff6b83761f8d260b0c93b91';
+export const REGNAME_ID = '403-yjSY9heSFDLcrvu7yXu3jfKkw4xJoe6YpCULZw3zC4FS89YCEseFByShUANt';
+
+/** The name registration's full form with the given `data` in its one output (row 5d). */
+export function regNameWith(data: Uint8Array): Uint8Array {
+  // rows 1–5c from the preimage (lock removed), the reserved 4d byte inserted after 4c
+  const rows = fromHex(REGNAME_PREIMAGE_HEAD.slice(14));
+  const inputEnd = 1 + 1 + 3 + 1 + 2 + 7 + 1; // version, type, height, count, key, amount, 4c
+  const slotEnd = rows.length - 3 - 3; // before nonce (fc589f) and key length (fc1002)
+  const dataRow = data.length ? [...varintBytes(data.length), ...data] : [0];
+  return Uint8Array.from([
+    ...rows.slice(0, inputEnd), 0, ...rows.slice(inputEnd, slotEnd), ...dataRow,
+    ...rows.slice(slotEnd), ...DOCS_PUBLIC_KEY, 0, 0,
+  ]);
+}
+
+function varintBytes(n: number): number[] {
+  if (n < 0xf8) return [n];
+  if (n <= 0xffff) return [0xfc, n & 0xff, n >> 8];
+  return [0xfd, n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, n >>> 24];
+}
