@@ -5,7 +5,7 @@
  * Extended addresses `<address>_<suffix>` (§7.8) are in extended-address.ts.
  */
 import bs58 from 'bs58';
-import { sha3_512, sha3_512sqTrunc, sha512, sha512sqTrunc } from '../core/hash.js';
+import { sha3_512, sha3_512sqTrunc, sha512sqTrunc } from '../core/hash.js';
 import { assertBytes, concatBytes, describeType, equalBytes } from './bytes.js';
 import { AddressError } from './errors.js';
 
@@ -38,9 +38,8 @@ export const MAX_ADDRESS_TEXT_LENGTH = 256;
 export const addressLengthOfVersion = (version: AddressVersion): number =>
   version === 0 ? ADDRESS_V0_LENGTH : ADDRESS_V1_LENGTH;
 
-/** sha512quTrunc (§2): first `n` bytes of four rounds of SHA-512. */
-const sha512quTrunc = (data: Uint8Array, n: number): Uint8Array =>
-  sha512(sha512(sha512(sha512(data)))).slice(0, n);
+/** sha512quTrunc (§2): first `n` bytes of four rounds of SHA-512, i.e. sha512sq of sha512sq. */
+const sha512quTrunc = (data: Uint8Array, n: number): Uint8Array => sha512sqTrunc(sha512sqTrunc(data, 64), n);
 
 /** The 3-byte checksum of an `addressNoChecksum` (§7.4): `sha512sqTrunc(bytes, 3)` — SHA-2 for all versions. */
 export function addressChecksum(addressNoChecksum: Uint8Array): Uint8Array {
@@ -285,20 +284,26 @@ export class Address {
 }
 
 /**
- * Is `text` a plain address in Base58 whose checksum is right (the `validateAddress` RPC rule)?
- * Stricter than the reference's 36…48-byte rule (§7.6, §16.4): the length must match the version
- * byte (36 bytes v0, 48 bytes v1/v2). Never throws for a string; TypeError for other types.
+ * Does `parse(text)` succeed? False when it throws an AddressError; other errors propagate.
+ * @throws TypeError when `text` is not a string.
  */
-export function validateAddress(text: string): boolean {
+export function parsesAsAddress(text: string, parse: (text: string) => unknown): boolean {
   if (typeof text !== 'string') throw new TypeError(`address must be a string, got ${describeType(text)}`);
   try {
-    addressFromText(text);
+    parse(text);
     return true;
   } catch (e) {
     if (e instanceof AddressError) return false;
     throw e;
   }
 }
+
+/**
+ * Is `text` a plain address in Base58 whose checksum is right (the `validateAddress` RPC rule)?
+ * Stricter than the reference's 36…48-byte rule (§7.6, §16.4): the length must match the version
+ * byte (36 bytes v0, 48 bytes v1/v2). Never throws for a string; TypeError for other types.
+ */
+export const validateAddress = (text: string): boolean => parsesAsAddress(text, addressFromText);
 
 /** Parses plain Base58 address text into an Address. @throws AddressError with the reason. */
 export const parseAddress = (text: string): Address => Address.fromText(text);

@@ -5,7 +5,7 @@
  * Without a suffix the text is a plain address (flag Primary, no tag).
  */
 import { sha3_512sqTrunc } from '../core/hash.js';
-import { Address, ADDRESS_V0_LENGTH, ADDRESS_V1_LENGTH, decodeBase58, encodeBase58 } from './address.js';
+import { Address, ADDRESS_V0_LENGTH, ADDRESS_V1_LENGTH, decodeBase58, encodeBase58, parsesAsAddress } from './address.js';
 import { assertBytes, concatBytes, describeType, equalBytes } from './bytes.js';
 import { AddressError } from './errors.js';
 import { decodeVarBytes, decodeVarUintNumber, encodeVarBytes, encodeVarUint, type Decoded } from './varint.js';
@@ -116,16 +116,7 @@ export function parseExtendedAddress(text: string): ExtendedAddress {
 }
 
 /** Is `text` a valid plain or extended address? Never throws for a string. */
-export function validateExtendedAddress(text: string): boolean {
-  if (typeof text !== 'string') throw new TypeError(`address must be a string, got ${describeType(text)}`);
-  try {
-    parseExtendedAddress(text);
-    return true;
-  } catch (e) {
-    if (e instanceof AddressError) return false;
-    throw e;
-  }
-}
+export const validateExtendedAddress = (text: string): boolean => parsesAsAddress(text, parseExtendedAddress);
 
 /**
  * Binary form used in messages (§7.8): `IxiBytes(payment) ‖ varint(flag) ‖ [IxiBytes(routing) if
