@@ -13,3 +13,4 @@ export * from './formats/extended-address.js';
 export * from './formats/rsa.js';
 export * from './formats/constants.js';
 export * from './formats/fees.js';
+export * from './core/hash.js';
