@@ -415,3 +415,17 @@ export function applyNameTx(state: NameState, env: NameRulesEnv, outputs: readon
 function isUpdateRecord(outputs: readonly NameTxOutput[]): boolean {
   return outputs[0]?.data?.[0] === NameOp.UpdateRecord;
 }
+
+/**
+ * Completes a signed operation: computes the digest of the state it leaves (with `sigPk` in the
+ * payload) and attaches the signature `sign` makes over it.
+ */
+export function signNamePayload<P extends SignedNamePayload>(
+  current: NameRecord,
+  unsigned: Omit<P, 'sigPk' | 'sig'>,
+  sigPk: Uint8Array,
+  sign: (digest: Uint8Array) => Uint8Array,
+): P {
+  const p = { ...unsigned, sigPk, sig: new Uint8Array(0) } as unknown as P;
+  return { ...p, sig: sign(signingDigest(current, p)) };
+}
