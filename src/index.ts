@@ -14,3 +14,6 @@ export * from './formats/rsa.js';
 export * from './formats/constants.js';
 export * from './formats/fees.js';
 export * from './core/hash.js';
+export { blake2b, BLAKE2B_MAX_OUTPUT } from './core/blake2b.js';
+export * from './core/argon2.js';
+export * from './core/pow.js';

@@ -1,0 +1,204 @@
+/**
+ * The mining proof of work of reference-formats.md §11 (`verifyNonce_v3` and its historical
+ * variants §11.1), on the WASM core: password = block checksum ‖ solver address; the
+ * 234,236-byte salt is built inside WASM from the nonce, so only ≤ 176 bytes cross per call.
+ */
+import { assertBytes, describeType } from '../formats/bytes.js';
+import { ARGON2_MIN_SALT_LENGTH, reserveArgon2Memory } from './argon2.js';
+import { CoreView, defaultCore } from './blake2b.js';
+
+/** Argon2id parameters of the current (v3) mining PoW, §11.1 step 4. */
+export const POW_PARAMS = Object.freeze({
+  timeCost: 2,
+  memoryCost: 2048,
+  parallelism: 2,
+  hashLength: 32,
+  /** Length of the expanded salt, §11.1 step 3; padding byte 0x23 ('#'). */
+  saltLength: 234_236,
+});
+
+/** Parameters of one PoW algorithm generation (§11.1 "Older variants"). */
+interface PowVariantParams {
+  timeCost: number;
+  memoryCost: number;
+  parallelism: number;
+  /** Salt = nonce padded with 0x23 to this length, or the nonce as is when 0. */
+  saltLength: number;
+  /** Pass rule: hash ≤ ceiling(difficulty), or at least `difficulty` leading zero bits. */
+  rule: 'ceiling' | 'leadingZeroBits';
+}
+
+/**
+ * The variants by block version: v0 blocks `v0`, v1 `v1`, v2–v4 `v2`, v5+ `v3` (§11.1). For v0 and
+ * v1 the nonce is the ASCII text of the nonce (pass its bytes); from v2 on it is binary.
+ */
+export type PowVariant = 'v0' | 'v1' | 'v2' | 'v3';
+
+export const POW_VARIANTS: Readonly<Record<PowVariant, Readonly<PowVariantParams>>> = Object.freeze({
+  v0: { timeCost: 1, memoryCost: 1024, parallelism: 4, saltLength: 0, rule: 'leadingZeroBits' },
+  v1: { timeCost: 1, memoryCost: 1024, parallelism: 2, saltLength: 0, rule: 'ceiling' },
+  v2: { timeCost: 1, memoryCost: 1024, parallelism: 2, saltLength: 0, rule: 'ceiling' },
+  v3: { ...POW_PARAMS, rule: 'ceiling' },
+});
+
+/** Block checksum lengths: 32 (v0–v2 blocks), 44 (v3–v9), 64 (v10+), §10.2. */
+const CHECKSUM_LENGTHS = [32, 44, 64];
+/** Solver address lengths: v0 33/36, v1 and v2 45/48 bytes (without/with checksum), §7.1. */
+const ADDRESS_LENGTHS = [33, 36, 45, 48];
+/** Binary nonce 1..64 bytes (§11.1 step 2); ASCII nonces of v0/v1 blocks up to 128 characters. */
+export const POW_MAX_NONCE = 64;
+const MAX_ASCII_NONCE = 128;
+const CEILING_PREFIX = 2; // two zero bytes before the inverted difficulty, §11.2
+const DIFFICULTY_BYTES = 8;
+const MAX_U64 = (1n << 64n) - 1n;
+
+/** PoW variant used for a block of the given version (§11.1). */
+export function powVariantForBlockVersion(blockVersion: number): PowVariant {
+  if (!Number.isInteger(blockVersion) || blockVersion < 0) {
+    throw new RangeError(`block version: expected a non-negative integer, got ${String(blockVersion)}`);
+  }
+  if (blockVersion === 0) return 'v0';
+  if (blockVersion === 1) return 'v1';
+  return blockVersion <= 4 ? 'v2' : 'v3';
+}
+
+function checkLength(what: string, bytes: Uint8Array, allowed: number[]): void {
+  if (!allowed.includes(bytes.length)) {
+    throw new RangeError(`${what}: expected ${allowed.join(', ')} bytes, got ${bytes.length}`);
+  }
+}
+
+function checkNonce(nonce: Uint8Array, variant: PowVariant): void {
+  assertBytes(nonce, 'nonce');
+  const max = variant === 'v0' || variant === 'v1' ? MAX_ASCII_NONCE : POW_MAX_NONCE;
+  // The reference Argon2 library rejects salts under 8 bytes; unexpanded nonces are the salt.
+  const min = POW_VARIANTS[variant].saltLength === 0 ? ARGON2_MIN_SALT_LENGTH : 1;
+  if (nonce.length < min || nonce.length > max) {
+    throw new RangeError(`nonce: expected ${min}..${max} bytes, got ${nonce.length}`);
+  }
+}
+
+/**
+ * The PoW hash of one variant: Argon2id(blockChecksum ‖ solverAddress, salt(nonce)), 32 bytes.
+ * @throws TypeError for non-Uint8Array inputs; RangeError for lengths outside §10.2/§7.1/§11.1.
+ */
+export function powHashVariant(
+  variant: PowVariant,
+  blockChecksum: Uint8Array,
+  solverAddress: Uint8Array,
+  nonce: Uint8Array,
+  core: CoreView = defaultCore(),
+): Uint8Array {
+  const params = POW_VARIANTS[variant];
+  if (!params) throw new RangeError(`PoW variant: expected v0, v1, v2 or v3, got ${String(variant)}`);
+  assertBytes(blockChecksum, 'blockChecksum');
+  assertBytes(solverAddress, 'solverAddress');
+  checkLength('blockChecksum', blockChecksum, CHECKSUM_LENGTHS);
+  checkLength('solverAddress', solverAddress, ADDRESS_LENGTHS);
+  checkNonce(nonce, variant);
+  const { timeCost, memoryCost, parallelism } = params;
+  const hashLength = POW_PARAMS.hashLength;
+  reserveArgon2Memory(core, memoryCost);
+  const e = core.exports;
+  const input = e.powInput();
+  const mem = core.bytes();
+  mem.set(blockChecksum, input);
+  mem.set(solverAddress, input + blockChecksum.length);
+  const passwordLength = blockChecksum.length + solverAddress.length;
+  mem.set(nonce, input + passwordLength);
+  const saltLength = params.saltLength || nonce.length;
+  if (!e.powHash(passwordLength, nonce.length, saltLength, timeCost, memoryCost, parallelism, hashLength)) {
+    throw new RangeError(`PoW: Argon2 memory for m=${memoryCost} KiB is not reserved`);
+  }
+  return core.read(e.argon2Output(), hashLength);
+}
+
+/**
+ * The current mining PoW hash (§11.1, blocks v5+): 32 bytes. Pass the 64-byte checksum and the
+ * 45-byte address without checksum for v10+ blocks, the 44-byte checksum and 48-byte address with
+ * checksum for v5–v9.
+ * @example powHash(checksum, address, nonce) // Uint8Array(32)
+ */
+export function powHash(blockChecksum: Uint8Array, solverAddress: Uint8Array, nonce: Uint8Array, core?: CoreView): Uint8Array {
+  return powHashVariant('v3', blockChecksum, solverAddress, nonce, core);
+}
+
+function checkDifficulty(difficulty: bigint): void {
+  if (typeof difficulty !== 'bigint') {
+    throw new TypeError(`difficulty: expected a bigint, got ${describeType(difficulty)}`);
+  }
+  if (difficulty < 0n || difficulty > MAX_U64) {
+    throw new RangeError(`difficulty: expected an unsigned 64-bit integer 0..2^64-1, got ${difficulty}`);
+  }
+}
+
+/**
+ * The 32-byte hash ceiling of §11.2, as a big-endian number: `00 00`, then the bitwise NOT of
+ * the u64 difficulty (most significant byte first), then 22 bytes `FF`. A hash passes iff it is
+ * ≤ this ceiling. Higher difficulty → lower ceiling.
+ * @example powCeiling(0n) // 0000 ffffffffffffffff ff…ff
+ */
+export function powCeiling(difficulty: bigint): Uint8Array {
+  checkDifficulty(difficulty);
+  const ceiling = new Uint8Array(POW_PARAMS.hashLength).fill(0xff);
+  ceiling[0] = 0;
+  ceiling[1] = 0;
+  const inverted = ~difficulty & MAX_U64;
+  for (let i = 0; i < DIFFICULTY_BYTES; i++) {
+    ceiling[CEILING_PREFIX + i] = Number((inverted >> BigInt(8 * (DIFFICULTY_BYTES - 1 - i))) & 0xffn);
+  }
+  return ceiling;
+}
+
+/** Does `hash` pass `difficulty` under the ceiling rule (§11.2)? A hash shorter than 32 bytes fails. */
+export function powCheck(hash: Uint8Array, difficulty: bigint): boolean {
+  assertBytes(hash, 'hash');
+  const ceiling = powCeiling(difficulty);
+  if (hash.length < ceiling.length) return false;
+  for (let i = 0; i < ceiling.length; i++) {
+    if (hash[i] !== ceiling[i]) return ceiling[i]! > hash[i]!;
+  }
+  return true;
+}
+
+/**
+ * The v0-block rule (§11.1): the hash has at least `bits` leading zero bits (most significant
+ * bit of byte 0 first).
+ */
+export function hasLeadingZeroBits(hash: Uint8Array, bits: bigint): boolean {
+  assertBytes(hash, 'hash');
+  checkDifficulty(bits);
+  if (bits > BigInt(hash.length * 8)) return false;
+  let remaining = Number(bits);
+  for (let i = 0; remaining > 0; i++, remaining -= 8) {
+    const mask = remaining >= 8 ? 0xff : (0xff << (8 - remaining)) & 0xff;
+    if ((hash[i]! & mask) !== 0) return false;
+  }
+  return true;
+}
+
+/** One PoW claim to verify. `blockVersion` (default: current, v10+) selects the variant. */
+export interface PowClaim {
+  blockChecksum: Uint8Array;
+  solverAddress: Uint8Array;
+  nonce: Uint8Array;
+  difficulty: bigint;
+  blockVersion?: number;
+}
+
+/**
+ * Verifies a claim as the reference node does: a nonce of the wrong length is a failed claim
+ * (false), not an error (rpc-messaging `verifyminingsolution` step 5); wrong types throw.
+ */
+export function powVerify(claim: PowClaim, core?: CoreView): boolean {
+  const variant = claim.blockVersion === undefined ? 'v3' : powVariantForBlockVersion(claim.blockVersion);
+  checkDifficulty(claim.difficulty);
+  assertBytes(claim.nonce, 'nonce');
+  try {
+    checkNonce(claim.nonce, variant);
+  } catch {
+    return false;
+  }
+  const hash = powHashVariant(variant, claim.blockChecksum, claim.solverAddress, claim.nonce, core);
+  return POW_VARIANTS[variant].rule === 'ceiling' ? powCheck(hash, claim.difficulty) : hasLeadingZeroBits(hash, claim.difficulty);
+}
