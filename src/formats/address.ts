@@ -230,14 +230,15 @@ export class Address {
 
   /**
    * The reference's construction from bytes (§7.5): 33/45 bytes without checksum; 36/48 bytes
-   * with checksum (verified); 49…1023 bytes a public key (then `nonce` applies).
+   * with checksum (verified); 49…1023 bytes a public key. With a 16-byte `nonce` the result is the
+   * address derived from that primary address (§7.3, as for `fromList` entries, §8.3).
    */
   static fromBytes(bytes: Uint8Array, nonce?: Uint8Array | null): Address {
     assertBytes(bytes, 'address bytes');
     const n = bytes.length;
-    if (n === ADDRESS_V0_LENGTH || n === ADDRESS_V1_LENGTH) return new Address(bytes);
+    if (n === ADDRESS_V0_LENGTH || n === ADDRESS_V1_LENGTH) return new Address(deriveAddress(bytes, nonce));
     if (n === ADDRESS_V0_LENGTH + ADDRESS_CHECKSUM_LENGTH || n === ADDRESS_V1_LENGTH + ADDRESS_CHECKSUM_LENGTH) {
-      return new Address(parseAddressBytes(bytes));
+      return new Address(deriveAddress(parseAddressBytes(bytes), nonce));
     }
     if (n >= ADDRESS_KEY_MIN_LENGTH && n <= ADDRESS_KEY_MAX_LENGTH) return Address.fromPublicKey(bytes, nonce);
     throw new AddressError(

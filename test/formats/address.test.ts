@@ -151,7 +151,12 @@ describe('construction from bytes (§7.5)', () => {
     expect(Address.fromBytes(primary).addressNoChecksum).toEqual(primary);
     expect(Address.fromBytes(addressWithChecksum(primary)).addressNoChecksum).toEqual(primary);
     expect(Address.fromBytes(docsKey).addressNoChecksum).toEqual(primary);
-    expect(Address.fromBytes(docsKey, NONCE).equals(Address.fromPublicKey(docsKey, NONCE))).toBe(true);
+    const derived = Address.fromPublicKey(docsKey, NONCE);
+    expect(Address.fromBytes(docsKey, NONCE).equals(derived)).toBe(true);
+    // §8.3: the source of a fromList entry is Address(primary addressNoChecksum, nonce key)
+    expect(Address.fromBytes(primary, NONCE).equals(derived)).toBe(true);
+    expect(Address.fromBytes(addressWithChecksum(primary), NONCE).equals(derived)).toBe(true);
+    expect(Address.fromBytes(primary, Uint8Array.of(0)).addressNoChecksum).toEqual(primary);
   });
   it.each([
     [new Uint8Array(10), /got 10 bytes/],
