@@ -64,7 +64,8 @@ export interface Block {
 
 const isSuperBlock = (num: bigint): boolean => num > 1n && num % SUPERBLOCK_INTERVAL === 0n;
 
-function u64le(value: bigint): Uint8Array {
+/** 8-byte little-endian u64 (signer bits, §10.3 row 9). */
+export function u64le(value: bigint): Uint8Array {
   const out = new Uint8Array(8);
   new DataView(out.buffer).setBigUint64(0, value, true);
   return out;

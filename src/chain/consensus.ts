@@ -13,5 +13,7 @@ export const MAX_BLOCKHEIGHT_AHEAD = 10n;
 export const REG_MINING_DIFFICULTY = 0xa2cb1211629f6141n;
 /** Signer bits of block 1 and superblocks: `maxTargetBits` ↔ difficulty 1 (§12). */
 export const REG_SIGNER_BITS = 0x39ffffffffffffffn;
+/** The signer difficulty `REG_SIGNER_BITS` stands for: 1.00000000 (raw CoinNumber, §12). */
+export const REG_SIGNER_DIFFICULTY = 100_000_000n;
 /** No block for this long → `DLT Status` ErrorLongTimeNoBlock (interface.md §Limits). */
 export const NO_BLOCK_ERROR_SECONDS = 1800;

@@ -2,6 +2,7 @@
  * What every RPC handler receives: the node's modules, assembled once by `createNode`.
  */
 import type { Network } from '../codec/types.js';
+import type { PowClaim } from '../core/pow.js';
 import type { Chain } from '../chain/chain.js';
 import type { Mempool } from '../chain/mempool.js';
 import type { BlockProducer } from '../chain/producer.js';
@@ -10,8 +11,8 @@ import type { Store } from '../state/store.js';
 import type { NodeWallet } from '../wallet/wallet.js';
 import type { Logger, NodeOptions } from './options.js';
 
-/** Verifies mining PoW: for each item, is Argon2id(checksum ‖ address, nonce) ≤ ceiling(difficulty)? */
-export type PowVerify = (items: { blockChecksum: Uint8Array; address: Uint8Array; nonce: Uint8Array; difficulty: bigint }[]) => Promise<boolean[]>;
+/** Verifies mining PoW claims (reference-formats §11): for each, does the Argon2id hash meet the difficulty? */
+export type PowVerify = (claims: PowClaim[]) => Promise<boolean[]>;
 
 export interface NodeContext {
   readonly options: NodeOptions;

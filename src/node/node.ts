@@ -5,7 +5,7 @@
  * pool, then the store (flushed).
  */
 import { verifySignature } from '../formats/rsa.js';
-import { createPowVerifier } from '../pool/index.js';
+import { powVerify } from '../core/pow.js';
 import { Chain } from '../chain/chain.js';
 import { ChainExtensions } from '../chain/extensions.js';
 import { Mempool, type SignatureVerifier } from '../chain/mempool.js';
@@ -48,9 +48,7 @@ export async function createNode(options: NodeOptions, log: Logger): Promise<Dlt
       Math.max(1, options.blockIntervalSeconds) * 1000,
       log.child({ module: 'producer' }),
     );
-    const pow = createPowVerifier({ threads: options.poolThreads });
-    cleanup.unshift(() => pow.close());
-    const verifyPow: PowVerify = (items) => pow.verify(items);
+    const verifyPow: PowVerify = async (items) => items.map((i) => powVerify(i));
     await producer.genesis(options.genesisBalance);
     producer.start();
     cleanup.unshift(() => producer.stop());

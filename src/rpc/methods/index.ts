@@ -7,7 +7,11 @@
 import type { NodeContext } from '../../node/context.js';
 import { openRpcDocument } from '../openrpc.js';
 import type { MethodDef } from '../types.js';
+import * as blocks from './blocks.js';
+import * as mining from './mining.js';
+import * as status from './status.js';
 import * as transactions from './transactions.js';
+import * as utilities from './utilities.js';
 import * as wallet from './wallet.js';
 
 export type NodeMethod = MethodDef<NodeContext>;
@@ -26,7 +30,7 @@ function isMethodDef(v: unknown): v is MethodDef<unknown> {
   return typeof d === 'object' && d !== null && typeof d.name === 'string' && typeof d.handler === 'function' && Array.isArray(d.params);
 }
 
-const AREAS: Record<string, unknown>[] = [transactions, wallet];
+const AREAS: Record<string, unknown>[] = [transactions, wallet, mining, utilities, status, blocks];
 
 const operations: NodeMethod[] = AREAS.flatMap(methodsOf);
 

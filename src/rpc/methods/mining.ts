@@ -30,7 +30,13 @@ export const miningMethods: MethodDef<NodeContext>[] = [
       const found = ctx.chain.getBlock(p.blocknum as bigint);
       if (!found) throw invalidParams('Invalid block number specified');
       const [ok] = await ctx.verifyPow([
-        { blockChecksum: found.checksum, address: solverAddress(ctx, found.block.version), nonce, difficulty: p.diff as bigint },
+        {
+          blockChecksum: found.checksum,
+          solverAddress: solverAddress(ctx, found.block.version),
+          nonce,
+          difficulty: p.diff as bigint,
+          blockVersion: found.block.version,
+        },
       ]);
       return ok === true;
     },

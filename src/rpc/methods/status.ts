@@ -3,10 +3,11 @@
  * the node's state. This node runs the embedded single-node network: it has no peers, so the
  * network members report what is true of it (no clients/servers, its own height as network height).
  */
-import { NO_BLOCK_ERROR_SECONDS } from '../../chain/consensus.js';
+import { NO_BLOCK_ERROR_SECONDS, REG_SIGNER_BITS, REG_SIGNER_DIFFICULTY } from '../../chain/consensus.js';
+import { u64le } from '../../chain/block.js';
 import { formatAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
-import { DEFAULT_PORTS } from '../../formats/constants.js';
+import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
 import type { NodeContext } from '../../node/context.js';
 import type { MethodDef } from '../types.js';
 
@@ -41,7 +42,8 @@ export const statusMethods: MethodDef<NodeContext>[] = [
         'My time': nowS,
         'Network time difference': 0,
         'My External IP': '',
-        'My Listening Port': DEFAULT_PORTS[ctx.network === 'test' ? 'test' : 'main']?.p2p ?? 0,
+        // No peer-to-peer listener on the embedded network (0, as the reference reports for clients).
+        'My Listening Port': 0,
         'Node Deprecation Block Limit': 0,
         Update: '',
         'DLT Status': noBlock ? 'ErrorLongTimeNoBlock' : 'Active',
@@ -58,8 +60,19 @@ export const statusMethods: MethodDef<NodeContext>[] = [
       };
       if (verbose) {
         const ext = ctx.chain.extensions.statusFields(ctx.chain.view());
+        out['Required Consensus'] = 1;
+        if ((tip?.block.version ?? 0) >= BLOCK_VERSION_V10) {
+          // This node signs its blocks without a signer PoW (single-signer reg network): the
+          // required difficulty is the minimum, it mines nothing, it has no solution to show.
+          Object.assign(out, {
+            'Signer Difficulty': formatAmount(REG_SIGNER_DIFFICULTY),
+            'Signer Bits': toHex(u64le(REG_SIGNER_BITS)),
+            'Signer Hashrate': 0,
+            'Signer Last PoW Solution': {},
+            'Signer Active PoW Solution': {},
+          });
+        }
         Object.assign(out, {
-          'Required Consensus': 1,
           Wallets: ctx.chain.walletCount(),
           Presences: 1,
           Supply: formatAmount(ctx.chain.supply()),

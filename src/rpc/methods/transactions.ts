@@ -1,9 +1,9 @@
 /**
  * Transactions (interface.md "Transactions"; reference-rpc-messaging.md §2.1–§2.5, §2.11).
  */
-import { toDecodedForm, toStringForm } from '../../codec/json.js';
 import { PaymentBuilder, type PaymentRequest } from '../../chain/builder.js';
 import { knownTx, knownTxFromBytes, type KnownTx } from '../../chain/tx-codec.js';
+import { toDecodedForm, toStringForm } from '../../chain/tx-json.js';
 import { formatAmount, parseAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
 import { parseTransactionId } from '../../codec/transaction.js';
@@ -57,7 +57,6 @@ function paymentRequest(p: Record<string, unknown>, ctx: NodeContext): PaymentRe
 }
 
 const builderOf = (ctx: NodeContext) => new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network);
-const stringForm = (ctx: NodeContext, k: KnownTx) => toStringForm(k.tx, ctx.network);
 
 function decodeRaw(ctx: NodeContext, bytes: Uint8Array): KnownTx {
   try {
@@ -74,9 +73,9 @@ async function submit(ctx: NodeContext, k: KnownTx, code: number): Promise<Known
   return k;
 }
 
-function page(map: KnownTx[], ctx: NodeContext): Record<string, unknown> {
+function page(map: KnownTx[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of map) out[k.textId] = stringForm(ctx, k);
+  for (const k of map) out[k.textId] = toStringForm(k);
   return out;
 }
 
@@ -88,7 +87,7 @@ export const transactionMethods: MethodDef<NodeContext>[] = [
     summary: 'Builds, signs and submits a payment from the node wallet',
     params: paymentParams,
     result: { description: 'Transaction (string form)' },
-    handler: async (p, ctx) => stringForm(ctx, await submit(ctx, builderOf(ctx).buildSigned(paymentRequest(p, ctx)), RpcCode.InvalidParams)),
+    handler: async (p, ctx) => toStringForm(await submit(ctx, builderOf(ctx).buildSigned(paymentRequest(p, ctx)), RpcCode.InvalidParams)),
   },
   {
     name: 'calculateTransactionFee',
@@ -112,7 +111,7 @@ export const transactionMethods: MethodDef<NodeContext>[] = [
       const builder = builderOf(ctx);
       const req = paymentRequest(p, ctx);
       const k = p.sign === true ? builder.buildSigned(req) : knownTx(builder.build(req).tx, ctx.network);
-      return p.json === true ? stringForm(ctx, k) : toHex(k.bytes);
+      return p.json === true ? toStringForm(k) : toHex(k.bytes);
     },
   },
   {
@@ -121,7 +120,7 @@ export const transactionMethods: MethodDef<NodeContext>[] = [
     summary: 'Submits a signed raw transaction to the pool',
     params: [rawParam],
     result: { description: 'Transaction (string form)' },
-    handler: async (p, ctx) => stringForm(ctx, await submit(ctx, decodeRaw(ctx, p.transaction as Uint8Array), RpcCode.InvalidParams)),
+    handler: async (p, ctx) => toStringForm(await submit(ctx, decodeRaw(ctx, p.transaction as Uint8Array), RpcCode.InvalidParams)),
   },
   {
     name: 'txu',
@@ -130,7 +129,7 @@ export const transactionMethods: MethodDef<NodeContext>[] = [
     summary: 'Pending transactions of this node, in arrival order',
     params: pageParams,
     result: { description: 'Map of id to Transaction (string form)' },
-    handler: (p, ctx) => page(ctx.mempool.page(p.fromIndex as number, p.count as number), ctx),
+    handler: (p, ctx) => page(ctx.mempool.page(p.fromIndex as number, p.count as number)),
   },
   {
     name: 'txa',
@@ -138,7 +137,7 @@ export const transactionMethods: MethodDef<NodeContext>[] = [
     summary: 'Applied transactions, most recently applied first',
     params: pageParams,
     result: { description: 'Map of id to Transaction (string form)' },
-    handler: (p, ctx) => page(ctx.chain.appliedPage(p.fromIndex as number, p.count as number), ctx),
+    handler: (p, ctx) => page(ctx.chain.appliedPage(p.fromIndex as number, p.count as number)),
   },
   {
     name: 'tx',
@@ -150,7 +149,7 @@ export const transactionMethods: MethodDef<NodeContext>[] = [
       const applied = ctx.chain.appliedPage(p.fromIndex as number, p.count as number);
       const rest = (p.count as number) - applied.length;
       const skipped = Math.max(0, (p.fromIndex as number) - ctx.chain.appliedCount());
-      return page([...applied, ...ctx.mempool.page(skipped, rest)], ctx);
+      return page([...applied, ...ctx.mempool.page(skipped, rest)]);
     },
   },
   {
@@ -168,7 +167,7 @@ export const transactionMethods: MethodDef<NodeContext>[] = [
       }
       const k = ctx.chain.getTransaction(id) ?? ctx.mempool.get(id);
       if (!k) throw invalidParams(`Transaction ${p.id as string} was not found`);
-      return stringForm(ctx, k);
+      return toStringForm(k);
     },
   },
   {
@@ -178,7 +177,7 @@ export const transactionMethods: MethodDef<NodeContext>[] = [
     summary: 'Decodes a raw transaction into its decoded form',
     params: [rawParam],
     result: { description: 'Transaction (decoded form)' },
-    handler: (p, ctx) => toDecodedForm(decodeRaw(ctx, p.transaction as Uint8Array).tx, ctx.network),
+    handler: (p, ctx) => toDecodedForm(decodeRaw(ctx, p.transaction as Uint8Array)),
   },
   {
     name: 'decodeRawTransaction',
@@ -187,7 +186,7 @@ export const transactionMethods: MethodDef<NodeContext>[] = [
     summary: 'Decodes a raw transaction into its string form',
     params: [rawParam],
     result: { description: 'Transaction (string form)' },
-    handler: (p, ctx) => stringForm(ctx, decodeRaw(ctx, p.transaction as Uint8Array)),
+    handler: (p, ctx) => toStringForm(decodeRaw(ctx, p.transaction as Uint8Array)),
   },
 ];
 
