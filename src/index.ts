@@ -17,3 +17,4 @@ export * from './core/hash.js';
 export { blake2b, BLAKE2B_MAX_OUTPUT } from './core/blake2b.js';
 export * from './core/argon2.js';
 export * from './core/pow.js';
+export { createClient, RpcClientError, OPERATIONS, type RpcClient, type ClientOptions } from './rpc/client.js';

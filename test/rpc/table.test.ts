@@ -1,0 +1,49 @@
+// The method table drives dispatch, rpc.discover, the typed client and the README: they must agree.
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { METHODS } from '../../src/rpc/methods/index.js';
+import { Dispatcher } from '../../src/rpc/dispatch.js';
+import { openRpcDocument } from '../../src/rpc/openrpc.js';
+import { OPERATIONS } from '../../src/rpc/client.js';
+import { OPS_END, OPS_START, OPTIONS_END, OPTIONS_START, clientOperationsSource, operationsMarkdown } from '../../src/cli/docs-rpc.js';
+import { optionsMarkdown } from '../../src/config/help.js';
+import { silentLogger } from '../../src/log/logger.js';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const between = (start: string, end: string) => readme.slice(readme.indexOf(start) + start.length, readme.indexOf(end)).trim();
+
+describe('method table', () => {
+  it('is a valid table: unique names, summaries, described parameters', () => {
+    expect(() => new Dispatcher({ methods: METHODS, context: {}, log: silentLogger() })).not.toThrow();
+    expect(METHODS.map((m) => m.name)).toContain('rpc.discover');
+  });
+
+  it('gives every operation and parameter a schema in the OpenRPC document', () => {
+    const doc = openRpcDocument(METHODS) as { methods: { name: string; params: { name: string; schema: unknown }[]; result: { schema: unknown } }[] };
+    expect(doc.methods.map((m) => m.name)).toEqual(METHODS.map((m) => m.name));
+    for (const m of doc.methods) {
+      for (const p of m.params) expect(p.schema, `${m.name}.${p.name}`).toBeTypeOf('object');
+      expect(m.result.schema, m.name).toBeTypeOf('object');
+    }
+  });
+
+  it('rpc.discover serves that document', async () => {
+    const discover = METHODS.find((m) => m.name === 'rpc.discover')!;
+    const doc = (await discover.handler({}, undefined as never)) as { openrpc: string; methods: unknown[] };
+    expect(doc.openrpc).toBe('1.2.6');
+    expect(doc.methods).toHaveLength(METHODS.length);
+  });
+
+  it('matches the README operation list (regenerate with npm run docs:rpc)', () => {
+    expect(between(OPS_START, OPS_END)).toBe(operationsMarkdown(METHODS));
+  });
+
+  it('matches the README flag reference (regenerate with npm run docs:rpc)', () => {
+    expect(between(OPTIONS_START, OPTIONS_END)).toBe(optionsMarkdown());
+  });
+
+  it('matches the typed client operation list (regenerate with npm run docs:rpc)', () => {
+    expect(readFileSync(new URL('../../src/rpc/client.ts', import.meta.url), 'utf8')).toContain(clientOperationsSource(METHODS));
+    expect(OPERATIONS.length).toBeGreaterThan(0);
+  });
+});
