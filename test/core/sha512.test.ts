@@ -1,0 +1,103 @@
+// SHA-512 and sha512sqTrunc of the WASM core, for both builds: NIST known answers, reference-formats
+// §15.1, differential against node:crypto for every length 0..600 and chained, JS↔WASM copying,
+// and the streaming exports split at every point.
+import { describe, expect, it } from 'vitest';
+import {
+  FLAVOURS, describeMessage, hashesOf, hex, loadVectors, messageBytes, nodeDigest, testBytes,
+} from '../vectors/hash-vectors.js';
+
+const DIFF_MAX_LENGTH = 600;
+
+interface StreamExports {
+  hash_input_window(): number;
+  hash_input_window_size(): number;
+  hash_output_window(): number;
+  sha512_init(): void;
+  sha512_update(inPtr: number, length: number): void;
+  sha512_final(outPtr: number): void;
+  sha512_into(inPtr: number, length: number, outPtr: number): void;
+}
+
+describe.each(FLAVOURS)('SHA-512 (%s build)', (flavour) => {
+  const { core, hashes } = hashesOf(flavour);
+  const e = core.exports as unknown as StreamExports;
+  const window = e.hash_input_window_size();
+
+  it('matches the NIST known answers', () => {
+    for (const v of loadVectors('nist-sha512.json')) {
+      expect(hex(hashes.sha512(messageBytes(v.message))), `sha512 of ${describeMessage(v.message)}`).toBe(v.digest);
+    }
+  });
+
+  it('matches the reference network vectors (reference-formats §15.1)', () => {
+    for (const v of loadVectors('reference-hashes.json').filter((r) => r.fn === 'sha512sqTrunc')) {
+      expect(hex(hashes.sha512sqTrunc(messageBytes(v.message), v.length)), describeMessage(v.message)).toBe(v.digest);
+    }
+  });
+
+  it(`agrees with node:crypto for every length 0..${DIFF_MAX_LENGTH}`, () => {
+    const data = testBytes(DIFF_MAX_LENGTH, 'sha512-diff');
+    for (let n = 0; n <= DIFF_MAX_LENGTH; n++) {
+      const x = data.subarray(0, n);
+      expect(hex(hashes.sha512(x)), `sha512, ${n} B`).toBe(hex(nodeDigest('sha512', x)));
+      const cut = 1 + (n % 64);
+      expect(hex(hashes.sha512sqTrunc(x, cut)), `sha512sqTrunc(${cut}), ${n} B`).toBe(hex(nodeDigest('sha512', x, 2).subarray(0, cut)));
+    }
+  });
+
+  it('agrees with node:crypto on chained hashing (hash of hash × 256)', () => {
+    let ours = new Uint8Array(0), ref = new Uint8Array(0);
+    for (let i = 0; i < 256; i++) {
+      ours = hashes.sha512(ours);
+      ref = nodeDigest('sha512', ref);
+      expect(hex(ours), `chain step ${i}`).toBe(hex(ref));
+    }
+  });
+
+  it('reads views with a non-zero byteOffset and streams around the window size (1 MiB+ included)', () => {
+    const backing = testBytes(400, 'sha512-offset');
+    for (let offset = 1; offset < 9; offset++) {
+      for (const n of [0, 1, 111, 112, 127, 128, 129, 255, 256, 300]) {
+        const x = backing.subarray(offset, offset + n);
+        expect(hex(hashes.sha512(x)), `offset ${offset}, ${n} B`).toBe(hex(nodeDigest('sha512', x)));
+      }
+    }
+    const big = testBytes(2 * window + 1000, 'sha512-window');
+    for (const n of [window - 1, window, window + 1, window + 112, window + 128, 2 * window + 3]) {
+      const x = big.subarray(5, 5 + n);
+      expect(hex(hashes.sha512(x)), `sha512, ${n} B`).toBe(hex(nodeDigest('sha512', x)));
+      expect(hex(hashes.sha512sqTrunc(x)), `sha512sqTrunc, ${n} B`).toBe(hex(nodeDigest('sha512', x, 2).subarray(0, 44)));
+    }
+    const mib = testBytes((1 << 20) + 13, 'sha512-mib');
+    expect(hex(hashes.sha512(mib))).toBe(hex(nodeDigest('sha512', mib)));
+  });
+
+  it('streaming exports give the one-shot digest for every split into three updates', () => {
+    const n = 300; // > 2 blocks, tails on both sides of the 112-byte length-field boundary
+    const data = testBytes(n, 'sha512-split');
+    const want = Buffer.from(nodeDigest('sha512', data));
+    const input = e.hash_input_window(), output = e.hash_output_window();
+    core.bytes().set(data, input);
+    for (let i = 0; i <= n; i += 3) {
+      for (let j = i; j <= n; j++) {
+        e.sha512_init();
+        e.sha512_update(input, i);
+        e.sha512_update(input + i, j - i);
+        e.sha512_update(input + j, n - j);
+        e.sha512_final(output);
+        const got = Buffer.from(core.bytes().subarray(output, output + 64));
+        if (!got.equals(want)) expect.fail(`split at ${i}/${j}: ${got.toString('hex')}`);
+      }
+    }
+  });
+
+  it('the one-shot export may write over its own input', () => {
+    const input = e.hash_input_window();
+    for (const n of [0, 64, 127, 200]) {
+      const data = testBytes(n, `sha512-overlap-${n}`);
+      core.bytes().set(data, input);
+      e.sha512_into(input, n, input);
+      expect(hex(core.read(input, 64)), `${n} B`).toBe(hex(nodeDigest('sha512', data)));
+    }
+  });
+});
