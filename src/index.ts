@@ -18,3 +18,7 @@ export { blake2b, BLAKE2B_MAX_OUTPUT } from './core/blake2b.js';
 export * from './core/argon2.js';
 export * from './core/pow.js';
 export { createClient, RpcClientError, OPERATIONS, type RpcClient, type ClientOptions } from './rpc/client.js';
+export * from './codec/transaction.js';
+export * from './codec/json.js';
+export * from './pool/verifier.js';
+export * from './pool/errors.js';

@@ -78,6 +78,16 @@ function checkNonce(nonce: Uint8Array, variant: PowVariant): void {
   }
 }
 
+/** Is `nonce` a usable nonce for the variant (length 1..64 binary, 8..128 unexpanded ASCII)? */
+export function powNonceValid(nonce: Uint8Array, variant: PowVariant): boolean {
+  try {
+    checkNonce(nonce, variant);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The PoW hash of one variant: Argon2id(blockChecksum ‖ solverAddress, salt(nonce)), 32 bytes.
  * @throws TypeError for non-Uint8Array inputs; RangeError for lengths outside §10.2/§7.1/§11.1.
@@ -187,18 +197,37 @@ export interface PowClaim {
 }
 
 /**
- * Verifies a claim as the reference node does: a nonce of the wrong length is a failed claim
- * (false), not an error (rpc-messaging `verifyminingsolution` step 5); wrong types throw.
+ * Checks a claim's types and sizes (the nonce only for type: a nonce of the wrong length is a
+ * failed claim, not an error) and returns the PoW variant of its block version.
+ * @throws TypeError / RangeError naming the bad field.
  */
-export function powVerify(claim: PowClaim, core?: CoreView): boolean {
-  const variant = claim.blockVersion === undefined ? 'v3' : powVariantForBlockVersion(claim.blockVersion);
-  checkDifficulty(claim.difficulty);
-  assertBytes(claim.nonce, 'nonce');
-  try {
-    checkNonce(claim.nonce, variant);
-  } catch {
-    return false;
+export function powClaimVariant(claim: PowClaim): PowVariant {
+  if (claim === null || typeof claim !== 'object') {
+    throw new TypeError(`PoW claim: expected an object, got ${describeType(claim)}`);
   }
+  const variant = claim.blockVersion === undefined ? 'v3' : powVariantForBlockVersion(claim.blockVersion);
+  assertBytes(claim.blockChecksum, 'blockChecksum');
+  assertBytes(claim.solverAddress, 'solverAddress');
+  assertBytes(claim.nonce, 'nonce');
+  checkLength('blockChecksum', claim.blockChecksum, CHECKSUM_LENGTHS);
+  checkLength('solverAddress', claim.solverAddress, ADDRESS_LENGTHS);
+  checkDifficulty(claim.difficulty);
+  return variant;
+}
+
+/** Verifies a claim (already checked by `powClaimVariant`) under the given variant. */
+export function powVerifyVariant(variant: PowVariant, claim: PowClaim, core?: CoreView): boolean {
+  // rpc-messaging `verifyminingsolution` step 5: a nonce of the wrong length → false.
+  if (!powNonceValid(claim.nonce, variant)) return false;
   const hash = powHashVariant(variant, claim.blockChecksum, claim.solverAddress, claim.nonce, core);
   return POW_VARIANTS[variant].rule === 'ceiling' ? powCheck(hash, claim.difficulty) : hasLeadingZeroBits(hash, claim.difficulty);
+}
+
+/**
+ * Verifies a claim as the reference node does: a nonce of the wrong length is a failed claim
+ * (false), not an error; wrong types or checksum/address sizes throw.
+ * @example powVerify({ blockChecksum, solverAddress, nonce, difficulty: 0xa2cb1211629f6141n })
+ */
+export function powVerify(claim: PowClaim, core?: CoreView): boolean {
+  return powVerifyVariant(powClaimVariant(claim), claim, core);
 }
