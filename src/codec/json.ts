@@ -1,0 +1,230 @@
+/**
+ * The two JSON forms of a transaction:
+ *  - the "string form" (reference-formats.md §9.2, reference-rpc-messaging.md §2.0, interface.md
+ *    "Transaction (string form)"): returned by addTransaction, decodeRawTransaction, txu/txa, name
+ *    operations. Numbers as decimal strings (except `version`), amounts as CoinNumber strings.
+ *  - the "decoded form" (§9.3, reference-rpc-messaging.md §2.4): returned by decodeTransaction, the
+ *    reference's object serialization. Byte arrays as base64, amounts as `{amount: <raw integer>}`.
+ *
+ * 64-bit values of the decoded form (`blockHeight`, `timeStamp`, `applied`, raw amounts,
+ * `powSolution.blockNum`) are bigints: the spec renders them as bare JSON integers that may exceed
+ * 2^53, which the RPC envelope's serializer does for bigints. They are never turned into lossy numbers.
+ */
+import { Address, addressToText, encodeBase58 } from '../formats/address.js';
+import { formatAmount } from '../formats/amount.js';
+import { toHex } from '../formats/bytes.js';
+import { AddressError } from '../formats/errors.js';
+import { decodeVarUint } from '../formats/varint.js';
+import { TransactionType } from '../formats/constants.js';
+import { sha3_512sqTrunc, sha512sqTrunc } from '../core/hash.js';
+import type { Transaction } from './types.js';
+import {
+  binaryTransactionId,
+  transactionAmounts,
+  transactionChecksum,
+  transactionId,
+  type ChecksumLock,
+} from './transaction.js';
+
+export interface JsonFormOptions {
+  /** The transaction's checksum; default: its own (a DecodedTransaction), else computed for `network`. */
+  checksum?: Uint8Array;
+  /** Network (or custom lock) to compute the checksum with when the transaction has none. */
+  network?: ChecksumLock;
+}
+
+/** §9.2: the string form, keys in the reference's order. Optional keys are left out when absent. */
+export interface TransactionStringForm {
+  id: string;
+  version: number;
+  blockHeight: string;
+  nonce: string;
+  signature?: string;
+  pubKey?: string;
+  data?: string;
+  timestamp: string;
+  type: string;
+  amount: string;
+  applied: string;
+  checksum: string;
+  from: Record<string, string>;
+  to: Record<string, string>;
+  fee: string;
+  totalAmount: string;
+}
+
+type WithChecksum = Transaction & { checksum?: Uint8Array };
+
+function checksumOf(tx: WithChecksum, options: JsonFormOptions): Uint8Array {
+  if (options.checksum) return options.checksum;
+  if (tx.checksum) return tx.checksum;
+  if (options.network === undefined) {
+    throw new TypeError('the transaction has no checksum: pass options.checksum or options.network');
+  }
+  return transactionChecksum(tx, options.network);
+}
+
+/** Is `b` an addressNoChecksum (33 bytes v0, 45 bytes v1/v2) rather than a full public key? */
+const isAddressNoChecksum = (b: Uint8Array): boolean =>
+  (b.length === 33 && b[0] === 0) || (b.length === 45 && (b[0] === 1 || b[0] === 2));
+
+/**
+ * The string form (§9.2). `pubKey` is base58 of the full key, or of the signer's address with
+ * checksum when the transaction carries only the address; `data` is the first output's data.
+ * Note: JSON objects list integer-like keys first, so a `from` key "1" ([0x00]) is always first
+ * (the reference node also emits it first, §8.3).
+ * @example toStringForm(decodeTransaction(bytes, 'test')).id // "11-284bKK4G…"
+ */
+export function toStringForm(tx: WithChecksum, options: JsonFormOptions = {}): TransactionStringForm {
+  const checksum = checksumOf(tx, options);
+  const { amount, fee, totalAmount } = transactionAmounts(tx);
+  const form: TransactionStringForm = {
+    id: transactionId(tx, checksum),
+    version: tx.version,
+    blockHeight: tx.blockHeight.toString(),
+    nonce: String(tx.nonce),
+  } as TransactionStringForm;
+  if (tx.signature) form.signature = toHex(tx.signature);
+  if (tx.pubKey) form.pubKey = isAddressNoChecksum(tx.pubKey) ? addressToText(tx.pubKey) : encodeBase58(tx.pubKey);
+  const data = tx.outputs[0]?.data;
+  if (data) form.data = toHex(data);
+  form.timestamp = tx.timestamp.toString();
+  form.type = String(tx.type);
+  form.amount = formatAmount(amount);
+  form.applied = tx.applied.toString();
+  form.checksum = toHex(checksum);
+  form.from = {};
+  for (const input of tx.inputs) form.from[encodeBase58(input.key)] = formatAmount(input.amount);
+  form.to = {};
+  for (const output of tx.outputs) form.to[addressToText(output.address)] = formatAmount(output.amount);
+  form.fee = formatAmount(fee);
+  form.totalAmount = formatAmount(totalAmount);
+  return form;
+}
+
+/** `{amount: <raw integer>}`: the decoded form of a CoinNumber. */
+export interface DecodedAmount {
+  amount: bigint;
+}
+
+/** The Address object of the decoded form (§9.3, reference-rpc-messaging.md §3.3). */
+export interface DecodedAddress {
+  version: number;
+  addressWithChecksum: string;
+  base58Address: string;
+  addressNoChecksum: string;
+  sectorPrefix: string;
+  nonce: null;
+  pubKey: string | null;
+}
+
+export interface DecodedOutput {
+  amount: DecodedAmount;
+  data: string | null;
+  dataChecksum: string | null;
+}
+
+/** §9.3: the decoded form, keys in the reference class order. */
+export interface TransactionDecodedForm {
+  version: number;
+  id: string;
+  type: number;
+  amount: DecodedAmount;
+  fee: DecodedAmount;
+  fromList: Record<string, DecodedAmount>;
+  toList: Record<string, DecodedOutput>;
+  blockHeight: bigint;
+  nonce: number;
+  timeStamp: bigint;
+  checksum: string;
+  signature: string | null;
+  pubKey: DecodedAddress | null;
+  readyToApply: number;
+  applied: bigint;
+  fromLocalStorage: boolean;
+  powVerified: boolean;
+  powSolution: { blockNum: bigint; nonce: string } | null;
+}
+
+const base64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64');
+const base64OrNull = (b: Uint8Array | null | undefined): string | null => (b && b.length > 0 ? base64(b) : null);
+/** First version whose data checksums use SHA3 (§2: v7 sha3_512sqTrunc, v<7 sha512sqTrunc). */
+const FIRST_SHA3_VERSION = 7;
+const DATA_CHECKSUM_LENGTH = 32;
+
+/** The signer as an Address object: from the full key, or the address the transaction carries. */
+function decodedAddress(pubKey: Uint8Array | null): DecodedAddress | null {
+  if (!pubKey) return null;
+  let address: Address;
+  try {
+    address = Address.fromBytes(pubKey);
+  } catch (e) {
+    if (e instanceof AddressError) return null; // neither a key nor an address: nothing to show
+    throw e;
+  }
+  return {
+    version: address.version,
+    addressWithChecksum: base64(address.addressWithChecksum),
+    base58Address: address.base58Address,
+    addressNoChecksum: base64(address.addressNoChecksum),
+    sectorPrefix: base64(address.sectorPrefix),
+    nonce: null,
+    pubKey: isAddressNoChecksum(pubKey) ? null : base64(pubKey),
+  };
+}
+
+/** PoW solution data (§8.10, v7): `varint(blockNum) ‖ varint(len) ‖ nonce`; null when malformed. */
+function powSolutionOf(tx: Transaction): TransactionDecodedForm['powSolution'] {
+  const data = tx.outputs[0]?.data;
+  if (tx.type !== TransactionType.PoWSolution || !data || tx.version < FIRST_SHA3_VERSION) return null;
+  try {
+    const block = decodeVarUint(data, 0);
+    const length = decodeVarUint(data, block.next);
+    const end = length.next + Number(length.value);
+    if (end !== data.length) return null;
+    return { blockNum: block.value, nonce: base64(data.subarray(length.next, end)) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The decoded form (§9.3). A present `data` gets its recomputed 32-byte `dataChecksum` (§8.4
+ * reader notes); `readyToApply`, `fromLocalStorage`, `powVerified` are a fresh decode's values.
+ */
+export function toDecodedForm(tx: WithChecksum, options: JsonFormOptions = {}): TransactionDecodedForm {
+  const checksum = checksumOf(tx, options);
+  const { amount, fee } = transactionAmounts(tx);
+  const fromList: Record<string, DecodedAmount> = {};
+  for (const input of tx.inputs) fromList[base64(input.key)] = { amount: input.amount };
+  const toList: Record<string, DecodedOutput> = {};
+  const hashData = tx.version >= FIRST_SHA3_VERSION ? sha3_512sqTrunc : sha512sqTrunc;
+  for (const output of tx.outputs) {
+    const data = output.data?.length ? output.data : null;
+    toList[addressToText(output.address)] = {
+      amount: { amount: output.amount },
+      data: base64OrNull(data),
+      dataChecksum: data ? base64(hashData(data, DATA_CHECKSUM_LENGTH)) : base64OrNull(output.dataChecksum),
+    };
+  }
+  return {
+    version: tx.version,
+    id: base64(binaryTransactionId(tx, checksum)),
+    type: tx.type,
+    amount: { amount },
+    fee: { amount: fee },
+    fromList,
+    toList,
+    blockHeight: tx.blockHeight,
+    nonce: tx.nonce,
+    timeStamp: tx.timestamp,
+    checksum: base64(checksum),
+    signature: base64OrNull(tx.signature),
+    pubKey: decodedAddress(tx.pubKey),
+    readyToApply: 0,
+    applied: tx.applied,
+    fromLocalStorage: false,
+    powVerified: false,
+    powSolution: powSolutionOf(tx),
+  };
+}
