@@ -9,6 +9,7 @@ import { encodeTransaction } from '../codec/transaction.js';
 import { equalBytes } from '../formats/bytes.js';
 import { FORCE_TRANSACTION_PRICE, TransactionType } from '../formats/constants.js';
 import { estimateFee } from '../formats/fees.js';
+import { formatAmount } from '../formats/amount.js';
 import { RpcCode, RpcError, invalidParams } from '../rpc/types.js';
 import type { WalletKey } from '../wallet/wallet.js';
 import type { Chain } from './chain.js';
@@ -24,8 +25,11 @@ export interface PaymentRequest {
   outputs: TxOutput[];
   /** Advanced mode: address → amount withdrawn, each address one of `key`'s. */
   from?: { address: Uint8Array; amount: bigint }[];
-  /** Price per started kB; default 0.005. */
-  feePerKb?: bigint;
+  /**
+   * Explicit absolute fee (interface.md addTransaction `fee`); default: the size-dependent fee at
+   * the network price per started kB (§8.9). Below that minimum it is refused.
+   */
+  fee?: bigint;
   autofee?: boolean;
   type?: number;
 }
@@ -88,8 +92,9 @@ export class PaymentBuilder {
     };
   }
 
-  private feeOf(tx: Transaction, feePerKb: bigint): bigint {
-    return estimateFee(encodeTransaction(tx).length, feePerKb);
+  /** Size-dependent fee of the unsigned transaction (§8.9 creation estimate, same for signed). */
+  private minimumFeeOf(tx: Transaction): bigint {
+    return estimateFee(encodeTransaction(tx).length, FORCE_TRANSACTION_PRICE);
   }
 
   /**
@@ -97,34 +102,34 @@ export class PaymentBuilder {
    * @throws RpcError -32001 'Balance is too low', -32602 for inconsistent `from` amounts.
    */
   build(req: PaymentRequest): { tx: Transaction; fee: bigint } {
-    const feePerKb = req.feePerKb ?? FORCE_TRANSACTION_PRICE;
+    const feeOf = (t: Transaction): bigint => req.fee ?? this.minimumFeeOf(t);
     const toTotal = req.outputs.reduce((s, o) => s + o.amount, 0n);
     if (toTotal <= 0n) throw invalidParams('Invalid to amount was specified');
     let tx: Transaction;
     let fee: bigint;
     if (!req.from) {
-      let target = toTotal + feePerKb;
+      let target = toTotal + (req.fee ?? FORCE_TRANSACTION_PRICE);
       let inputs = this.selectInputs(req.key, target, req.outputs);
       if (!inputs) throw balanceTooLow();
       tx = this.assemble(req, inputs);
-      fee = this.feeOf(tx, feePerKb);
+      fee = feeOf(tx);
       for (let round = 0; round < FEE_ROUNDS && target !== toTotal + fee; round++) {
         target = toTotal + fee;
         inputs = this.selectInputs(req.key, target, req.outputs);
         if (!inputs) throw balanceTooLow();
         tx = this.assemble(req, inputs);
-        fee = this.feeOf(tx, feePerKb);
+        fee = feeOf(tx);
       }
       if (target !== toTotal + fee) throw new RpcError(RpcCode.InternalError, 'The fee did not settle after three rounds; try again');
     } else {
       const inputs = sortInputs(req.from.map((f) => ({ key: req.key.nonceOf(f.address)!, amount: f.amount })));
       tx = this.assemble(req, inputs);
-      fee = this.feeOf(tx, feePerKb);
+      fee = feeOf(tx);
       if (req.autofee) {
         // §2.1 step 12: the fee goes onto the first input in key order.
         inputs[0]!.amount += fee;
         tx = this.assemble(req, inputs);
-        fee = this.feeOf(tx, feePerKb);
+        fee = feeOf(tx);
         const firstAddress = req.from.find((f) => equalBytes(req.key.nonceOf(f.address)!, inputs[0]!.key))!.address;
         if (inputs[0]!.amount > this.available(firstAddress)) throw balanceTooLow();
       }
@@ -138,6 +143,10 @@ export class PaymentBuilder {
         const amount = inputs.find((i) => equalBytes(i.key, req.key.nonceOf(f.address)!))!.amount;
         if (amount > this.available(f.address)) throw balanceTooLow();
       }
+    }
+    const minimum = this.minimumFeeOf(tx);
+    if (fee < minimum) {
+      throw invalidParams(`The fee ${formatAmount(fee)} is below the minimum fee ${formatAmount(minimum)} for this transaction's size`);
     }
     return { tx, fee };
   }

@@ -15,6 +15,9 @@ import { NodeWallet } from '../wallet/wallet.js';
 import type { NodeContext, PowVerify } from './context.js';
 import type { Logger, NodeOptions } from './options.js';
 
+/** Shortest block interval the producer accepts (the option's own floor, 0.1 s). */
+const MIN_BLOCK_INTERVAL_MS = 100;
+
 export interface DltNode {
   context: NodeContext;
   close(): Promise<void>;
@@ -45,7 +48,7 @@ export async function createNode(options: NodeOptions, log: Logger): Promise<Dlt
       mempool,
       { address: signerKey.primary, sign: (d) => signerKey.sign(d) },
       options.network,
-      Math.max(1, options.blockIntervalSeconds) * 1000,
+      Math.max(MIN_BLOCK_INTERVAL_MS, Math.round(options.blockIntervalSeconds * 1000)),
       log.child({ module: 'producer' }),
     );
     const verifyPow: PowVerify = async (items) => items.map((i) => powVerify(i));

@@ -4,6 +4,7 @@
  */
 import { Address } from '../../formats/address.js';
 import { parseAmount } from '../../formats/amount.js';
+import { ExtendedAddressFlag, parseExtendedAddress, type ExtendedAddress } from '../../formats/extended-address.js';
 import type { NodeContext } from '../../node/context.js';
 import type { WalletKey } from '../../wallet/wallet.js';
 import { invalidParams } from '../types.js';
@@ -17,14 +18,31 @@ export function addressParam(text: string, message: string): Address {
   }
 }
 
+/**
+ * A recipient: a plain address or an extended one `<address>_<suffix>` (reference-formats §7.8):
+ * the payment goes to the base address and the suffix's tag becomes the output's data.
+ */
+function recipientParam(text: string): { address: Address; tag: Uint8Array | null } {
+  let ext: ExtendedAddress;
+  try {
+    ext = parseExtendedAddress(text);
+  } catch {
+    throw invalidParams('Invalid to address was specified');
+  }
+  if (ext.flag === ExtendedAddressFlag.End2End) {
+    throw invalidParams(`Invalid to address ${text}: an End2End extended address needs the recipient online to give payment instructions; pay its plain address instead`);
+  }
+  return { address: ext.address, tag: ext.tag };
+}
+
 /** `addr1_amt1-addr2_amt2` entries (interface.md: entries separated by `-`, address and amount by `_`). */
-export function amountList(text: string, side: 'to' | 'from'): { address: Address; amount: bigint }[] {
+export function amountList(text: string, side: 'to' | 'from'): { address: Address; amount: bigint; tag: Uint8Array | null }[] {
   const entries = text.split('-');
   const seen = new Set<string>();
   return entries.map((entry) => {
     const at = entry.lastIndexOf('_');
     if (at <= 0) throw invalidParams(`Invalid ${side} entry ${JSON.stringify(entry)}: expected <address>_<amount>`);
-    const address = addressParam(entry.slice(0, at), `Invalid ${side} address was specified`);
+    const { address, tag } = side === 'to' ? recipientParam(entry.slice(0, at)) : { address: addressParam(entry.slice(0, at), 'Invalid from address was specified'), tag: null };
     let amount: bigint;
     try {
       amount = parseAmount(entry.slice(at + 1));
@@ -34,7 +52,7 @@ export function amountList(text: string, side: 'to' | 'from'): { address: Addres
     if (amount <= 0n) throw invalidParams(`Invalid ${side} amount was specified`);
     if (seen.has(address.base58Address)) throw invalidParams(`Duplicate ${side} address ${address.base58Address}`);
     seen.add(address.base58Address);
-    return { address, amount };
+    return { address, amount, tag };
   });
 }
 

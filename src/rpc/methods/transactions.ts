@@ -16,7 +16,7 @@ const paymentParams: ParamDef[] = [
   { name: 'from', kind: 'string', description: 'Advanced: hyphen-separated <address>_<amount> inputs' },
   { name: 'wallet', kind: 'string', description: 'Primary address of the wallet that signs and pays' },
   { name: 'primaryAddress', kind: 'string', description: 'Which key of the wallet signs' },
-  { name: 'fee', kind: 'string', description: 'Fee price per started kB (CoinNumber); default 0.005' },
+  { name: 'fee', kind: 'string', description: 'Explicit fee (CoinNumber); default the size-dependent fee (0.005 per started kB)' },
   { name: 'autofee', kind: 'boolean', description: "With 'from': add the fee to the first input" },
   { name: 'relayNodeAddress', kind: 'string', description: 'Client nodes only; ignored by this node' },
   { name: 'requestId', kind: 'string', description: 'Optional tracking identifier' },
@@ -37,7 +37,11 @@ const rawParam: ParamDef = {
 
 function paymentRequest(p: Record<string, unknown>, ctx: NodeContext): PaymentRequest {
   const key = selectKey(ctx, p.wallet as string | undefined, p.primaryAddress as string | undefined);
-  const outputs = amountList(p.to as string, 'to').map((e) => ({ address: e.address.addressNoChecksum, amount: e.amount }));
+  const outputs = amountList(p.to as string, 'to').map((e) => ({
+    address: e.address.addressNoChecksum,
+    amount: e.amount,
+    ...(e.tag ? { data: e.tag } : {}),
+  }));
   let from: PaymentRequest['from'];
   if (p.from !== undefined) {
     from = amountList(p.from as string, 'from').map((e) => {
@@ -45,15 +49,15 @@ function paymentRequest(p: Record<string, unknown>, ctx: NodeContext): PaymentRe
       return { address: e.address.addressNoChecksum, amount: e.amount };
     });
   }
-  let feePerKb: bigint | undefined;
+  let fee: bigint | undefined;
   if (p.fee !== undefined && p.fee !== '') {
     try {
-      feePerKb = parseAmount(p.fee as string);
+      fee = parseAmount(p.fee as string);
     } catch (err) {
-      throw invalidParams(`Invalid fee: ${(err as Error).message}`);
+      throw invalidParams(`Invalid fee was specified: ${(err as Error).message}`);
     }
   }
-  return { key, outputs, from, feePerKb, autofee: p.autofee === true };
+  return { key, outputs, from, fee, autofee: p.autofee === true };
 }
 
 const builderOf = (ctx: NodeContext) => new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network);

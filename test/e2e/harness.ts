@@ -1,0 +1,227 @@
+/**
+ * End-to-end harness: runs a REAL node process (`node dist/cli/main.js start`, the built code) on
+ * a free port with a temporary data directory and a fast block interval, and talks to it over
+ * HTTP as a client would (GET with query parameters, or POST with a JSON-RPC body).
+ *
+ * The node's RSA-4096 wallet key is generated once per test run and copied into every data
+ * directory (keygen takes seconds; the keystore format is the node's own, src/wallet/keystore.ts).
+ *
+ * Usage (one node per test file):
+ *   const node = await startNode();
+ *   const status = await node.call('status');            // result, throws RpcCallError on error
+ *   const reply = await node.rpc('getWallet', {}, { get: true }); // whole envelope
+ *   await node.waitForHeight(node.height + 1);
+ *   await node.stop();
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateWalletKey } from '../../src/formats/rsa.js';
+import { addressToText, primaryAddressFromPublicKey } from '../../src/formats/address.js';
+import { publicKeyOf } from '../../src/formats/rsa.js';
+import { KEYSTORE_FILE, writeKeystore } from '../../src/wallet/keystore.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+/** One cached keystore per machine and day of builds: reused by every e2e file. */
+const KEY_CACHE_DIR = join(tmpdir(), 'dltnode-e2e-key');
+const START_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 15_000;
+
+export interface RpcEnvelope {
+  result: unknown;
+  error: { code: number; message: string } | null;
+  id: unknown;
+  /** HTTP status of the response. */
+  status: number;
+}
+
+export class RpcCallError extends Error {
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    message: string,
+  ) {
+    super(`${method}: ${code} ${message}`);
+  }
+}
+
+export interface RpcOptions {
+  /** Send as GET with query parameters (default POST with a JSON body). */
+  get?: boolean;
+  id?: unknown;
+}
+
+export interface StartOptions {
+  /** Reuse a data directory (restart); default a new temporary one. */
+  dataDir?: string;
+  /** Seconds between blocks; default 0.5. */
+  blockInterval?: number;
+  args?: string[];
+}
+
+export interface NodeProcess {
+  readonly url: string;
+  readonly dataDir: string;
+  /** The node wallet's primary address (Base58). */
+  readonly address: string;
+  readonly child: ChildProcess;
+  /** The whole response envelope. */
+  rpc(method: string, params?: Record<string, unknown>, options?: RpcOptions): Promise<RpcEnvelope>;
+  /** The result, or throws RpcCallError with the error's code and message. */
+  call<T = any>(method: string, params?: Record<string, unknown>, options?: RpcOptions): Promise<T>;
+  /** Raw HTTP (for malformed requests). */
+  http(path: string, init?: RequestInit): Promise<{ status: number; text: string }>;
+  height(): Promise<number>;
+  /** Resolves once the chain reaches `height` (default: the next block). */
+  waitForHeight(height?: number, timeoutMs?: number): Promise<number>;
+  /** Polls `check` until it returns a truthy value. */
+  waitFor<T>(check: () => Promise<T | undefined | false>, what: string, timeoutMs?: number): Promise<T>;
+  /** Sends `signal` and waits for the process to exit; returns its exit code (null when killed). */
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Graceful stop (SIGTERM) and removal of the data directory unless `keepData`. */
+  stop(keepData?: boolean): Promise<void>;
+  /** Everything the process printed so far. */
+  output(): string;
+}
+
+/** The cached keystore directory (created on first use), with the primary address of its key. */
+async function cachedKeystore(): Promise<{ file: string; address: string }> {
+  const file = join(KEY_CACHE_DIR, KEYSTORE_FILE);
+  const addressFile = join(KEY_CACHE_DIR, 'address');
+  if (!existsSync(file) || !existsSync(addressFile)) {
+    mkdirSync(KEY_CACHE_DIR, { recursive: true });
+    const key = await generateWalletKey();
+    const staging = mkdtempSync(join(KEY_CACHE_DIR, 'gen-'));
+    writeKeystore(staging, [{ privateKey: key.privateKey, nonces: [] }]);
+    writeFileSync(addressFile, addressToText(primaryAddressFromPublicKey(publicKeyOf(key.privateKey))));
+    writeFileSync(file, readFileSync(join(staging, KEYSTORE_FILE)));
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return { file, address: readFileSync(addressFile, 'utf8').trim() };
+}
+
+/** A new temporary data directory holding the cached wallet. */
+export async function newDataDir(): Promise<{ dataDir: string; address: string }> {
+  const { file, address } = await cachedKeystore();
+  const dataDir = mkdtempSync(join(tmpdir(), 'dltnode-e2e-'));
+  writeFileSync(join(dataDir, KEYSTORE_FILE), readFileSync(file), { mode: 0o600 });
+  return { dataDir, address };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function startNode(options: StartOptions = {}): Promise<NodeProcess> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the e2e tests`);
+  let dataDir = options.dataDir;
+  let address: string;
+  if (dataDir) {
+    address = (await cachedKeystore()).address;
+  } else {
+    ({ dataDir, address } = await newDataDir());
+  }
+  const args = [
+    CLI, 'start', '--network', 'reg', '--data-dir', dataDir, '--rpc-port', '0',
+    '--block-interval', String(options.blockInterval ?? 0.5), '--pool-threads', '1',
+    '--log-level', 'info', '--status-interval', '0', ...(options.args ?? []),
+  ];
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`node did not start within ${START_TIMEOUT_MS} ms:\n${out}`)), START_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /RPC listening on (http:\/\/[^"\s]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`node exited with code ${code} during startup:\n${out}`));
+    });
+  });
+
+  const http: NodeProcess['http'] = async (path, init) => {
+    const res = await fetch(url + path, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    return { status: res.status, text: await res.text() };
+  };
+
+  const rpc: NodeProcess['rpc'] = async (method, params = {}, opts = {}) => {
+    let res: { status: number; text: string };
+    if (opts.get) {
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
+      if (opts.id !== undefined) q.set('id', String(opts.id));
+      const qs = q.toString();
+      res = await http(`/${method}${qs ? `?${qs}` : ''}`);
+    } else {
+      res = await http(`/${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ method, params, id: opts.id ?? 1 }),
+      });
+    }
+    let body: Omit<RpcEnvelope, 'status'>;
+    try {
+      body = JSON.parse(res.text) as Omit<RpcEnvelope, 'status'>;
+    } catch {
+      throw new Error(`${method}: HTTP ${res.status} with a body that is not JSON: ${res.text.slice(0, 200)}`);
+    }
+    return { ...body, status: res.status };
+  };
+
+  const call: NodeProcess['call'] = async (method, params, opts) => {
+    const r = await rpc(method, params, opts);
+    if (r.error) throw new RpcCallError(method, r.error.code, r.error.message);
+    return r.result as any;
+  };
+
+  const waitFor: NodeProcess['waitFor'] = async (check, what, timeoutMs = 20_000) => {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await check();
+      if (v) return v;
+      if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      await sleep(50);
+    }
+  };
+
+  const height = async () => (await call<Record<string, number>>('status'))['Block Height']!;
+
+  const node: NodeProcess = {
+    url,
+    dataDir,
+    address,
+    child,
+    rpc,
+    call,
+    http,
+    height,
+    waitFor,
+    async waitForHeight(target, timeoutMs) {
+      const goal = target ?? (await height()) + 1;
+      return waitFor(async () => {
+        const h = await height();
+        return h >= goal ? h : undefined;
+      }, `block ${goal}`, timeoutMs);
+    },
+    async kill(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+    async stop(keepData = false) {
+      await node.kill('SIGTERM');
+      if (!keepData) rmSync(dataDir!, { recursive: true, force: true });
+    },
+    output: () => out,
+  };
+  return node;
+}
