@@ -9,6 +9,7 @@ import { openRpcDocument } from '../openrpc.js';
 import type { MethodDef } from '../types.js';
 import * as blocks from './blocks.js';
 import * as mining from './mining.js';
+import * as names from './names.js';
 import * as status from './status.js';
 import * as transactions from './transactions.js';
 import * as utilities from './utilities.js';
@@ -30,7 +31,7 @@ function isMethodDef(v: unknown): v is MethodDef<unknown> {
   return typeof d === 'object' && d !== null && typeof d.name === 'string' && typeof d.handler === 'function' && Array.isArray(d.params);
 }
 
-const AREAS: Record<string, unknown>[] = [transactions, wallet, mining, utilities, status, blocks];
+const AREAS: Record<string, unknown>[] = [transactions, wallet, names, mining, utilities, status, blocks];
 
 const operations: NodeMethod[] = AREAS.flatMap(methodsOf);
 
