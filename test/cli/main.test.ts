@@ -1,0 +1,41 @@
+// The built `dltnode` command: help, version, print-config and usage errors (no node is started).
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const run = (args: string[], env: Record<string, string> = {}) => spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+
+describe('dltnode command', () => {
+  it('lists its commands with --help and the start options with start --help', () => {
+    expect(run(['--help']).stdout).toContain('start');
+    const r = run(['start', '--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('--rpc-port PORT');
+    expect(r.stdout).toContain('DLTNODE_WALLET_PASSWORD');
+  });
+  it('prints every component with --version', () => {
+    const r = run(['--version']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^dltnode \d+\.\d+\.\d+/);
+    expect(r.stdout).toMatch(/wasm core: (simd|scalar) build/);
+    expect(r.stdout).toMatch(/rpc transport: /);
+    expect(r.stdout).toContain(process.version);
+  });
+  it('prints the effective configuration with sources, flags over env', () => {
+    const r = run(['start', '--print-config', '--rpc-port', '9001'], { DLTNODE_RPC_PORT: '9000', DLTNODE_LOG_LEVEL: 'debug' });
+    expect(r.status).toBe(0);
+    const printed = JSON.parse(r.stdout);
+    expect(printed.config['rpc-port']).toBe(9001);
+    expect(printed.sources['rpc-port']).toBe('flag');
+    expect(printed.config['log-level']).toBe('debug');
+    expect(printed.sources['log-level']).toBe('env');
+  });
+  it('exits 2 with a message on bad usage', () => {
+    for (const args of [['start', '--rpc-port', 'x'], ['frobnicate'], ['start', '--nope']]) {
+      const r = run(args);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/^dltnode: /);
+    }
+  });
+});
