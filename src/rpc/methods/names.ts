@@ -1,0 +1,385 @@
+/**
+ * Name system operations (interface.md "Name system"; reference-names.md §6; DESIGN.md decision 4).
+ * Every name-changing operation checks the name rules against the node's state first (a clear
+ * -32602 instead of a transaction that would lose its fee), then builds one type-4 transaction
+ * (first output to the name-operation address carrying the payload), funds and signs it from the
+ * node's primary wallet, and submits it. Not copied from the reference: the swapped registerName
+ * addresses, recovery signed with the owner key, values cut at commas (reference-names.md §8).
+ */
+import { PaymentBuilder, balanceTooLow } from '../../chain/builder.js';
+import { TX_VERSION } from '../../chain/consensus.js';
+import { knownTx, type KnownTx } from '../../chain/tx-codec.js';
+import { toStringForm } from '../../chain/tx-json.js';
+import type { Transaction, TxOutput } from '../../codec/types.js';
+import { encodeTransaction } from '../../codec/transaction.js';
+import { Address, primaryAddressFromPublicKey } from '../../formats/address.js';
+import { formatAmount } from '../../formats/amount.js';
+import { fromHex, toHex } from '../../formats/bytes.js';
+import { checksumLockBytes, FORCE_TRANSACTION_PRICE, TransactionType } from '../../formats/constants.js';
+import { estimateFee } from '../../formats/fees.js';
+import { NAME_POOL_ADDRESS, nameSystemOf, type NameSystem } from '../../names/chain-extension.js';
+import { encodeDataRecord, type DataRecord } from '../../names/data-record.js';
+import { capacityChangeCost, extensionCost, registrationCost } from '../../names/fees.js';
+import { idSections, nameId, recordKeyId } from '../../names/id.js';
+import { encodeNameRecord, type NameRecord } from '../../names/name-record.js';
+import {
+  encodeNamePayload,
+  NameOp,
+  type ChangeCapacityPayload,
+  type NamePayload,
+  type RecoverPayload,
+  type SignedNamePayload,
+  type UpdateRecordPayload,
+} from '../../names/payloads.js';
+import { encryptRecordValue } from '../../names/record-crypto.js';
+import { liveName, NameRuleError, signNamePayload, verifyNameTx } from '../../names/rules.js';
+import { NameCodecError } from '../../names/reader.js';
+import type { NodeContext } from '../../node/context.js';
+import type { WalletKey } from '../../wallet/wallet.js';
+import { invalidParams, RpcCode, RpcError, type MethodDef, type ParamDef } from '../types.js';
+import { addressParam } from './params.js';
+
+/** Fee re-estimations while funding: the fee depends on the size, which depends on the inputs. */
+const FEE_ROUNDS = 4;
+
+const system = (ctx: NodeContext): NameSystem =>
+  nameSystemOf(ctx.store.path) ?? (() => { throw new RpcError(RpcCode.InternalError, 'The name system is not running on this node'); })();
+
+/** The block a new transaction would enter. */
+const nextHeight = (ctx: NodeContext): bigint => ctx.chain.height + 1n;
+
+function idOfName(ctx: NodeContext, name: string): Uint8Array {
+  try {
+    return nameId(name, checksumLockBytes(ctx.network));
+  } catch (err) {
+    throw invalidParams(`Invalid name ${JSON.stringify(name)}: ${(err as Error).message}`);
+  }
+}
+
+const notFound = (id: Uint8Array): RpcError => invalidParams(`Name with 'id' ${toHex(id)} does not exist.`);
+
+function existing(ctx: NodeContext, id: Uint8Array): NameRecord {
+  const s = system(ctx);
+  return liveName(s.state, id, nextHeight(ctx), s.env.params) ?? (() => { throw notFound(id); })();
+}
+
+/** An address parameter (Base58 with checksum) or the node's primary address by default. */
+function addressOr(ctx: NodeContext, text: unknown, what: string): Uint8Array {
+  if (text === undefined || text === '') return ctx.wallet.primary.primary;
+  return addressParam(text as string, `Invalid ${what} address was specified`).addressNoChecksum;
+}
+
+/** Funds, signs and submits a type-4 transaction from the primary wallet. */
+async function submitNameTx(ctx: NodeContext, payload: NamePayload, amount: bigint, extra: TxOutput[] = []): Promise<Record<string, unknown>> {
+  const s = system(ctx);
+  const outputs: TxOutput[] = [{ address: NAME_POOL_ADDRESS, amount, data: encodeNamePayload(payload) }, ...extra];
+  try {
+    verifyNameTx(s.state, s.env, outputs, nextHeight(ctx));
+  } catch (err) {
+    if (err instanceof NameRuleError || err instanceof NameCodecError) throw invalidParams(err.message);
+    throw err;
+  }
+  const k = fund(ctx, ctx.wallet.primary, outputs);
+  const [reason] = await ctx.submit([k]);
+  if (reason === 'Balance is too low') throw new RpcError(RpcCode.InsufficientFunds, reason);
+  if (reason) throw invalidParams(`The name transaction was rejected: ${reason}`);
+  return toStringForm(k);
+}
+
+/**
+ * Inputs covering outputs + fee, smallest balances first (the PaymentBuilder's selection), then
+ * signed. Written here because the PaymentBuilder refuses outputs summing to 0, which updateRecord
+ * and recover must send (reference-names.md §4.2).
+ */
+function fund(ctx: NodeContext, key: WalletKey, outputs: TxOutput[]): KnownTx {
+  const builder = new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network);
+  const total = outputs.reduce((sum, o) => sum + o.amount, 0n);
+  const pubKey = ctx.chain.wallet(key.primary).publicKey ? key.primary : key.publicKey;
+  let fee = FORCE_TRANSACTION_PRICE;
+  for (let round = 0; round < FEE_ROUNDS; round++) {
+    const inputs = builder.selectInputs(key, total + fee, outputs) ?? (() => { throw balanceTooLow(); })();
+    const tx: Transaction = {
+      version: TX_VERSION,
+      type: TransactionType.RegName,
+      blockHeight: ctx.chain.height,
+      inputs,
+      outputs,
+      nonce: (Date.now() % 1000) * 1000 + Math.floor(Math.random() * 1000),
+      pubKey,
+      signature: null,
+      applied: 0n,
+      timestamp: BigInt(Math.floor(Date.now() / 1000)),
+    };
+    const needed = estimateFee(encodeTransaction(tx).length);
+    if (needed === fee) {
+      tx.signature = key.sign(knownTx(tx, ctx.network).checksum);
+      return knownTx(tx, ctx.network);
+    }
+    fee = needed;
+  }
+  throw new RpcError(RpcCode.InternalError, 'The fee did not settle; try again');
+}
+
+/** The node's key whose primary address is `address`, if it holds one. */
+const localKey = (ctx: NodeContext, address: Uint8Array): WalletKey | undefined =>
+  ctx.wallet.keys.find((k) => Buffer.from(k.primary).equals(Buffer.from(address)));
+
+/** `sigPk`: a hex public key, or an address whose public key the wallet state knows. */
+function publicKeyParam(ctx: NodeContext, text: string): Uint8Array {
+  if (/^[0-9a-fA-F]+$/.test(text) && text.length > 96) {
+    const key = fromHex(text, 'sigPk');
+    try {
+      primaryAddressFromPublicKey(key);
+      return key;
+    } catch {
+      /* not a key: try it as an address */
+    }
+  }
+  const address = addressParam(text, 'Invalid sigPk: expected a hex public key or an address whose public key is known');
+  const known = ctx.chain.wallet(address.addressNoChecksum).publicKey;
+  if (!known) throw invalidParams(`Invalid sigPk: the public key of ${address.base58Address} is not known to the chain; pass the public key in hex`);
+  return known;
+}
+
+/**
+ * Signs a signed operation: with `sig`/`sigPk` from the caller, or with the node's key of the
+ * required signer (the owner; for recover, the recovery address).
+ */
+function signed<P extends SignedNamePayload>(ctx: NodeContext, current: NameRecord, unsigned: Omit<P, 'sigPk' | 'sig'>, p: Record<string, unknown>): P {
+  const recovery = unsigned.op === NameOp.Recover;
+  if (p.sig !== undefined && p.sig !== '') {
+    if (p.sigPk === undefined || p.sigPk === '') throw invalidParams("Missing parameter 'sigPk'");
+    const sig = Buffer.from(p.sig as string, 'base64');
+    if (sig.length === 0) throw invalidParams('Invalid sig: expected a Base64 signature');
+    return { ...unsigned, sigPk: publicKeyParam(ctx, p.sigPk as string), sig: new Uint8Array(sig) } as unknown as P;
+  }
+  const signerAddress = recovery ? current.recoveryHash : current.nextPkHash;
+  const key = localKey(ctx, signerAddress);
+  if (!key) {
+    throw invalidParams(
+      `This node's wallet does not hold the ${recovery ? 'recovery' : 'owner'} key ${new Address(signerAddress).base58Address}; pass sig and sigPk`,
+    );
+  }
+  try {
+    return signNamePayload<P>(current, unsigned, key.publicKey, (d) => key.sign(d));
+  } catch (err) {
+    if (err instanceof NameRuleError) throw invalidParams(err.message);
+    throw err;
+  }
+}
+
+const nameParam: ParamDef = { name: 'name', kind: 'string', required: true, description: 'Plain-text name' };
+const signedParams = (signerWord: string): ParamDef[] => [
+  { name: 'nextPkHash', kind: 'string', description: "New owner address; default the node's primary wallet address" },
+  { name: 'sigPk', kind: 'string', description: `Public key (hex, or an address whose key is known) of the ${signerWord}; required with sig` },
+  { name: 'sig', kind: 'string', description: `Base64 signature by the ${signerWord}; if omitted the node signs with its own key` },
+];
+const lookupParams: ParamDef[] = [
+  { name: 'name', kind: 'string', description: "Plain-text name; required if 'id' is absent" },
+  { name: 'id', kind: 'string', description: "Hex name id; required if 'name' is absent" },
+  { name: 'asBytes', kind: 'boolean', description: 'Raw serialized form, hex' },
+  { name: 'useAbsoluteId', kind: 'boolean', default: true, description: 'false: the deepest registered name along the id' },
+];
+
+function lookup(ctx: NodeContext, p: Record<string, unknown>): NameRecord {
+  let id: Uint8Array;
+  if (p.id !== undefined && p.id !== '') {
+    try {
+      id = fromHex(p.id as string, 'id');
+      idSections(id);
+    } catch (err) {
+      throw invalidParams(`Invalid id: ${(err as Error).message}`);
+    }
+  } else if (p.name !== undefined && p.name !== '') id = idOfName(ctx, p.name as string);
+  else throw invalidParams("Parameter 'id' or 'name' is missing");
+  if (p.useAbsoluteId !== false) return existing(ctx, id);
+  // Deepest registered name along the id, stopping below a name that allows no subnames (§6.3).
+  const s = system(ctx);
+  let found: NameRecord | undefined;
+  let prefix = 0;
+  for (const section of idSections(id)) {
+    prefix += section.length;
+    const r = liveName(s.state, id.subarray(0, prefix), nextHeight(ctx), s.env.params);
+    if (!r) break;
+    found = r;
+    if (!r.allowSubnames) break;
+  }
+  return found ?? (() => { throw notFound(id); })();
+}
+
+const recordJson = (r: DataRecord) => ({
+  key: Buffer.from(r.key).toString('base64'),
+  type: r.ttl,
+  value: r.data ? Buffer.from(r.data).toString('base64') : null,
+  checksum: r.checksum ? toHex(r.checksum) : null,
+});
+
+/** One `key,type,value` entry of `records[]`; the value is everything after the second comma. */
+function parseRecordEntry(entry: string, i: number): { key: string; type: number; value: string | null } {
+  const a = entry.indexOf(',');
+  const b = a < 0 ? -1 : entry.indexOf(',', a + 1);
+  if (a <= 0 || b < 0) throw invalidParams(`Invalid records[] entry ${i}: expected key,type,value`);
+  const typeText = entry.slice(a + 1, b).trim();
+  const type = Number(typeText);
+  if (!/^-?\d+$/.test(typeText) || type < -0x8000_0000 || type > 0x7fff_ffff) {
+    throw invalidParams(`Invalid records[] entry ${i}: type must be a 32-bit integer, got ${JSON.stringify(typeText)}`);
+  }
+  const value = entry.slice(b + 1);
+  return { key: entry.slice(0, a), type, value: value === 'null' ? null : value };
+}
+
+export const nameMethods: MethodDef<NodeContext>[] = [
+  {
+    name: 'registerName',
+    group: 'Name system',
+    maturity: 'Proposed',
+    summary: 'Registers a name for a number of blocks with a storage capacity',
+    params: [
+      nameParam,
+      { name: 'registrationTime', kind: 'integer', required: true, min: 0, max: 0xffff_ffff, description: 'Duration in blocks; multiple of 86400' },
+      { name: 'capacity', kind: 'integer', required: true, min: 0, max: 0xffff_ffff, description: 'Storage in kB' },
+      { name: 'recoveryHash', kind: 'string', description: "Address that may recover the name; default the node's primary address" },
+      { name: 'pkHash', kind: 'string', description: "Owner address; default the node's primary address" },
+    ],
+    result: { description: 'Transaction (string form), type 4' },
+    handler: (p, ctx) => {
+      const payload: NamePayload = {
+        op: NameOp.Register,
+        id: idOfName(ctx, p.name as string),
+        registrationTimeInBlocks: p.registrationTime as number,
+        capacity: p.capacity as number,
+        recoveryHash: addressOr(ctx, p.recoveryHash, 'recoveryHash'),
+        nextPkHash: addressOr(ctx, p.pkHash, 'pkHash'),
+      };
+      return submitNameTx(ctx, payload, registrationCost(payload.registrationTimeInBlocks, payload.capacity, system(ctx).env.params));
+    },
+  },
+  {
+    name: 'extendName',
+    group: 'Name system',
+    summary: 'Extends the registration of a name',
+    params: [nameParam, { name: 'extensionTime', kind: 'integer', required: true, min: 0, max: 0xffff_ffff, description: 'Blocks to add; multiple of 86400' }],
+    result: { description: 'Transaction (string form), type 4' },
+    handler: (p, ctx) => {
+      const current = existing(ctx, idOfName(ctx, p.name as string));
+      const time = p.extensionTime as number;
+      return submitNameTx(ctx, { op: NameOp.Extend, id: current.id, extensionTimeInBlocks: time }, extensionCost(time, current.capacity, system(ctx).env.params));
+    },
+  },
+  {
+    name: 'updateNameCapacity',
+    group: 'Name system',
+    postOnly: true,
+    summary: 'Changes the capacity of a name (optionally transferring it)',
+    params: [nameParam, { name: 'newCapacity', kind: 'integer', required: true, min: 0, max: 0xffff_ffff, description: 'New capacity in kB' }, ...signedParams('current owner')],
+    result: { description: 'Transaction (string form), type 4' },
+    handler: (p, ctx) => {
+      const current = existing(ctx, idOfName(ctx, p.name as string));
+      const newCapacity = p.newCapacity as number;
+      const payload = signed<ChangeCapacityPayload>(ctx, current, { op: NameOp.ChangeCapacity, id: current.id, newCapacity, sequence: current.sequence + 1n, nextPkHash: addressOr(ctx, p.nextPkHash, 'nextPkHash') }, p);
+      return submitNameTx(ctx, payload, capacityChangeCost(current.expirationBlockHeight, ctx.chain.height, newCapacity, system(ctx).env.params));
+    },
+  },
+  {
+    name: 'updateNameRecord',
+    group: 'Name system',
+    maturity: 'Proposed',
+    postOnly: true,
+    summary: 'Adds, replaces (same key) or removes (value null) data records of a name',
+    params: [
+      nameParam,
+      { name: 'records[]', kind: 'string[]', required: true, description: 'key,type,value entries; value null removes the record', missingMessage: "Missing parameter 'records[]'" },
+      ...signedParams('current owner'),
+    ],
+    result: { description: 'Transaction (string form), type 4, amount 0' },
+    handler: (p, ctx) => {
+      const name = p.name as string;
+      const current = existing(ctx, idOfName(ctx, name));
+      const lock = checksumLockBytes(ctx.network);
+      const entries = p['records[]'] as string[];
+      if (entries.length === 0) throw invalidParams("Missing parameter 'records[]'");
+      const records: DataRecord[] = entries.map((text, i) => {
+        const e = parseRecordEntry(text, i);
+        let key: Uint8Array;
+        try {
+          key = recordKeyId(current.id, e.key, lock);
+        } catch (err) {
+          throw invalidParams(`Invalid records[] entry ${i}: ${(err as Error).message}`);
+        }
+        const old = current.dataRecords.find((r) => Buffer.from(r.key).equals(Buffer.from(key)));
+        if (e.value === null) {
+          if (!old) throw invalidParams(`Invalid records[] entry ${i}: the name has no record with key ${JSON.stringify(e.key)}`);
+          return { key, ttl: e.type, data: null, checksum: old.checksum };
+        }
+        return { key, ttl: e.type, data: encryptRecordValue(name, e.key, e.value), checksum: old?.checksum ?? null };
+      });
+      const payload = signed<UpdateRecordPayload>(ctx, current, { op: NameOp.UpdateRecord, id: current.id, records, sequence: current.sequence + 1n, nextPkHash: addressOr(ctx, p.nextPkHash, 'nextPkHash') }, p);
+      return submitNameTx(ctx, payload, 0n);
+    },
+  },
+  {
+    name: 'recoverName',
+    group: 'Name system',
+    postOnly: true,
+    summary: 'Replaces owner and recovery address, signed by the recovery address',
+    params: [
+      nameParam,
+      { name: 'nextPkHash', kind: 'string', description: "New owner; default the node's primary wallet address" },
+      { name: 'nextRecoveryHash', kind: 'string', description: "New recovery address; default the node's primary wallet address" },
+      ...signedParams('current recovery address').slice(1),
+    ],
+    result: { description: 'Transaction (string form), type 4, amount 0' },
+    handler: (p, ctx) => {
+      const current = existing(ctx, idOfName(ctx, p.name as string));
+      const payload = signed<RecoverPayload>(ctx, current, {
+        op: NameOp.Recover,
+        id: current.id,
+        newRecoveryHash: addressOr(ctx, p.nextRecoveryHash, 'nextRecoveryHash'),
+        sequence: current.sequence + 1n,
+        nextPkHash: addressOr(ctx, p.nextPkHash, 'nextPkHash'),
+      }, p);
+      return submitNameTx(ctx, payload, 0n);
+    },
+  },
+  {
+    name: 'getRegNameDataRecords',
+    group: 'Name system',
+    summary: 'The data records of a name (values stay encrypted)',
+    params: lookupParams,
+    result: { description: 'Array of {key, type, value} (Base64), or hex strings with asBytes' },
+    handler: (p, ctx) => {
+      const r = lookup(ctx, p);
+      return p.asBytes === true ? r.dataRecords.map((d) => toHex(encodeDataRecord(d))) : r.dataRecords.map(recordJson);
+    },
+  },
+  {
+    name: 'getRegName',
+    group: 'Name system',
+    summary: 'The record of a name',
+    params: lookupParams,
+    result: { description: 'Name record object, or hex of its full serialization with asBytes' },
+    handler: (p, ctx) => {
+      const r = lookup(ctx, p);
+      if (p.asBytes === true) return toHex(encodeNameRecord(r, 'full'));
+      const text = (a: Uint8Array | null) => (a ? new Address(a).base58Address : null);
+      return {
+        id: toHex(r.id),
+        version: 1,
+        registrationBlockHeight: r.registrationBlockHeight.toString(),
+        capacity: r.capacity,
+        nextPkHash: text(r.nextPkHash),
+        recoveryHash: text(r.recoveryHash),
+        sequence: r.sequence.toString(),
+        allowSubnames: r.allowSubnames,
+        subnamePrice: formatAmount(r.subnamePrice),
+        subnameFeeRecipient: text(r.subnameFeeRecipient),
+        dataRecords: r.dataRecords.map(recordJson),
+        dataMerkleRoot: r.dataMerkleRoot ? toHex(r.dataMerkleRoot) : null,
+        signaturePk: r.signaturePk ? toHex(r.signaturePk) : null,
+        signature: r.signature ? Buffer.from(r.signature).toString('base64') : null,
+        expirationBlockHeight: r.expirationBlockHeight.toString(),
+        updatedBlockHeight: r.updatedBlockHeight.toString(),
+      };
+    },
+  },
+];

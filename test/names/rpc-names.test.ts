@@ -1,0 +1,103 @@
+// The name operations of the RPC table against a real in-process node (reg network, scaled name
+// month = 10 blocks, grace = 5 blocks; blocks produced on demand).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNode, type DltNode } from '../../src/node/node.js';
+import type { Logger } from '../../src/node/options.js';
+import type { NodeContext } from '../../src/node/context.js';
+import { nameMethods } from '../../src/rpc/methods/names.js';
+import { RpcError } from '../../src/rpc/types.js';
+import { decryptRecordValue } from '../../src/names/record-crypto.js';
+import { fromHex } from '../../src/formats/bytes.js';
+import { decodeDataRecord } from '../../src/names/data-record.js';
+import { NAME_REWARD_POOL_ADDRESS } from '../../src/formats/constants.js';
+
+const silent: Logger = { info() {}, warn: (o: unknown, m?: string) => console.warn(m, JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))), error: (o: unknown) => console.error(o), debug() {}, child: () => silent };
+const dir = mkdtempSync(join(tmpdir(), 'names-rpc-'));
+let node: DltNode;
+let ctx: NodeContext;
+const MONTH = 10;
+
+const call = async (name: string, params: Record<string, unknown>): Promise<any> => {
+  const m = nameMethods.find((d) => d.name === name)!;
+  const p: Record<string, unknown> = { ...params };
+  for (const d of m.params) if (p[d.name] === undefined && d.default !== undefined) p[d.name] = d.default;
+  for (const d of m.params) if (d.required && p[d.name] === undefined) throw new RpcError(-32602, d.missingMessage ?? `Missing parameter '${d.name}'`);
+  return m.handler(p, ctx);
+};
+const block = () => ctx.producer.produce();
+
+beforeAll(async () => {
+  node = await createNode(
+    { network: 'reg', dataDir: dir, blockIntervalSeconds: 3600, poolThreads: 0, genesisBalance: 10n ** 15n, nameMonthBlocks: MONTH, nameGraceBlocks: 5 },
+    silent,
+  );
+  ctx = node.context;
+}, 60_000);
+afterAll(async () => {
+  await node?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('name RPC operations on a running node', () => {
+  it('registers, reads, adds and removes records, extends, changes capacity, transfers and recovers', async () => {
+    const tx = await call('registerName', { name: 'example', registrationTime: 6 * MONTH, capacity: 10 });
+    expect(tx.type).toBe('4');
+    expect(tx.amount).toBe('30000.00000000');
+    expect(Object.keys(tx.to)).toEqual([NAME_REWARD_POOL_ADDRESS]);
+    await expect(call('getRegName', { name: 'example' })).rejects.toThrow(/does not exist/);
+    await block();
+    const reg = await call('getRegName', { name: 'example' });
+    expect(reg).toMatchObject({ capacity: 10, sequence: '0', nextPkHash: ctx.wallet.primary.primaryText });
+    await expect(call('registerName', { name: 'example', registrationTime: 6 * MONTH, capacity: 10 })).rejects.toThrow(/already registered/);
+    await expect(call('registerName', { name: 'other', registrationTime: 6 * MONTH + 1, capacity: 10 })).rejects.toThrow(/multiple of 10/);
+    await expect(call('registerName', { name: 'other', registrationTime: 6 * MONTH, capacity: 5 })).rejects.toThrow(/at least 10 kB/);
+
+    const upd = await call('updateNameRecord', { name: 'example', 'records[]': ['www,1,hello, world', 'mail,2,m@example'] });
+    expect(upd.amount).toBe('0.00000000');
+    await block();
+    let records = await call('getRegNameDataRecords', { name: 'example' });
+    expect(records.map((r: { type: number }) => r.type)).toEqual([1, 2]);
+    const raw = await call('getRegNameDataRecords', { name: 'example', asBytes: true });
+    const www = decodeDataRecord(fromHex(raw[0]));
+    expect(Buffer.from(decryptRecordValue('example', 'www', www.data!)!).toString()).toBe('hello, world');
+
+    await call('updateNameRecord', { name: 'example', 'records[]': ['mail,2,null'] });
+    await block();
+    records = await call('getRegNameDataRecords', { name: 'example' });
+    expect(records).toHaveLength(1);
+    await expect(call('updateNameRecord', { name: 'example', 'records[]': ['nope,2,null'] })).rejects.toThrow(/no record with key/);
+    await expect(call('updateNameRecord', { name: 'example' })).rejects.toThrow("Missing parameter 'records[]'");
+
+    const ext = await call('extendName', { name: 'example', extensionTime: 6 * MONTH });
+    expect(ext.amount).toBe('30000.00000000');
+    await block();
+    const cap = await call('updateNameCapacity', { name: 'example', newCapacity: 20 });
+    expect(BigInt(cap.amount.replace('.', ''))).toBeGreaterThan(0n);
+    await block();
+    expect((await call('getRegName', { name: 'example' })).capacity).toBe(20);
+
+    // Transfer to an address this node has no key for; then recover with the node's recovery key.
+    const stranger = '4iMKArchGjmLsZFsj2tYrBgPjjypvEwquB2pnbEvYAyihSeEi1FN5XBsWru2iKDXK';
+    await call('updateNameCapacity', { name: 'example', newCapacity: 20, nextPkHash: stranger });
+    await block();
+    expect((await call('getRegName', { name: 'example' })).nextPkHash).toBe(stranger);
+    await expect(call('updateNameRecord', { name: 'example', 'records[]': ['a,1,b'] })).rejects.toThrow(/does not hold the owner key/);
+    await call('recoverName', { name: 'example' });
+    await block();
+    const rec = await call('getRegName', { name: 'example' });
+    expect(rec.nextPkHash).toBe(ctx.wallet.primary.primaryText);
+    expect(rec.sequence).toBe('5');
+    expect(await call('getRegName', { id: rec.id, asBytes: true })).toMatch(/^01/);
+  });
+  it('expires names after the grace period and frees them', async () => {
+    await call('registerName', { name: 'short', registrationTime: 6 * MONTH, capacity: 10 });
+    await block();
+    const { expirationBlockHeight } = await call('getRegName', { name: 'short' });
+    while (ctx.chain.height <= BigInt(expirationBlockHeight) + 5n) await block();
+    await expect(call('getRegName', { name: 'short' })).rejects.toThrow(/does not exist/);
+    await call('registerName', { name: 'short', registrationTime: 6 * MONTH, capacity: 10 });
+  });
+});
