@@ -16,7 +16,7 @@ export const ERR_OUT_OF_RANGE: i32 = 5;
 export const ERR_EMPTY_AMOUNT: i32 = 6;
 /** A fromList key that is neither `[0x00]` nor 16 bytes (§8.3). */
 export const ERR_BAD_INPUT_KEY: i32 = 7;
-/** A toList address that is not a 33/45-byte addressNoChecksum with version byte 0–2 (§7.1, §8.4). */
+/** A toList address that is not an addressNoChecksum: 33 bytes version 0, or 45 bytes version 1/2 (§7.1, §8.4). */
 export const ERR_BAD_ADDRESS: i32 = 8;
 /** The same key twice in fromList (§8.3). */
 export const ERR_DUPLICATE_INPUT: i32 = 9;
