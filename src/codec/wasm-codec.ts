@@ -9,8 +9,9 @@ import { CodecError, type CodecErrorCode } from './errors.js';
 import type { DecodedTransaction } from './transaction.js';
 import type { TxInput, TxOutput } from './types.js';
 
+/** The program's exports (typed structurally: the project's TS lib set has no `WebAssembly` declarations). */
 interface CodecExports {
-  memory: WebAssembly.Memory;
+  memory: { readonly buffer: ArrayBuffer };
   setLockLength(len: number): void;
   decode(len: number): number;
   decodeBatch(count: number): number;
@@ -64,19 +65,19 @@ export class WasmCodec {
   private readonly fieldNames = new Map<number, string>();
   private lock: Uint8Array = new Uint8Array(0);
 
-  constructor(instance: WebAssembly.Instance = instantiate(wasmModule('codec'))) {
+  constructor(instance: ReturnType<typeof instantiate> = instantiate(wasmModule('codec'))) {
     this.x = instance.exports as unknown as CodecExports;
     const g = (name: string): number => {
-      const v = this.x[name];
-      if (!(v instanceof WebAssembly.Global)) throw new Error(`codec WASM lacks the export ${name}: rebuild it`);
-      return v.value as number;
+      const v = globalValue(this.x[name]);
+      if (v === undefined) throw new Error(`codec WASM lacks the export ${name}: rebuild it (npm run build:wasm)`);
+      return v;
     };
     for (const name of Object.keys(this.x)) {
-      const v = this.x[name];
-      if (!(v instanceof WebAssembly.Global)) continue;
-      if (name.startsWith('ERR_')) this.errorNames.set(v.value as number, name.slice(4) as CodecErrorCode);
-      else if (name.startsWith('FIELD_')) this.fieldNames.set(v.value as number, name.slice(6));
-      else if (/^[HIO]_|_WORDS$/.test(name)) this.L[name] = v.value as number;
+      const v = globalValue(this.x[name]);
+      if (v === undefined) continue;
+      if (name.startsWith('ERR_')) this.errorNames.set(v, name.slice(4) as CodecErrorCode);
+      else if (name.startsWith('FIELD_')) this.fieldNames.set(v, name.slice(6));
+      else if (/^[HIO]_|_WORDS$/.test(name)) this.L[name] = v;
     }
     this.input = g('INPUT');
     this.lengths = g('LENGTHS');
@@ -202,6 +203,13 @@ export class WasmCodec {
       checksum: this.u8.slice(checksumAt, checksumAt + this.checksumSize),
     };
   }
+}
+
+/** The value of an exported i32 global, or undefined for other exports. */
+function globalValue(x: unknown): number | undefined {
+  if (typeof x !== 'object' || x === null || !('value' in x)) return undefined;
+  const v = (x as { value: unknown }).value;
+  return typeof v === 'number' ? v : undefined;
 }
 
 let shared: WasmCodec | undefined;
