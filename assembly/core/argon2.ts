@@ -51,16 +51,35 @@ export function argon2Reserve(blocks: u32): bool {
 // ---- Compression function G (RFC 9106 §3.5) built on the permutation P (§3.6) ----
 
 // SIMD build: a block is 64 v128 registers of two words. `roundV` applies P to eight registers
-// A0,A1,B0,B1,C0,C1,D0,D1 found `stride` bytes apart from `base`: stride 16 = one row of 16
-// consecutive words, stride 128 = one column (word pairs 2i, 2i+16, …, 2i+112), as in §3.6.
+// A0,A1,B0,B1,C0,C1,D0,D1 taken `stride` bytes apart: stride 16 = one row of 16 consecutive
+// words, stride 128 = one column (word pairs 2i, 2i+16, …, 2i+112), the register sets of §3.6.
 
-// GB's multiply-add of §3.6: x + y + 2·lo32(x)·lo32(y), lane-wise.
-@inline function blamkaV(x: v128, y: v128): v128 {
-  // extmul_low multiplies i32 lanes 0 and 1: first gather each word's low half into them.
-  const p = i64x2.extmul_low_i32x4_u(i32x4.shuffle(x, x, 0, 2, 0, 2), i32x4.shuffle(y, y, 0, 2, 0, 2));
+// How roundV gets its input and where its output goes, so that G needs no extra passes:
+const ROW_FIRST = 0; // in = prev ⊕ ref; next := in; R := P(in)
+const ROW_XOR = 1; //   in = prev ⊕ ref; next := in ⊕ next (v1.3 passes > 0); R := P(in)
+const COLUMN = 2; //    in = R; next ⊕= P(in)
+
+@inline function loadIn(a: usize, b: usize, next: usize, mode: i32): v128 {
+  if (mode == COLUMN) return v128.load(a);
+  const x = v128.xor(v128.load(a), v128.load(b));
+  v128.store(next, mode == ROW_XOR ? v128.xor(x, v128.load(next)) : x);
+  return x;
+}
+
+@inline function storeOut(r: usize, next: usize, x: v128, mode: i32): void {
+  if (mode == COLUMN) v128.store(next, v128.xor(v128.load(next), x));
+  else v128.store(r, x);
+}
+
+// Low 32-bit halves of the four words of x and y, as i32 lanes [x.w0, x.w1, y.w0, y.w1].
+@inline function lowHalves(x: v128, y: v128): v128 {
+  return i32x4.shuffle(x, y, 0, 2, 4, 6);
+}
+// x + y + 2·p, where p = lo32(x)·lo32(y) (GB's multiply-add of §3.6).
+@inline function addMul(x: v128, y: v128, p: v128): v128 {
   return i64x2.add(i64x2.add(x, y), i64x2.add(p, p));
 }
-// 64-bit rotations right by 32, 24, 16 (byte shuffles) and 63 (shift pair).
+// 64-bit rotations right by 32, 24, 16 (shuffles) and 63 (shift pair).
 @inline function rotr32V(x: v128): v128 {
   return i32x4.shuffle(x, x, 1, 0, 3, 2);
 }
@@ -74,45 +93,62 @@ export function argon2Reserve(blocks: u32): bool {
   return v128.or(i64x2.add(x, x), i64x2.shr_u(x, 63));
 }
 
-@inline function roundV(base: usize, stride: usize): void {
-  let a0 = v128.load(base), a1 = v128.load(base + stride);
-  let b0 = v128.load(base + 2 * stride), b1 = v128.load(base + 3 * stride);
-  let c0 = v128.load(base + 4 * stride), c1 = v128.load(base + 5 * stride);
-  let d0 = v128.load(base + 6 * stride), d1 = v128.load(base + 7 * stride);
-  // Column step: GB on (v0,v4,v8,v12) … (v3,v7,v11,v15), two at a time per register pair.
-  a0 = blamkaV(a0, b0); a1 = blamkaV(a1, b1);
+@inline function roundV(a: usize, b: usize, next: usize, r: usize, stride: usize, mode: i32): void {
+  let a0 = loadIn(a, b, next, mode);
+  let a1 = loadIn(a + stride, b + stride, next + stride, mode);
+  let b0 = loadIn(a + 2 * stride, b + 2 * stride, next + 2 * stride, mode);
+  let b1 = loadIn(a + 3 * stride, b + 3 * stride, next + 3 * stride, mode);
+  let c0 = loadIn(a + 4 * stride, b + 4 * stride, next + 4 * stride, mode);
+  let c1 = loadIn(a + 5 * stride, b + 5 * stride, next + 5 * stride, mode);
+  let d0 = loadIn(a + 6 * stride, b + 6 * stride, next + 6 * stride, mode);
+  let d1 = loadIn(a + 7 * stride, b + 7 * stride, next + 7 * stride, mode);
+  // Each multiply-add pair shares one gather of low halves: extmul_low/high take lanes 0,1/2,3.
+  // Column step: GB on (v0,v4,v8,v12) … (v3,v7,v11,v15), two per register pair.
+  let s = lowHalves(a0, a1), t = lowHalves(b0, b1);
+  a0 = addMul(a0, b0, i64x2.extmul_low_i32x4_u(s, t)); a1 = addMul(a1, b1, i64x2.extmul_high_i32x4_u(s, t));
   d0 = rotr32V(v128.xor(d0, a0)); d1 = rotr32V(v128.xor(d1, a1));
-  c0 = blamkaV(c0, d0); c1 = blamkaV(c1, d1);
+  s = lowHalves(c0, c1); t = lowHalves(d0, d1);
+  c0 = addMul(c0, d0, i64x2.extmul_low_i32x4_u(s, t)); c1 = addMul(c1, d1, i64x2.extmul_high_i32x4_u(s, t));
   b0 = rotr24V(v128.xor(b0, c0)); b1 = rotr24V(v128.xor(b1, c1));
-  a0 = blamkaV(a0, b0); a1 = blamkaV(a1, b1);
+  s = lowHalves(a0, a1); t = lowHalves(b0, b1);
+  a0 = addMul(a0, b0, i64x2.extmul_low_i32x4_u(s, t)); a1 = addMul(a1, b1, i64x2.extmul_high_i32x4_u(s, t));
   d0 = rotr16V(v128.xor(d0, a0)); d1 = rotr16V(v128.xor(d1, a1));
-  c0 = blamkaV(c0, d0); c1 = blamkaV(c1, d1);
+  s = lowHalves(c0, c1); t = lowHalves(d0, d1);
+  c0 = addMul(c0, d0, i64x2.extmul_low_i32x4_u(s, t)); c1 = addMul(c1, d1, i64x2.extmul_high_i32x4_u(s, t));
   b0 = rotr63V(v128.xor(b0, c0)); b1 = rotr63V(v128.xor(b1, c1));
   // Diagonalise: B = (v5,v6)(v7,v4), C = (v10,v11)(v8,v9), D = (v15,v12)(v13,v14).
-  let t = b0;
-  b0 = i64x2.shuffle(b0, b1, 1, 2); b1 = i64x2.shuffle(b1, t, 1, 2);
-  t = c0; c0 = c1; c1 = t;
-  t = d0;
-  d0 = i64x2.shuffle(d1, d0, 1, 2); d1 = i64x2.shuffle(t, d1, 1, 2);
+  let u = b0;
+  b0 = i64x2.shuffle(b0, b1, 1, 2); b1 = i64x2.shuffle(b1, u, 1, 2);
+  u = c0; c0 = c1; c1 = u;
+  u = d0;
+  d0 = i64x2.shuffle(d1, d0, 1, 2); d1 = i64x2.shuffle(u, d1, 1, 2);
   // Diagonal step: GB on (v0,v5,v10,v15) … (v3,v4,v9,v14).
-  a0 = blamkaV(a0, b0); a1 = blamkaV(a1, b1);
+  s = lowHalves(a0, a1); t = lowHalves(b0, b1);
+  a0 = addMul(a0, b0, i64x2.extmul_low_i32x4_u(s, t)); a1 = addMul(a1, b1, i64x2.extmul_high_i32x4_u(s, t));
   d0 = rotr32V(v128.xor(d0, a0)); d1 = rotr32V(v128.xor(d1, a1));
-  c0 = blamkaV(c0, d0); c1 = blamkaV(c1, d1);
+  s = lowHalves(c0, c1); t = lowHalves(d0, d1);
+  c0 = addMul(c0, d0, i64x2.extmul_low_i32x4_u(s, t)); c1 = addMul(c1, d1, i64x2.extmul_high_i32x4_u(s, t));
   b0 = rotr24V(v128.xor(b0, c0)); b1 = rotr24V(v128.xor(b1, c1));
-  a0 = blamkaV(a0, b0); a1 = blamkaV(a1, b1);
+  s = lowHalves(a0, a1); t = lowHalves(b0, b1);
+  a0 = addMul(a0, b0, i64x2.extmul_low_i32x4_u(s, t)); a1 = addMul(a1, b1, i64x2.extmul_high_i32x4_u(s, t));
   d0 = rotr16V(v128.xor(d0, a0)); d1 = rotr16V(v128.xor(d1, a1));
-  c0 = blamkaV(c0, d0); c1 = blamkaV(c1, d1);
+  s = lowHalves(c0, c1); t = lowHalves(d0, d1);
+  c0 = addMul(c0, d0, i64x2.extmul_low_i32x4_u(s, t)); c1 = addMul(c1, d1, i64x2.extmul_high_i32x4_u(s, t));
   b0 = rotr63V(v128.xor(b0, c0)); b1 = rotr63V(v128.xor(b1, c1));
   // Undiagonalise.
-  t = b0;
-  b0 = i64x2.shuffle(b1, b0, 1, 2); b1 = i64x2.shuffle(t, b1, 1, 2);
-  t = c0; c0 = c1; c1 = t;
-  t = d0;
-  d0 = i64x2.shuffle(d0, d1, 1, 2); d1 = i64x2.shuffle(d1, t, 1, 2);
-  v128.store(base, a0); v128.store(base + stride, a1);
-  v128.store(base + 2 * stride, b0); v128.store(base + 3 * stride, b1);
-  v128.store(base + 4 * stride, c0); v128.store(base + 5 * stride, c1);
-  v128.store(base + 6 * stride, d0); v128.store(base + 7 * stride, d1);
+  u = b0;
+  b0 = i64x2.shuffle(b1, b0, 1, 2); b1 = i64x2.shuffle(u, b1, 1, 2);
+  u = c0; c0 = c1; c1 = u;
+  u = d0;
+  d0 = i64x2.shuffle(d0, d1, 1, 2); d1 = i64x2.shuffle(d1, u, 1, 2);
+  storeOut(r, next, a0, mode);
+  storeOut(r + stride, next + stride, a1, mode);
+  storeOut(r + 2 * stride, next + 2 * stride, b0, mode);
+  storeOut(r + 3 * stride, next + 3 * stride, b1, mode);
+  storeOut(r + 4 * stride, next + 4 * stride, c0, mode);
+  storeOut(r + 5 * stride, next + 5 * stride, c1, mode);
+  storeOut(r + 6 * stride, next + 6 * stride, d0, mode);
+  storeOut(r + 7 * stride, next + 7 * stride, d1, mode);
 }
 
 // Scalar build: the same P on 16 words, word k at base + (k>>1)*stride + (k&1)*8.
@@ -176,19 +212,16 @@ export function argon2Reserve(blocks: u32): bool {
  * `withXor`), that value XORed into the existing next block. `next` may alias `ref`.
  */
 function fillBlock(prev: usize, ref: usize, next: usize, withXor: bool): void {
-  // R = prev ⊕ ref; next gets R (⊕ old next) now and ⊕ P(R) at the end.
   if (ASC_FEATURE_SIMD) {
-    for (let i: usize = 0; i < BLOCK; i += 16) {
-      const r = v128.xor(v128.load(prev + i), v128.load(ref + i));
-      v128.store(R + i, r);
-      v128.store(next + i, withXor ? v128.xor(r, v128.load(next + i)) : r);
+    // Rows read prev ⊕ ref and leave it (⊕ old next) in next; columns XOR P's output into next.
+    if (withXor) {
+      for (let i: usize = 0; i < BLOCK; i += 128) roundV(prev + i, ref + i, next + i, R + i, 16, ROW_XOR);
+    } else {
+      for (let i: usize = 0; i < BLOCK; i += 128) roundV(prev + i, ref + i, next + i, R + i, 16, ROW_FIRST);
     }
-    for (let i: usize = 0; i < 8; i++) roundV(R + i * 128, 16);
-    for (let i: usize = 0; i < 8; i++) roundV(R + i * 16, 128);
-    for (let i: usize = 0; i < BLOCK; i += 16) {
-      v128.store(next + i, v128.xor(v128.load(next + i), v128.load(R + i)));
-    }
+    for (let i: usize = 0; i < 128; i += 16) roundV(R + i, 0, next + i, 0, 128, COLUMN);
   } else {
+    // R = prev ⊕ ref; next gets R (⊕ old next) now and ⊕ P(R) at the end.
     for (let i: usize = 0; i < BLOCK; i += 8) {
       const r = load<u64>(prev + i) ^ load<u64>(ref + i);
       store<u64>(R + i, r);
