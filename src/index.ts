@@ -22,3 +22,4 @@ export * from './codec/transaction.js';
 export * from './codec/json.js';
 export * from './pool/verifier.js';
 export * from './pool/errors.js';
+export * from './names/index.js';
