@@ -58,7 +58,7 @@ export function wasmModule(program: WasmProgram, flavour: WasmFlavour = coreFlav
     } catch {
       throw new Error(`WASM build ${path} is missing: run \`npm run build\` first`);
     }
-    mod = new WebAssembly.Module(bytes);
+    mod = new WebAssembly.Module(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) as Uint8Array<ArrayBuffer>);
     moduleCache.set(file, mod);
   }
   return mod;
