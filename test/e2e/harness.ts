@@ -157,7 +157,7 @@ export async function startNode(options: StartOptions = {}): Promise<NodeProcess
     let res: { status: number; text: string };
     if (opts.get) {
       const q = new URLSearchParams();
-      for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
+      for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
       if (opts.id !== undefined) q.set('id', String(opts.id));
       const qs = q.toString();
       res = await http(`/${method}${qs ? `?${qs}` : ''}`);
