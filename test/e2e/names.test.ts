@@ -1,0 +1,72 @@
+/**
+ * The name system over a real node process (interface.md "Name system"): register → block → read,
+ * records, rejected operations that cost nothing, POST-only rules and the exact error texts, and
+ * expiry/grace with scaled constants (`--name-month-blocks 4 --name-grace-blocks 3`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAmount } from '../../src/formats/amount.js';
+import { startNode, type NodeProcess } from './harness.js';
+
+const MONTH = 4;
+const GRACE = 3;
+let node: NodeProcess;
+
+const balance = async (): Promise<bigint> => parseAmount((await node.call('getWallet', { id: node.address })).balance);
+const applied = async (id: string): Promise<number> =>
+  node.waitFor(async () => Number((await node.call('getTransaction', { id })).applied) || undefined, `${id} applied`);
+const error = async (method: string, params: Record<string, unknown>, get = false) => (await node.rpc(method, params, { get })).error;
+
+beforeAll(async () => {
+  node = await startNode({ blockInterval: 0.3, args: ['--name-month-blocks', String(MONTH), '--name-grace-blocks', String(GRACE)] });
+  await node.waitForHeight(2);
+});
+afterAll(async () => {
+  await node?.stop();
+});
+
+describe('names over RPC', () => {
+  it('registers, reads, adds records and reads them back', async () => {
+    const tx = await node.call('registerName', { name: 'e2e', registrationTime: 6 * MONTH, capacity: 10 }, { get: true });
+    expect(tx).toMatchObject({ type: '4', amount: '30000.00000000', to: { '125D6XDzTZzQUWsyQZmQZmQZmQZmQZmQZmQZmQZmQZmQb8t25': '30000.00000000' } });
+    await applied(tx.id);
+    expect(await node.call('getRegName', { name: 'e2e' })).toMatchObject({ capacity: 10, nextPkHash: node.address, recoveryHash: node.address });
+    const upd = await node.call('updateNameRecord', { name: 'e2e', 'records[]': ['www,1,a, b, c'] });
+    expect(upd.amount).toBe('0.00000000');
+    await applied(upd.id);
+    const records = await node.call('getRegNameDataRecords', { name: 'e2e' });
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ type: 1 });
+    expect(await node.call('getRegNameDataRecords', { name: 'e2e', asBytes: true })).toEqual([expect.stringMatching(/^40[0-9a-f]+$/)]);
+  });
+  it('rejects failures before funding: no fee lost, the name unchanged', async () => {
+    const before = await balance();
+    const name = await node.call('getRegName', { name: 'e2e' });
+    expect(await error('registerName', { name: 'e2e', registrationTime: 6 * MONTH, capacity: 10 })).toMatchObject({ code: -32602, message: expect.stringMatching(/already registered/) });
+    expect(await error('registerName', { name: 'x1', registrationTime: 6 * MONTH + 1, capacity: 10 })).toMatchObject({ code: -32602, message: expect.stringMatching(new RegExp(`multiple of ${MONTH} blocks`)) });
+    expect(await error('registerName', { name: 'x1', registrationTime: 6 * MONTH, capacity: 9 })).toMatchObject({ code: -32602, message: expect.stringMatching(/at least 10 kB/) });
+    expect(await error('extendName', { name: 'x1', extensionTime: 6 * MONTH })).toMatchObject({ code: -32602, message: expect.stringMatching(/^Name with 'id' [0-9a-f]+ does not exist\.$/) });
+    expect(await error('registerName', { name: 'x2', registrationTime: 24 * MONTH, capacity: 10_000_000 })).toMatchObject({ code: -32001, message: 'Balance is too low' });
+    expect(await error('updateNameRecord', { name: 'e2e', 'records[]': ['nope,1,null'] })).toMatchObject({ code: -32602, message: expect.stringMatching(/no record with key/) });
+    await node.waitForHeight((await node.height()) + 1);
+    expect(await balance()).toBe(before);
+    expect(await node.call('getRegName', { name: 'e2e' })).toEqual(name);
+  });
+  it('keeps the error texts and POST-only rules of interface.md', async () => {
+    expect(await error('registerName', { registrationTime: 60, capacity: 10 })).toEqual({ code: -32602, message: "Missing parameter 'name'" });
+    expect(await error('updateNameRecord', { name: 'e2e' })).toEqual({ code: -32602, message: "Missing parameter 'records[]'" });
+    const get = await node.rpc('recoverName', { name: 'e2e' }, { get: true });
+    expect(get.status).toBe(405);
+    expect(get.error?.code).toBe(-32600);
+    expect(await error('getRegNameDataRecords', { name: 'unknown' })).toMatchObject({ code: -32602, message: expect.stringMatching(/^Name with 'id' [0-9a-f]+ does not exist\.$/) });
+  });
+  it('expires a name after the grace period; then it can be registered again', async () => {
+    const tx = await node.call('registerName', { name: 'brief', registrationTime: 6 * MONTH, capacity: 10 });
+    await applied(tx.id);
+    const { expirationBlockHeight } = await node.call('getRegName', { name: 'brief' });
+    await node.waitForHeight(Number(expirationBlockHeight) + 1, 60_000);
+    expect(await node.call('getRegName', { name: 'brief' })).toBeTruthy(); // grace period
+    await node.waitForHeight(Number(expirationBlockHeight) + GRACE + 1, 60_000);
+    expect(await error('getRegName', { name: 'brief' })).toMatchObject({ code: -32602 });
+    await applied((await node.call('registerName', { name: 'brief', registrationTime: 6 * MONTH, capacity: 10 })).id);
+  }, 120_000);
+});
