@@ -20,13 +20,14 @@ interface HashExports {
   hash_input_window(): number;
   hash_input_window_size(): number;
   hash_output_window(): number;
-  sha3_256_into(inPtr: number, length: number, outPtr: number): void;
-  sha3_512_into(inPtr: number, length: number, outPtr: number): void;
+  // The 3-argument exports are typed with the ignored 4th argument `digest()` passes to all.
+  sha3_256_into(inPtr: number, length: number, outPtr: number, outLength?: number): void;
+  sha3_512_into(inPtr: number, length: number, outPtr: number, outLength?: number): void;
   sha3_512sqTrunc_into(inPtr: number, length: number, outPtr: number, outLength: number): void;
   sha3_init(digestLength: number): void;
   sha3_update(inPtr: number, length: number): void;
   sha3_final(outPtr: number): void;
-  sha512_into(inPtr: number, length: number, outPtr: number): void;
+  sha512_into(inPtr: number, length: number, outPtr: number, outLength?: number): void;
   sha512sqTrunc_into(inPtr: number, length: number, outPtr: number, outLength: number): void;
   sha512_init(): void;
   sha512_update(inPtr: number, length: number): void;
@@ -76,80 +77,75 @@ export function createHashFunctions(core: CoreInstance): HashFunctions {
       update(input, chunk.length);
     }
   }
-  /** SHA3 of a larger-than-window input, digest left in the output window. */
-  function streamSha3(data: Uint8Array, digestLength: number): void {
+  // Larger-than-window inputs: the digest (of the double hash for the *Sq variants) is left in
+  // the output window.
+  const streamSha3 = (digestLength: number) => (data: Uint8Array): void => {
     e.sha3_init(digestLength);
     absorb(data, e.sha3_update);
     e.sha3_final(output);
-  }
-  function streamSha512(data: Uint8Array): void {
+  };
+  const streamSha3_256 = streamSha3(SHA3_256_BYTES);
+  const streamSha3_512 = streamSha3(DIGEST_512_BYTES);
+  const streamSha3_512Sq = (data: Uint8Array): void => {
+    streamSha3_512(data);
+    e.sha3_512_into(output, DIGEST_512_BYTES, output);
+  };
+  const streamSha512 = (data: Uint8Array): void => {
     e.sha512_init();
     absorb(data, e.sha512_update);
     e.sha512_final(output);
+  };
+  const streamSha512Sq = (data: Uint8Array): void => {
+    streamSha512(data);
+    e.sha512_into(output, DIGEST_512_BYTES, output);
+  };
+
+  /**
+   * Hashes `data` in one call when it fits the input window (`oneShot` gets the output length as
+   * a 4th argument; the exports that do not truncate ignore it), else streams it; returns a copy
+   * of the first `length` bytes of the output window.
+   */
+  function digest(
+    data: Uint8Array,
+    length: number,
+    oneShot: (inPtr: number, length: number, outPtr: number, outLength: number) => void,
+    stream: (data: Uint8Array) => void,
+  ): Uint8Array {
+    if (data.length <= window) {
+      core.bytes().set(data, input);
+      oneShot(input, data.length, output, length);
+    } else stream(data);
+    return core.bytes().slice(output, output + length);
   }
 
   return {
     sha3_256(data) {
       if (!(data instanceof Uint8Array)) throw notBytes('sha3_256', data);
-      const mem = core.bytes();
-      if (data.length <= window) {
-        mem.set(data, input);
-        e.sha3_256_into(input, data.length, output);
-      } else streamSha3(data, SHA3_256_BYTES);
-      return core.bytes().slice(output, output + SHA3_256_BYTES);
+      return digest(data, SHA3_256_BYTES, e.sha3_256_into, streamSha3_256);
     },
     sha3_512(data) {
       if (!(data instanceof Uint8Array)) throw notBytes('sha3_512', data);
-      const mem = core.bytes();
-      if (data.length <= window) {
-        mem.set(data, input);
-        e.sha3_512_into(input, data.length, output);
-      } else streamSha3(data, DIGEST_512_BYTES);
-      return core.bytes().slice(output, output + DIGEST_512_BYTES);
+      return digest(data, DIGEST_512_BYTES, e.sha3_512_into, streamSha3_512);
     },
     sha3_512sq(data) {
       if (!(data instanceof Uint8Array)) throw notBytes('sha3_512sq', data);
-      return sha3SqTrunc(data, DIGEST_512_BYTES);
+      return digest(data, DIGEST_512_BYTES, e.sha3_512sqTrunc_into, streamSha3_512Sq);
     },
     sha3_512sqTrunc(data, length = SQ_TRUNC_DEFAULT_LENGTH) {
       if (!(data instanceof Uint8Array)) throw notBytes('sha3_512sqTrunc', data);
-      return sha3SqTrunc(data, checkTruncLength('sha3_512sqTrunc', length));
+      const n = checkTruncLength('sha3_512sqTrunc', length);
+      return digest(data, n, e.sha3_512sqTrunc_into, streamSha3_512Sq);
     },
     sha512(data) {
       if (!(data instanceof Uint8Array)) throw notBytes('sha512', data);
-      const mem = core.bytes();
-      if (data.length <= window) {
-        mem.set(data, input);
-        e.sha512_into(input, data.length, output);
-      } else streamSha512(data);
-      return core.bytes().slice(output, output + DIGEST_512_BYTES);
+      return digest(data, DIGEST_512_BYTES, e.sha512_into, streamSha512);
     },
     sha512sqTrunc(data, length = SQ_TRUNC_DEFAULT_LENGTH) {
       if (!(data instanceof Uint8Array)) throw notBytes('sha512sqTrunc', data);
       const n = checkTruncLength('sha512sqTrunc', length);
-      const mem = core.bytes();
-      if (data.length <= window) {
-        mem.set(data, input);
-        e.sha512sqTrunc_into(input, data.length, output, n);
-      } else {
-        streamSha512(data);
-        e.sha512_into(output, DIGEST_512_BYTES, output);
-      }
-      return core.bytes().slice(output, output + n);
+      return digest(data, n, e.sha512sqTrunc_into, streamSha512Sq);
     },
   };
-
-  function sha3SqTrunc(data: Uint8Array, length: number): Uint8Array {
-    const mem = core.bytes();
-    if (data.length <= window) {
-      mem.set(data, input);
-      e.sha3_512sqTrunc_into(input, data.length, output, length);
-    } else {
-      streamSha3(data, DIGEST_512_BYTES);
-      e.sha3_512_into(output, DIGEST_512_BYTES, output);
-    }
-    return core.bytes().slice(output, output + length);
-  }
 }
 
 let threadHashes: HashFunctions | undefined;
