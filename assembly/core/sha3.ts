@@ -190,28 +190,42 @@ export function sha3_init(digestLen: i32): void {
   memory.fill(STREAM_STATE, 0, STATE_BYTES);
 }
 
-/** Absorbs `len` more bytes at `inPtr` into the streaming hash. */
-export function sha3_update(inPtr: usize, len: i32): void {
-  const rate = streamRate;
-  if (streamBuffered > 0) {
-    const take = min(rate - streamBuffered, len);
-    memory.copy(STREAM_BUFFER + <usize>streamBuffered, inPtr, take);
-    streamBuffered += take;
+/**
+ * The buffering of a streaming hash (also used by sha512.ts): completes the partial block in
+ * `buffer` (holding `buffered` bytes), hands whole blocks to `absorb` (straight from the input when
+ * possible) and keeps the remainder. Returns the new number of buffered bytes.
+ */
+export function bufferedUpdate(
+  buffer: usize, buffered: i32, blockBytes: i32, inPtr: usize, len: i32,
+  absorb: (input: usize, blocks: i32) => void,
+): i32 {
+  if (buffered > 0) {
+    const take = min(blockBytes - buffered, len);
+    memory.copy(buffer + <usize>buffered, inPtr, take);
+    buffered += take;
     inPtr += <usize>take;
     len -= take;
-    if (streamBuffered < rate) return;
-    absorbBlocks(STREAM_STATE, STREAM_BUFFER, 1, rate >> 3);
-    streamBuffered = 0;
+    if (buffered < blockBytes) return buffered;
+    absorb(buffer, 1);
   }
-  const fullBlocks = len / rate;
+  const fullBlocks = len / blockBytes;
   if (fullBlocks > 0) {
-    absorbBlocks(STREAM_STATE, inPtr, fullBlocks, rate >> 3);
-    const done = fullBlocks * rate;
+    absorb(inPtr, fullBlocks);
+    const done = fullBlocks * blockBytes;
     inPtr += <usize>done;
     len -= done;
   }
-  memory.copy(STREAM_BUFFER, inPtr, len);
-  streamBuffered = len;
+  memory.copy(buffer, inPtr, len);
+  return len;
+}
+
+function absorbIntoStream(input: usize, blocks: i32): void {
+  absorbBlocks(STREAM_STATE, input, blocks, streamRate >> 3);
+}
+
+/** Absorbs `len` more bytes at `inPtr` into the streaming hash. */
+export function sha3_update(inPtr: usize, len: i32): void {
+  streamBuffered = bufferedUpdate(STREAM_BUFFER, streamBuffered, streamRate, inPtr, len, absorbIntoStream);
 }
 
 /** Pads, absorbs the last block and writes the digest (32 or 64 bytes, per sha3_init) at `outPtr`. */

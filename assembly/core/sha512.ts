@@ -2,6 +2,8 @@
 // n bytes of SHA-512(SHA-512(x)). Used for address checksums and legacy (v < 7) transaction checksums.
 // Words are big-endian (§3.1), so message words and digest words are byte-swapped on load/store.
 
+import { bufferedUpdate } from './sha3';
+
 const BLOCK_BYTES: i32 = 128;
 const DIGEST_BYTES: i32 = 64;
 /** Bytes of the length field that ends the padding (§5.1.2: a 128-bit big-endian bit count). */
@@ -126,28 +128,14 @@ export function sha512_init(): void {
   streamTotal = 0;
 }
 
+function compressIntoStream(input: usize, blocks: i32): void {
+  compress(STREAM_STATE, input, blocks);
+}
+
 /** Absorbs `len` more bytes at `inPtr` into the streaming hash. */
 export function sha512_update(inPtr: usize, len: i32): void {
   streamTotal += <u64>len;
-  if (streamBuffered > 0) {
-    const take = min(BLOCK_BYTES - streamBuffered, len);
-    memory.copy(STREAM_BUFFER + <usize>streamBuffered, inPtr, take);
-    streamBuffered += take;
-    inPtr += <usize>take;
-    len -= take;
-    if (streamBuffered < BLOCK_BYTES) return;
-    compress(STREAM_STATE, STREAM_BUFFER, 1);
-    streamBuffered = 0;
-  }
-  const fullBlocks = len / BLOCK_BYTES;
-  if (fullBlocks > 0) {
-    compress(STREAM_STATE, inPtr, fullBlocks);
-    const done = fullBlocks * BLOCK_BYTES;
-    inPtr += <usize>done;
-    len -= done;
-  }
-  memory.copy(STREAM_BUFFER, inPtr, len);
-  streamBuffered = len;
+  streamBuffered = bufferedUpdate(STREAM_BUFFER, streamBuffered, BLOCK_BYTES, inPtr, len, compressIntoStream);
 }
 
 /** Pads and writes the 64-byte digest at `outPtr`. */
