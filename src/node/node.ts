@@ -5,7 +5,7 @@
  * pool, then the store (flushed).
  */
 import { verifySignature } from '../formats/rsa.js';
-import { powVerify } from '../core/pow.js';
+import { createPowVerifier } from '../pool/verifier.js';
 import { Chain } from '../chain/chain.js';
 import { ChainExtensions } from '../chain/extensions.js';
 import { Mempool, type SignatureVerifier } from '../chain/mempool.js';
@@ -51,7 +51,9 @@ export async function createNode(options: NodeOptions, log: Logger): Promise<Dlt
       Math.max(MIN_BLOCK_INTERVAL_MS, Math.round(options.blockIntervalSeconds * 1000)),
       log.child({ module: 'producer' }),
     );
-    const verifyPow: PowVerify = async (items) => items.map((i) => powVerify(i));
+    const pow = createPowVerifier({ threads: options.poolThreads });
+    cleanup.unshift(() => pow.close());
+    const verifyPow: PowVerify = (claims) => pow.verify(claims);
     await producer.genesis(options.genesisBalance);
     producer.start();
     cleanup.unshift(() => producer.stop());
