@@ -4,15 +4,13 @@
 // streaming exports split at every point.
 import { describe, expect, it } from 'vitest';
 import {
-  FLAVOURS, describeMessage, hashesOf, hex, loadVectors, messageBytes, nodeDigest, testBytes,
+  FLAVOURS, describeMessage, expectChain, expectEverySplit, expectInPlace, hashesOf, hex, loadVectors, messageBytes,
+  nodeDigest, testBytes, type WindowExports,
 } from '../vectors/hash-vectors.js';
 
 const DIFF_MAX_LENGTH = 600;
 
-interface StreamExports {
-  hash_input_window(): number;
-  hash_input_window_size(): number;
-  hash_output_window(): number;
+interface Sha3Exports extends WindowExports {
   sha3_init(digestLength: number): void;
   sha3_update(inPtr: number, length: number): void;
   sha3_final(outPtr: number): void;
@@ -23,7 +21,7 @@ interface StreamExports {
 
 describe.each(FLAVOURS)('SHA3 (%s build)', (flavour) => {
   const { core, hashes } = hashesOf(flavour);
-  const e = core.exports as unknown as StreamExports;
+  const e = core.exports as unknown as Sha3Exports;
   const window = e.hash_input_window_size();
 
   it('matches the NIST known answers', () => {
@@ -55,14 +53,8 @@ describe.each(FLAVOURS)('SHA3 (%s build)', (flavour) => {
   });
 
   it('agrees with node:crypto on chained hashing (hash of hash × 256)', () => {
-    let ours512 = new Uint8Array(0), ref512 = new Uint8Array(0);
-    let ours256 = new Uint8Array(0), ref256 = new Uint8Array(0);
-    for (let i = 0; i < 256; i++) {
-      ours512 = hashes.sha3_512(ours512); ref512 = nodeDigest('sha3-512', ref512);
-      ours256 = hashes.sha3_256(ours256); ref256 = nodeDigest('sha3-256', ref256);
-      expect(hex(ours512), `sha3_512 chain step ${i}`).toBe(hex(ref512));
-      expect(hex(ours256), `sha3_256 chain step ${i}`).toBe(hex(ref256));
-    }
+    expectChain(hashes.sha3_512, 'sha3-512');
+    expectChain(hashes.sha3_256, 'sha3-256');
   });
 
   it('reads views with a non-zero byteOffset correctly', () => {
@@ -90,39 +82,21 @@ describe.each(FLAVOURS)('SHA3 (%s build)', (flavour) => {
   });
 
   it('streaming exports give the one-shot digest for every split into three updates', () => {
-    const n = 290; // > 2 blocks of SHA3-256 (136 B) and 4 of SHA3-512 (72 B)
-    const data = testBytes(n, 'sha3-split');
-    const input = e.hash_input_window(), output = e.hash_output_window();
-    core.bytes().set(data, input);
+    const data = testBytes(290, 'sha3-split'); // > 2 blocks of SHA3-256 (136 B) and 4 of SHA3-512 (72 B)
     for (const digestLength of [32, 64]) {
-      const want = Buffer.from(nodeDigest(digestLength === 32 ? 'sha3-256' : 'sha3-512', data));
-      for (let i = 0; i <= n; i += 3) {
-        for (let j = i; j <= n; j++) {
-          e.sha3_init(digestLength);
-          e.sha3_update(input, i);
-          e.sha3_update(input + i, j - i);
-          e.sha3_update(input + j, n - j);
-          e.sha3_final(output);
-          const got = Buffer.from(core.bytes().subarray(output, output + digestLength));
-          if (!got.equals(want)) expect.fail(`SHA3-${digestLength * 8} split at ${i}/${j}: ${got.toString('hex')}`);
-        }
-      }
+      const stream = { init: () => e.sha3_init(digestLength), update: e.sha3_update, final: e.sha3_final };
+      const want = nodeDigest(digestLength === 32 ? 'sha3-256' : 'sha3-512', data);
+      expectEverySplit(core, stream, data, want, `SHA3-${digestLength * 8}`);
     }
   });
 
   it('one-shot exports may write over their own input', () => {
-    const input = e.hash_input_window();
     for (const n of [0, 64, 100, 200]) {
       const data = testBytes(n, `sha3-overlap-${n}`);
-      core.bytes().set(data, input);
-      e.sha3_512_into(input, n, input);
-      expect(hex(core.read(input, 64)), `sha3_512 in place, ${n} B`).toBe(hex(nodeDigest('sha3-512', data)));
-      core.bytes().set(data, input);
-      e.sha3_256_into(input, n, input);
-      expect(hex(core.read(input, 32)), `sha3_256 in place, ${n} B`).toBe(hex(nodeDigest('sha3-256', data)));
-      core.bytes().set(data, input);
-      e.sha3_512sqTrunc_into(input, n, input, 44);
-      expect(hex(core.read(input, 44)), `sqTrunc in place, ${n} B`).toBe(hex(nodeDigest('sha3-512', data, 2).subarray(0, 44)));
+      expectInPlace(core, e.sha3_512_into, data, nodeDigest('sha3-512', data), `sha3_512, ${n} B`);
+      expectInPlace(core, e.sha3_256_into, data, nodeDigest('sha3-256', data), `sha3_256, ${n} B`);
+      const sqTrunc44 = (i: number, len: number, o: number) => e.sha3_512sqTrunc_into(i, len, o, 44);
+      expectInPlace(core, sqTrunc44, data, nodeDigest('sha3-512', data, 2).subarray(0, 44), `sqTrunc, ${n} B`);
     }
   });
 });

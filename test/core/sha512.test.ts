@@ -3,15 +3,13 @@
 // and the streaming exports split at every point.
 import { describe, expect, it } from 'vitest';
 import {
-  FLAVOURS, describeMessage, hashesOf, hex, loadVectors, messageBytes, nodeDigest, testBytes,
+  FLAVOURS, describeMessage, expectChain, expectEverySplit, expectInPlace, hashesOf, hex, loadVectors, messageBytes,
+  nodeDigest, testBytes, type WindowExports,
 } from '../vectors/hash-vectors.js';
 
 const DIFF_MAX_LENGTH = 600;
 
-interface StreamExports {
-  hash_input_window(): number;
-  hash_input_window_size(): number;
-  hash_output_window(): number;
+interface Sha512Exports extends WindowExports {
   sha512_init(): void;
   sha512_update(inPtr: number, length: number): void;
   sha512_final(outPtr: number): void;
@@ -20,7 +18,7 @@ interface StreamExports {
 
 describe.each(FLAVOURS)('SHA-512 (%s build)', (flavour) => {
   const { core, hashes } = hashesOf(flavour);
-  const e = core.exports as unknown as StreamExports;
+  const e = core.exports as unknown as Sha512Exports;
   const window = e.hash_input_window_size();
 
   it('matches the NIST known answers', () => {
@@ -46,12 +44,7 @@ describe.each(FLAVOURS)('SHA-512 (%s build)', (flavour) => {
   });
 
   it('agrees with node:crypto on chained hashing (hash of hash × 256)', () => {
-    let ours = new Uint8Array(0), ref = new Uint8Array(0);
-    for (let i = 0; i < 256; i++) {
-      ours = hashes.sha512(ours);
-      ref = nodeDigest('sha512', ref);
-      expect(hex(ours), `chain step ${i}`).toBe(hex(ref));
-    }
+    expectChain(hashes.sha512, 'sha512');
   });
 
   it('reads views with a non-zero byteOffset and streams around the window size (1 MiB+ included)', () => {
@@ -73,31 +66,15 @@ describe.each(FLAVOURS)('SHA-512 (%s build)', (flavour) => {
   });
 
   it('streaming exports give the one-shot digest for every split into three updates', () => {
-    const n = 300; // > 2 blocks, tails on both sides of the 112-byte length-field boundary
-    const data = testBytes(n, 'sha512-split');
-    const want = Buffer.from(nodeDigest('sha512', data));
-    const input = e.hash_input_window(), output = e.hash_output_window();
-    core.bytes().set(data, input);
-    for (let i = 0; i <= n; i += 3) {
-      for (let j = i; j <= n; j++) {
-        e.sha512_init();
-        e.sha512_update(input, i);
-        e.sha512_update(input + i, j - i);
-        e.sha512_update(input + j, n - j);
-        e.sha512_final(output);
-        const got = Buffer.from(core.bytes().subarray(output, output + 64));
-        if (!got.equals(want)) expect.fail(`split at ${i}/${j}: ${got.toString('hex')}`);
-      }
-    }
+    const data = testBytes(300, 'sha512-split'); // > 2 blocks, tails on both sides of the 112-byte length-field boundary
+    const stream = { init: e.sha512_init, update: e.sha512_update, final: e.sha512_final };
+    expectEverySplit(core, stream, data, nodeDigest('sha512', data), 'SHA-512');
   });
 
   it('the one-shot export may write over its own input', () => {
-    const input = e.hash_input_window();
     for (const n of [0, 64, 127, 200]) {
       const data = testBytes(n, `sha512-overlap-${n}`);
-      core.bytes().set(data, input);
-      e.sha512_into(input, n, input);
-      expect(hex(core.read(input, 64)), `${n} B`).toBe(hex(nodeDigest('sha512', data)));
+      expectInPlace(core, e.sha512_into, data, nodeDigest('sha512', data), `${n} B`);
     }
   });
 });

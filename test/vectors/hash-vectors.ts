@@ -1,5 +1,6 @@
 // Loader of the hand-written hash vector files in this folder (format and provenance: README.md).
 import { createHash } from 'node:crypto';
+import { expect } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,4 +60,65 @@ export function nodeDigest(alg: string, data: Uint8Array, rounds = 1): Uint8Arra
   let d: Uint8Array = data;
   for (let i = 0; i < rounds; i++) d = createHash(alg).update(d).digest();
   return new Uint8Array(d);
+}
+
+/** The window exports of the core program (assembly/core/sha3.ts). */
+export interface WindowExports {
+  hash_input_window(): number;
+  hash_input_window_size(): number;
+  hash_output_window(): number;
+}
+
+/** A streaming hash of the core program, as init / update / final exports. */
+export interface StreamingExports {
+  init(): void;
+  update(inPtr: number, length: number): void;
+  final(outPtr: number): void;
+}
+
+/**
+ * Streams `data` from the input window through init, three updates and final, for every split
+ * (i, j) with i in steps of 3 and every j ≥ i, and fails at the first digest that differs from
+ * `want` (practice P16: the buffering of partial blocks is the bug class this finds).
+ */
+export function expectEverySplit(core: CoreInstance, stream: StreamingExports, data: Uint8Array, want: Uint8Array, label: string): void {
+  const e = core.exports as unknown as WindowExports;
+  const input = e.hash_input_window(), output = e.hash_output_window();
+  const n = data.length;
+  const wanted = Buffer.from(want);
+  core.bytes().set(data, input);
+  for (let i = 0; i <= n; i += 3) {
+    for (let j = i; j <= n; j++) {
+      stream.init();
+      stream.update(input, i);
+      stream.update(input + i, j - i);
+      stream.update(input + j, n - j);
+      stream.final(output);
+      const got = Buffer.from(core.bytes().subarray(output, output + want.length));
+      if (!got.equals(wanted)) expect.fail(`${label} split at ${i}/${j}: ${got.toString('hex')}`);
+    }
+  }
+}
+
+/** Hash of hash × `steps` from the empty input, compared with node:crypto at every step. */
+export function expectChain(ours: (data: Uint8Array) => Uint8Array, alg: string, steps = 256): void {
+  let mine: Uint8Array = new Uint8Array(0), ref: Uint8Array = new Uint8Array(0);
+  for (let i = 0; i < steps; i++) {
+    mine = ours(mine);
+    ref = nodeDigest(alg, ref);
+    expect(hex(mine), `${alg} chain step ${i}`).toBe(hex(ref));
+  }
+}
+
+/**
+ * A one-shot `*_into` export given the same address for input and output: its digest must still
+ * be right (the AS callers and the JS wrapper rely on it).
+ */
+export function expectInPlace(
+  core: CoreInstance, into: (inPtr: number, length: number, outPtr: number) => void, data: Uint8Array, want: Uint8Array, label: string,
+): void {
+  const input = (core.exports as unknown as WindowExports).hash_input_window();
+  core.bytes().set(data, input);
+  into(input, data.length, input);
+  expect(hex(core.read(input, want.length)), label).toBe(hex(want));
 }
