@@ -23,7 +23,10 @@ async function measure(threads) {
   let done = 0;
   let stop = false;
   const loop = async () => {
-    while (!stop) done += (await verifier.verify(claims())).length;
+    while (!stop) {
+      const results = await verifier.verify(claims()); // (not `done += await …`: that reads `done` before awaiting)
+      done += results.length;
+    }
   };
   const warm = Date.now() + 300;
   const runners = Array.from({ length: inFlight }, loop);
