@@ -1,0 +1,191 @@
+/**
+ * Block application and the mempool over a real LMDB store: one write transaction per block,
+ * balances and fee split, applied order, pending persistence and admission rules, extension hooks.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Transaction } from '../../src/codec/types.js';
+import { addressFromText } from '../../src/formats/address.js';
+import { FOUNDATION_ADDRESS } from '../../src/formats/constants.js';
+import { TxRejectedError } from '../../src/chain/errors.js';
+import type { ChainExtension } from '../../src/chain/extensions.js';
+import { knownTx, type KnownTx } from '../../src/chain/tx-codec.js';
+import { GENESIS, openTestChain, type TestChain } from './fixture.js';
+
+const STRANGER = addressFromText('4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr');
+const FOUNDATION = addressFromText(FOUNDATION_ADDRESS);
+const COIN = 100_000_000n;
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+let open: TestChain[] = [];
+afterEach(async () => {
+  for (const t of open.splice(0)) await t.close();
+});
+async function chainWith(extensions: ChainExtension[] = []): Promise<TestChain> {
+  const t = await openTestChain(extensions);
+  open.push(t);
+  return t;
+}
+const pay = (t: TestChain, amount: bigint, to = STRANGER): KnownTx =>
+  t.builder.buildSigned({ key: t.wallet.primary, outputs: [{ address: to, amount }] });
+const feeOf = (k: KnownTx) => k.tx.inputs.reduce((s, i) => s + i.amount, 0n) - k.tx.outputs.reduce((s, o) => s + o.amount, 0n);
+
+describe('block application', () => {
+  it('genesis credits the node; a block moves coins, pays the fee to the signer less 3% to the foundation', async () => {
+    const t = await chainWith();
+    const me = t.wallet.primary.primary;
+    expect(t.chain.height).toBe(1n);
+    expect(t.chain.wallet(me).balance).toBe(GENESIS);
+    expect(t.chain.supply()).toBe(GENESIS);
+
+    const k = pay(t, 10n * COIN);
+    expect(await t.mempool.admit([k])).toEqual([null]);
+    await t.producer.produce();
+    const fee = feeOf(k);
+    const foundation = (fee * 3n) / 100n;
+    expect(t.chain.height).toBe(2n);
+    expect(t.chain.wallet(STRANGER).balance).toBe(10n * COIN);
+    expect(t.chain.wallet(FOUNDATION).balance).toBe(foundation);
+    expect(t.chain.wallet(me).balance).toBe(GENESIS - 10n * COIN - foundation);
+    expect(hex(t.chain.wallet(me).publicKey!)).toBe(hex(t.wallet.primary.publicKey));
+    expect(t.chain.supply()).toBe(GENESIS);
+    expect(t.chain.walletCount()).toBe(3);
+    expect(t.mempool.size).toBe(0);
+    const tip = t.chain.tip!;
+    expect(tip.block.totalFee).toBe(fee);
+    expect(tip.block.txIds).toEqual([k.id]);
+    expect(t.chain.getTransaction(k.id)!.tx.applied).toBe(2n);
+    // txa: newest first
+    expect(t.chain.appliedPage(0, 10).map((x) => x.textId)).toEqual([k.textId, t.chain.appliedPage(1, 1)[0]!.textId]);
+    expect(t.chain.appliedPage(1, 1)[0]!.tx.type).toBe(3);
+    // Blocks link, and the stored block's checksum is the tip's.
+    expect(hex(t.chain.getBlock(2n)!.block.lastBlockChecksum!)).toBe(hex(t.chain.getBlock(1n)!.checksum));
+    expect(hex(t.chain.getBlock(2n)!.checksum)).toBe(hex(tip.checksum));
+  });
+
+  it('a candidate that breaks a state rule is left out without a trace; the rest of the block applies', async () => {
+    const t = await chainWith();
+    const me = t.wallet.primary.primary;
+    const ok = pay(t, 5n * COIN);
+    // Two spends that each pass alone but not together: built against the same state, committed directly.
+    const big1 = pay(t, GENESIS / 2n);
+    const big2 = pay(t, GENESIS / 2n, FOUNDATION);
+    const r = await t.chain.commitBlock([ok, big1, big2], [], { address: me, sign: (d) => t.wallet.primary.sign(d) });
+    expect(r.applied.map((k) => k.textId)).toEqual([ok.textId, big1.textId]);
+    expect(r.rejected).toEqual([{ tx: big2, reason: 'Balance is too low' }]);
+    const fees = feeOf(ok) + feeOf(big1);
+    expect(t.chain.wallet(FOUNDATION).balance).toBe((fees * 3n) / 100n); // not big2's output
+    expect(t.chain.supply()).toBe(GENESIS);
+    expect(t.chain.hasTransaction(big2.id)).toBe(false);
+  });
+
+  it('the wallet-state checksum follows the balances, and survives a reopen', async () => {
+    const t = await chainWith();
+    const before = hex(t.chain.walletStateChecksum());
+    await t.mempool.admit([pay(t, COIN)]);
+    await t.producer.produce();
+    const after = hex(t.chain.walletStateChecksum());
+    expect(after).not.toBe(before);
+    expect(after).toHaveLength(128);
+    expect(hex(t.chain.tip!.block.walletStateChecksum!)).toBe(after);
+    const again = await t.reopen();
+    open = [again];
+    expect(hex(again.chain.walletStateChecksum())).toBe(after);
+    expect(again.chain.height).toBe(2n);
+  });
+
+  it('extension hooks run inside the block: type validate/apply, onBlock, state checksum', async () => {
+    const calls: string[] = [];
+    const ext: ChainExtension = {
+      name: 'test',
+      subDatabases: [{ name: 'test-ext', encoding: 'msgpack', shape: 'string → count' }],
+      txTypes: {
+        4: {
+          validate: (tx) => {
+            if (tx.outputs[0]!.amount === 1_234_567n) throw new TxRejectedError('amount 0.01234567 is refused by the test extension');
+            calls.push('validate');
+          },
+          apply: (_tx, block) => {
+            const db = block.store.declare({ name: 'test-ext', encoding: 'msgpack', shape: '' });
+            db.put(Buffer.from('n'), ((db.get(Buffer.from('n')) as number | undefined) ?? 0) + 1);
+            calls.push('apply');
+          },
+        },
+      },
+      onBlock: (b) => calls.push(`block ${b.height}`),
+      stateChecksum: () => new Uint8Array(64).fill(9),
+    };
+    const t = await chainWith([ext]);
+    const k4 = t.builder.buildSigned({ key: t.wallet.primary, outputs: [{ address: STRANGER, amount: COIN }], type: 4 });
+    const refused = t.builder.buildSigned({ key: t.wallet.primary, outputs: [{ address: STRANGER, amount: 1_234_567n }], type: 4 });
+    const unknown = t.builder.buildSigned({ key: t.wallet.primary, outputs: [{ address: STRANGER, amount: COIN }], type: 5 });
+    expect(await t.mempool.admit([k4, refused, unknown])).toEqual([
+      null,
+      'amount 0.01234567 is refused by the test extension',
+      'transaction type 5 is not accepted by this node',
+    ]);
+    await t.producer.produce();
+    expect(calls).toEqual(['block 1', 'validate', 'validate', 'apply', 'block 2']); // block 1: genesis
+    expect(t.chain.tip!.block.regNameStateChecksum).toEqual(new Uint8Array(64).fill(9));
+    expect(t.store.declare({ name: 'test-ext', encoding: 'msgpack', shape: '' }).get(Buffer.from('n'))).toBe(1);
+  });
+});
+
+describe('mempool', () => {
+  it('admission rules: duplicates, signature, balance net of pending spends, fee, height window', async () => {
+    const t = await chainWith();
+    const a = pay(t, COIN);
+    expect(await t.mempool.admit([a, a])).toEqual([null, 'transaction is already pending']);
+    expect(await t.mempool.admit([a])).toEqual(['transaction is already pending']);
+
+    const forged = pay(t, COIN);
+    const bad: Transaction = { ...forged.tx, signature: new Uint8Array(forged.tx.signature!).map((b, i) => (i === 10 ? b ^ 1 : b)) };
+    expect(await t.mempool.admit([knownTx(bad, 'reg')])).toEqual(['signature does not verify']);
+
+    // The pool already spends 1 coin + fee: the rest of the balance is available, not more.
+    const available = GENESIS - t.mempool.pendingSpendOf(t.wallet.primary.primary);
+    const tooMuch = { ...pay(t, COIN).tx };
+    tooMuch.inputs = [{ key: Uint8Array.of(0), amount: available + 1n }];
+    tooMuch.outputs = [{ address: STRANGER, amount: available + 1n - 1_000_000n }];
+    const signed = (tx: Transaction) => {
+      tx.signature = t.wallet.primary.sign(knownTx({ ...tx, signature: null }, 'reg').checksum);
+      return knownTx(tx, 'reg');
+    };
+    expect(await t.mempool.admit([signed({ ...tooMuch, signature: null })])).toEqual(['Balance is too low']);
+
+    const lowFee = { ...pay(t, COIN).tx, signature: null };
+    lowFee.inputs = [{ key: Uint8Array.of(0), amount: COIN + 1n }];
+    expect((await t.mempool.admit([signed(lowFee)]))[0]).toMatch(/below the minimum/);
+
+    const future = { ...pay(t, COIN).tx, signature: null, blockHeight: 100n };
+    expect((await t.mempool.admit([signed(future)]))[0]).toMatch(/more than 10 blocks above the tip/);
+
+    const dust = { ...pay(t, COIN).tx, signature: null };
+    dust.outputs = [{ address: STRANGER, amount: 1n }];
+    dust.inputs = [{ key: Uint8Array.of(0), amount: 1n + 1_000_000n }];
+    expect((await t.mempool.admit([signed(dust)]))[0]).toMatch(/dust limit/);
+    expect(t.mempool.size).toBe(1);
+  });
+
+  it('persists in arrival order and reloads after a restart; a block drains it', async () => {
+    const t = await chainWith();
+    const ks = [pay(t, COIN), pay(t, 2n * COIN), pay(t, 3n * COIN)];
+    for (const k of ks) expect(await t.mempool.admit([k])).toEqual([null]);
+    expect(t.mempool.page(0, 10).map((k) => k.textId)).toEqual(ks.map((k) => k.textId));
+    expect(t.mempool.page(1, 1).map((k) => k.textId)).toEqual([ks[1]!.textId]);
+    const spent = t.mempool.pendingSpendOf(t.wallet.primary.primary);
+
+    const again = await t.reopen();
+    open = [again];
+    expect(again.mempool.page(0, 10).map((k) => k.textId)).toEqual(ks.map((k) => k.textId));
+    expect(again.mempool.pendingSpendOf(again.wallet.primary.primary)).toBe(spent);
+    await again.producer.produce();
+    expect(again.mempool.size).toBe(0);
+    expect(again.store.db('pending').getCount()).toBe(0);
+    expect(again.chain.wallet(STRANGER).balance).toBe(6n * COIN);
+    expect(again.chain.appliedPage(0, 3).map((k) => k.textId)).toEqual([...ks].reverse().map((k) => k.textId));
+
+    const third = await again.reopen();
+    open = [third];
+    expect(third.mempool.size).toBe(0);
+  });
+});
