@@ -1,7 +1,7 @@
 // SHA3-512 on 64 B, 256 B, 4 KiB and 1 MiB, and sha3_512sqTrunc (first 44 bytes of
 // SHA3-512(SHA3-512(x))) on 256 B: our WASM core against node:crypto (OpenSSL), hash-wasm (reused
 // hasher) and @noble/hashes, in one process so the ratios compare like with like.
-// Usage: node bench/hash.bench.mjs [--time=ms]   (after `npm run build`)
+// Usage: node bench/hash.bench.mjs [--time=ms] [--rounds=n]   (after `npm run build`; ~30 s by default on an idle machine)
 import { createHash } from 'node:crypto';
 import { createSHA3 } from 'hash-wasm';
 import { sha3_512 as nobleSha3_512 } from '@noble/hashes/sha3.js';
@@ -9,8 +9,14 @@ import { sha3_512, sha3_512sqTrunc, createHashFunctions } from '../dist/index.js
 import { CoreInstance } from '../dist/core/instance.js';
 import { printTable, pseudoRandomBytes, runTasks, versionOf } from './lib.mjs';
 
-const timeArg = process.argv.find((a) => a.startsWith('--time='));
-const TIME = timeArg ? Number(timeArg.slice(7)) : 1000;
+const arg = (name, fallback) => {
+  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
+  return a ? Number(a.slice(name.length + 3)) : fallback;
+};
+const TIME = arg('time', 250);
+// The machine is shared: each task runs ROUNDS times, interleaved with the others, and its best
+// round is kept, so a burst of load elsewhere does not decide a ratio.
+const ROUNDS = arg('rounds', 3);
 const SQ_TRUNC_LENGTH = 44;
 
 // Calls per timed task, so that timer overhead stays negligible for small inputs.
@@ -37,6 +43,17 @@ const IMPLS = [
 const hex = (d) => Buffer.from(d).toString('hex');
 const batched = (batch, f) => () => { for (let i = 0; i < batch; i++) f(); };
 
+/** runTasks ROUNDS times over all tasks; per task, the round with the highest rate. */
+async function bestOf(tasks) {
+  const best = new Map();
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const row of await runTasks(tasks, { time: TIME, warmupTime: 100 })) {
+      if (!best.has(row.name) || row.opsPerSec > best.get(row.name).opsPerSec) best.set(row.name, row);
+    }
+  }
+  return tasks.map((t) => best.get(t.name));
+}
+
 function checkAgreement() {
   for (const n of [0, 71, 72, 200, 256, 4096, 1 << 20]) {
     const x = pseudoRandomBytes(n, 7);
@@ -49,16 +66,13 @@ function checkAgreement() {
 
 console.log(`peers: hash-wasm ${versionOf('hash-wasm')}, @noble/hashes ${versionOf('@noble/hashes')}, ` +
   `node:crypto ${process.version} (OpenSSL ${process.versions.openssl}); core build: ${process.env.DLTNODE_WASM ?? 'auto'}; ` +
-  `tinybench time ${TIME} ms per task; inputs: deterministic pseudo-random bytes`);
+  `tinybench ${TIME} ms per task, best of ${ROUNDS} interleaved rounds; inputs: deterministic pseudo-random bytes`);
 checkAgreement();
 console.log('all implementations agree with node:crypto on 0/71/72/200/256/4096/1 MiB-byte inputs');
 
 for (const s of SIZES) {
   const x = pseudoRandomBytes(s.n, s.n);
-  const rows = await runTasks(
-    IMPLS.map((i) => ({ name: i.name, fn: batched(s.batch, () => i.fn(x)), opsPerCall: s.batch, bytes: s.n })),
-    { time: TIME },
-  );
+  const rows = await bestOf(IMPLS.map((i) => ({ name: i.name, fn: batched(s.batch, () => i.fn(x)), opsPerCall: s.batch, bytes: s.n })));
   printTable(`SHA3-512, ${s.label} input (${s.batch} hashes per timed call)`, rows, OURS);
 }
 
@@ -77,5 +91,5 @@ function hwTwice(data) {
 }
 const ref = hex(SQ[2].fn());
 for (const t of SQ) if (hex(t.fn()) !== ref) throw new Error(`${t.name} disagrees on sqTrunc`);
-const rows = await runTasks(SQ.map((t) => ({ name: t.name, fn: batched(200, t.fn), opsPerCall: 200, bytes: 256 })), { time: TIME });
+const rows = await bestOf(SQ.map((t) => ({ name: t.name, fn: batched(200, t.fn), opsPerCall: 200, bytes: 256 })));
 printTable(`sha3_512sqTrunc (first ${SQ_TRUNC_LENGTH} B of SHA3-512(SHA3-512(x))), 256 B input (200 per timed call)`, rows, SQ[0].name);
