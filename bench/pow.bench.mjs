@@ -8,9 +8,9 @@
 import { Algorithm, hashRawSync, Version } from '@node-rs/argon2';
 import { argon2id as hashWasmArgon2id } from 'hash-wasm';
 import { argon2id as nobleArgon2id } from '@noble/hashes/argon2.js';
-import { CoreView } from '../dist/core/blake2b.js';
+import { CoreInstance } from '../dist/core/instance.js';
 import { POW_PARAMS, powHash } from '../dist/core/pow.js';
-import { coreFlavour, instantiate, SIMD_SUPPORTED, wasmModule } from '../dist/core/wasm.js';
+import { coreFlavour, SIMD_SUPPORTED } from '../dist/core/wasm.js';
 import { machineLine, printTable, pseudoRandomBytes, runTasks, versionOf } from './lib.mjs';
 
 const TIME = Number(process.env.BENCH_TIME ?? 1000);
@@ -25,8 +25,8 @@ const salt = new Uint8Array(POW_PARAMS.saltLength).fill(0x23);
 salt.set(nonce);
 const { timeCost: t, memoryCost: m, parallelism: p, hashLength } = POW_PARAMS;
 
-const simdCore = SIMD_SUPPORTED ? new CoreView(instantiate(wasmModule('core', 'simd'))) : undefined;
-const scalarCore = new CoreView(instantiate(wasmModule('core', 'scalar')));
+const simdCore = SIMD_SUPPORTED ? new CoreInstance('simd') : undefined;
+const scalarCore = new CoreInstance('scalar');
 const hex = (b) => Buffer.from(b).toString('hex');
 
 const impls = [

@@ -6,7 +6,8 @@
  * before any work, with the accepted range in the message.
  */
 import { assertBytes } from '../formats/bytes.js';
-import { blake2bAbsorb, CoreView, defaultCore } from './blake2b.js';
+import { blake2bAbsorb, kdf, type CoreAccess } from './blake2b.js';
+import { coreInstance } from './instance.js';
 
 /** Argon2 type ids (RFC 9106 §3.1, the `y` input of H0). */
 export const ARGON2_TYPE_ID = 2;
@@ -87,9 +88,9 @@ export function checkArgon2Params(o: Pick<Argon2Options, 'timeCost' | 'memoryCos
 }
 
 /** Makes sure the instance has room for `memoryKiB` blocks (and the tag); grows memory at most once. */
-export function reserveArgon2Memory(core: CoreView, memoryKiB: number, hashLength = 0): void {
+export function reserveArgon2Memory(core: CoreAccess, memoryKiB: number, hashLength = 0): void {
   const blocks = Math.max(memoryKiB, Math.ceil(hashLength / 1024));
-  if (!core.exports.argon2Reserve(blocks)) {
+  if (!kdf(core).argon2Reserve(blocks)) {
     throw new RangeError(`Argon2: could not reserve ${blocks} KiB of WebAssembly memory`);
   }
 }
@@ -100,7 +101,7 @@ export function reserveArgon2Memory(core: CoreView, memoryKiB: number, hashLengt
  *   message names the range), checked before any work.
  * @example argon2id(pw, salt, { timeCost: 2, memoryCost: 19456, parallelism: 1, hashLength: 32 })
  */
-export function argon2id(password: Uint8Array, salt: Uint8Array, options: Argon2Options, core: CoreView = defaultCore()): Uint8Array {
+export function argon2id(password: Uint8Array, salt: Uint8Array, options: Argon2Options, core: CoreAccess = coreInstance()): Uint8Array {
   assertBytes(password, 'password');
   assertBytes(salt, 'salt');
   checkArgon2Params(options);
@@ -113,7 +114,7 @@ export function argon2id(password: Uint8Array, salt: Uint8Array, options: Argon2
   }
   const { timeCost: t, memoryCost: m, parallelism: p, hashLength: tag } = options;
   reserveArgon2Memory(core, m, tag);
-  const e = core.exports;
+  const e = kdf(core);
   // H0 (RFC 9106 §3.2 step 1): the six LE32 parameters, then LE32(len) ‖ bytes per input.
   e.argon2Begin(p, tag, m, t, ARGON2_VERSION, ARGON2_TYPE_ID);
   for (const field of [password, salt, secret, ad]) {

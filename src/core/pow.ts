@@ -5,7 +5,8 @@
  */
 import { assertBytes, describeType } from '../formats/bytes.js';
 import { ARGON2_MIN_SALT_LENGTH, reserveArgon2Memory } from './argon2.js';
-import { CoreView, defaultCore } from './blake2b.js';
+import { kdf, type CoreAccess } from './blake2b.js';
+import { coreInstance } from './instance.js';
 
 /** Argon2id parameters of the current (v3) mining PoW, §11.1 step 4. */
 export const POW_PARAMS = Object.freeze({
@@ -97,7 +98,7 @@ export function powHashVariant(
   blockChecksum: Uint8Array,
   solverAddress: Uint8Array,
   nonce: Uint8Array,
-  core: CoreView = defaultCore(),
+  core: CoreAccess = coreInstance(),
 ): Uint8Array {
   const params = POW_VARIANTS[variant];
   if (!params) throw new RangeError(`PoW variant: expected v0, v1, v2 or v3, got ${String(variant)}`);
@@ -109,7 +110,7 @@ export function powHashVariant(
   const { timeCost, memoryCost, parallelism } = params;
   const hashLength = POW_PARAMS.hashLength;
   reserveArgon2Memory(core, memoryCost);
-  const e = core.exports;
+  const e = kdf(core);
   const input = e.powInput();
   const mem = core.bytes();
   mem.set(blockChecksum, input);
@@ -129,7 +130,7 @@ export function powHashVariant(
  * checksum for v5–v9.
  * @example powHash(checksum, address, nonce) // Uint8Array(32)
  */
-export function powHash(blockChecksum: Uint8Array, solverAddress: Uint8Array, nonce: Uint8Array, core?: CoreView): Uint8Array {
+export function powHash(blockChecksum: Uint8Array, solverAddress: Uint8Array, nonce: Uint8Array, core?: CoreAccess): Uint8Array {
   return powHashVariant('v3', blockChecksum, solverAddress, nonce, core);
 }
 
@@ -216,7 +217,7 @@ export function powClaimVariant(claim: PowClaim): PowVariant {
 }
 
 /** Verifies a claim (already checked by `powClaimVariant`) under the given variant. */
-export function powVerifyVariant(variant: PowVariant, claim: PowClaim, core?: CoreView): boolean {
+export function powVerifyVariant(variant: PowVariant, claim: PowClaim, core?: CoreAccess): boolean {
   // rpc-messaging `verifyminingsolution` step 5: a nonce of the wrong length → false.
   if (!powNonceValid(claim.nonce, variant)) return false;
   const hash = powHashVariant(variant, claim.blockChecksum, claim.solverAddress, claim.nonce, core);
@@ -228,6 +229,6 @@ export function powVerifyVariant(variant: PowVariant, claim: PowClaim, core?: Co
  * (false), not an error; wrong types or checksum/address sizes throw.
  * @example powVerify({ blockChecksum, solverAddress, nonce, difficulty: 0xa2cb1211629f6141n })
  */
-export function powVerify(claim: PowClaim, core?: CoreView): boolean {
+export function powVerify(claim: PowClaim, core?: CoreAccess): boolean {
   return powVerifyVariant(powClaimVariant(claim), claim, core);
 }

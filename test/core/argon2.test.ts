@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { Algorithm, hashRawSync, Version } from '@node-rs/argon2';
 import { argon2id as hashWasmArgon2id } from 'hash-wasm';
 import { argon2id, argon2Limits, setArgon2Limits, type Argon2Options } from '../../src/core/argon2.js';
-import { CoreView } from '../../src/core/blake2b.js';
-import { instantiate, wasmModule, type WasmFlavour } from '../../src/core/wasm.js';
+import { CoreInstance } from '../../src/core/instance.js';
+import type { WasmFlavour } from '../../src/core/wasm.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const FLAVOURS: WasmFlavour[] = ['simd', 'scalar'];
@@ -25,7 +25,7 @@ function rng(seed: number) {
 }
 
 describe.each(FLAVOURS)('Argon2id, %s build', (flavour) => {
-  const core = new CoreView(instantiate(wasmModule('core', flavour)));
+  const core = new CoreInstance(flavour);
   const run = (pw: Uint8Array, salt: Uint8Array, o: Argon2Options) => hex(argon2id(pw, salt, o, core));
 
   it('RFC 9106 §5.3 test vector (secret and associated data)', () => {

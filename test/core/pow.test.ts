@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { argon2id } from '../../src/core/argon2.js';
-import { CoreView } from '../../src/core/blake2b.js';
-import { instantiate, wasmModule, type WasmFlavour } from '../../src/core/wasm.js';
+import { CoreInstance } from '../../src/core/instance.js';
+import type { WasmFlavour } from '../../src/core/wasm.js';
 import {
   hasLeadingZeroBits, POW_PARAMS, powCeiling, powCheck, powHash, powHashVariant, powVariantForBlockVersion, powVerify,
 } from '../../src/core/pow.js';
@@ -29,7 +29,7 @@ function expandNonce(nonce: Uint8Array): Uint8Array {
 }
 
 describe.each(FLAVOURS)('PoW hash, %s build', (flavour) => {
-  const core = new CoreView(instantiate(wasmModule('core', flavour)));
+  const core = new CoreInstance(flavour);
 
   it('§11.4 vector: the block checksum is sha3_512sq("ixian test block")', () => {
     const once = createHash('sha3-512').update('ixian test block').digest();
