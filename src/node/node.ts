@@ -4,11 +4,11 @@
  * network and the PoW verifier pool. `close()` stops in the order of style P52: block production,
  * pool, then the store (flushed).
  */
-import { verifySignature } from '../formats/rsa.js';
+import { createRsaVerifier } from '../pool/rsa-handlers.js';
 import { createPowVerifier } from '../pool/verifier.js';
 import { Chain } from '../chain/chain.js';
 import { ChainExtensions } from '../chain/extensions.js';
-import { Mempool, type SignatureVerifier } from '../chain/mempool.js';
+import { Mempool } from '../chain/mempool.js';
 import { BlockProducer } from '../chain/producer.js';
 import { openStore } from '../state/store.js';
 import { NodeWallet } from '../wallet/wallet.js';
@@ -24,16 +24,6 @@ export interface DltNode {
   ready: boolean;
 }
 
-/** RSA verification of a batch, in process (node:crypto/OpenSSL releases no lock but is ~76 µs each). */
-const verifyInProcess: SignatureVerifier = async (items) =>
-  items.map((i) => {
-    try {
-      return verifySignature(i.publicKey, i.data, i.signature);
-    } catch {
-      return false;
-    }
-  });
-
 export async function createNode(options: NodeOptions, log: Logger): Promise<DltNode> {
   const store = openStore(options.dataDir);
   const cleanup: (() => Promise<void>)[] = [() => store.close()];
@@ -41,7 +31,9 @@ export async function createNode(options: NodeOptions, log: Logger): Promise<Dlt
     const extensions = ChainExtensions.instantiate({ store, network: options.network, options, log: log.child({ module: 'extensions' }) });
     const wallet = await NodeWallet.open(options.dataDir, options.walletPassword);
     const chain = new Chain(store, options.network, extensions, log.child({ module: 'chain' }));
-    const mempool = new Mempool(chain, verifyInProcess);
+    const rsa = createRsaVerifier({ threads: options.poolThreads });
+    cleanup.unshift(() => rsa.close());
+    const mempool = new Mempool(chain, (items) => rsa.verify(items));
     const signerKey = wallet.primary;
     const producer = new BlockProducer(
       chain,
