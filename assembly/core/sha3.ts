@@ -120,24 +120,41 @@ function absorbBlocks(state: usize, input: usize, blocks: i32, rateLanes: i32): 
   store<u64>(state, ~a20, 160); store<u64>(state, a21, 168); store<u64>(state, a22, 176); store<u64>(state, a23, 184); store<u64>(state, a24, 192);
 }
 
+// Copies and fills of a few bytes as 8-byte loops: V8 compiles memory.copy / memory.fill to calls
+// out of the WASM code, which cost more than moving the few bytes of a block or a digest.
+// @ts-ignore: decorator
+@inline function copySmall(dst: usize, src: usize, len: i32): void {
+  let i: usize = 0;
+  const n = <usize>len;
+  for (; i + 8 <= n; i += 8) store<u64>(dst + i, load<u64>(src + i));
+  for (; i < n; i++) store<u8>(dst + i, load<u8>(src + i));
+}
+// @ts-ignore: decorator
+@inline function zeroSmall(dst: usize, len: i32): void {
+  let i: usize = 0;
+  const n = <usize>len;
+  for (; i + 8 <= n; i += 8) store<u64>(dst + i, 0);
+  for (; i < n; i++) store<u8>(dst + i, 0);
+}
+
 /** Writes the last block: the `tail` (< rate) remaining message bytes, the SHA-3 suffix and pad10*1. */
 // @ts-ignore: decorator
 @inline function padLastBlock(block: usize, tail: usize, tailLen: i32, rate: i32): void {
-  memory.copy(block, tail, tailLen);
-  memory.fill(block + tailLen, 0, rate - tailLen);
+  copySmall(block, tail, tailLen);
+  zeroSmall(block + tailLen, rate - tailLen);
   store<u8>(block + tailLen, SHA3_DOMAIN);
   store<u8>(block + rate - 1, load<u8>(block + rate - 1) | PAD_LAST_BIT);
 }
 
 /** One-shot SHA-3 with the given rate; output of `outLen` ≤ rate bytes (one squeeze, §4 steps 8–10). */
 function sha3Into(inPtr: usize, len: i32, outPtr: usize, outLen: i32, rate: i32): void {
-  memory.fill(STATE, 0, STATE_BYTES);
+  zeroSmall(STATE, STATE_BYTES);
   const fullBlocks = len / rate;
   if (fullBlocks > 0) absorbBlocks(STATE, inPtr, fullBlocks, rate >> 3);
   const done = fullBlocks * rate;
   padLastBlock(BLOCK, inPtr + <usize>done, len - done, rate);
   absorbBlocks(STATE, BLOCK, 1, rate >> 3);
-  memory.copy(outPtr, STATE, outLen);
+  copySmall(outPtr, STATE, outLen);
 }
 
 /** SHA3-256 of `len` bytes at `inPtr`; writes 32 bytes at `outPtr` (may overlap the input). */
@@ -155,12 +172,12 @@ export function sha3_512_into(inPtr: usize, len: i32, outPtr: usize): void {
  * §2 `sha3_512sq`): the digest plus padding is exactly one 72-byte block.
  */
 function rehashStateDigest(outPtr: usize, outLen: i32): void {
-  memory.copy(BLOCK, STATE, 64);
+  copySmall(BLOCK, STATE, 64);
   // bytes 64..71: suffix 0x06, zeros, and the final pad bit 0x80 in byte 71
   store<u64>(BLOCK, (<u64>PAD_LAST_BIT << 56) | <u64>SHA3_DOMAIN, 64);
-  memory.fill(STATE, 0, STATE_BYTES);
+  zeroSmall(STATE, STATE_BYTES);
   absorbBlocks(STATE, BLOCK, 1, RATE_SHA3_512 >> 3);
-  memory.copy(outPtr, STATE, outLen);
+  copySmall(outPtr, STATE, outLen);
 }
 
 /** sha3_512sq = SHA3-512(SHA3-512(x)); writes 64 bytes at `outPtr`. */
