@@ -43,29 +43,47 @@ const STATE: usize = memory.data(DIGEST_BYTES, 16); // H_0..H_7 of the one-shot 
 const DIGEST: usize = memory.data(DIGEST_BYTES, 16); // big-endian digest before truncation
 const LAST_BLOCKS: usize = memory.data(2 * BLOCK_BYTES, 16); // padded tail: one or two blocks
 
+// The functions of §4.1.3.
+// @ts-ignore: decorator
+@inline function bigSigma0(x: u64): u64 { return rotr<u64>(x, 28) ^ rotr<u64>(x, 34) ^ rotr<u64>(x, 39); } // (4.10)
+// @ts-ignore: decorator
+@inline function bigSigma1(x: u64): u64 { return rotr<u64>(x, 14) ^ rotr<u64>(x, 18) ^ rotr<u64>(x, 41); } // (4.11)
+// @ts-ignore: decorator
+@inline function smallSigma0(x: u64): u64 { return rotr<u64>(x, 1) ^ rotr<u64>(x, 8) ^ (x >> 7); } // (4.12)
+// @ts-ignore: decorator
+@inline function smallSigma1(x: u64): u64 { return rotr<u64>(x, 19) ^ rotr<u64>(x, 61) ^ (x >> 6); } // (4.13)
+// @ts-ignore: decorator
+@inline function ch(x: u64, y: u64, z: u64): u64 { return z ^ (x & (y ^ z)); } // (4.8)
+// @ts-ignore: decorator
+@inline function maj(x: u64, y: u64, z: u64): u64 { return (x & y) | (z & (x | y)); } // (4.9)
+
 /** Processes `blocks` (≥ 1) 128-byte blocks at `input` into the hash value at `state` (§6.4.2). */
 function compress(state: usize, input: usize, blocks: i32): void {
   let h0 = load<u64>(state, 0), h1 = load<u64>(state, 8), h2 = load<u64>(state, 16), h3 = load<u64>(state, 24);
   let h4 = load<u64>(state, 32), h5 = load<u64>(state, 40), h6 = load<u64>(state, 48), h7 = load<u64>(state, 56);
   do {
+    // step 1: the message schedule W_0..W_79
     for (let t: usize = 0; t < 16 << 3; t += 8) store<u64>(SCHEDULE + t, bswap<u64>(load<u64>(input + t)));
     for (let t: usize = 16 << 3; t < 80 << 3; t += 8) {
-      const w15 = load<u64>(SCHEDULE + t - (15 << 3));
-      const w2 = load<u64>(SCHEDULE + t - (2 << 3));
-      const s0 = rotr<u64>(w15, 1) ^ rotr<u64>(w15, 8) ^ (w15 >> 7); // σ0 (4.12)
-      const s1 = rotr<u64>(w2, 19) ^ rotr<u64>(w2, 61) ^ (w2 >> 6); // σ1 (4.13)
-      store<u64>(SCHEDULE + t, s1 + load<u64>(SCHEDULE + t - (7 << 3)) + s0 + load<u64>(SCHEDULE + t - (16 << 3)));
+      store<u64>(SCHEDULE + t,
+        smallSigma1(load<u64>(SCHEDULE + t - (2 << 3))) + load<u64>(SCHEDULE + t - (7 << 3)) +
+        smallSigma0(load<u64>(SCHEDULE + t - (15 << 3))) + load<u64>(SCHEDULE + t - (16 << 3)));
     }
+    // steps 2–3: the 80 rounds, eight per loop step with the roles of a..h rotated instead of the
+    // values moved (round t: T1 = h + Σ1(e) + Ch(e,f,g) + K_t + W_t; e = d + T1; a = T1 + Σ0(a) + Maj(a,b,c))
     let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
-    for (let t: usize = 0; t < 80 << 3; t += 8) {
-      const S1 = rotr<u64>(e, 14) ^ rotr<u64>(e, 18) ^ rotr<u64>(e, 41); // Σ1 (4.11)
-      const ch = g ^ (e & (f ^ g)); // Ch (4.8)
-      const t1 = h + S1 + ch + load<u64>(K + t) + load<u64>(SCHEDULE + t);
-      const S0 = rotr<u64>(a, 28) ^ rotr<u64>(a, 34) ^ rotr<u64>(a, 39); // Σ0 (4.10)
-      const maj = (a & b) | (c & (a | b)); // Maj (4.9)
-      h = g; g = f; f = e; e = d + t1;
-      d = c; c = b; b = a; a = t1 + S0 + maj;
+    for (let t: usize = 0; t < 80 << 3; t += 64) {
+      const k = K + t, w = SCHEDULE + t;
+      h += bigSigma1(e) + ch(e, f, g) + load<u64>(k, 0) + load<u64>(w, 0); d += h; h += bigSigma0(a) + maj(a, b, c);
+      g += bigSigma1(d) + ch(d, e, f) + load<u64>(k, 8) + load<u64>(w, 8); c += g; g += bigSigma0(h) + maj(h, a, b);
+      f += bigSigma1(c) + ch(c, d, e) + load<u64>(k, 16) + load<u64>(w, 16); b += f; f += bigSigma0(g) + maj(g, h, a);
+      e += bigSigma1(b) + ch(b, c, d) + load<u64>(k, 24) + load<u64>(w, 24); a += e; e += bigSigma0(f) + maj(f, g, h);
+      d += bigSigma1(a) + ch(a, b, c) + load<u64>(k, 32) + load<u64>(w, 32); h += d; d += bigSigma0(e) + maj(e, f, g);
+      c += bigSigma1(h) + ch(h, a, b) + load<u64>(k, 40) + load<u64>(w, 40); g += c; c += bigSigma0(d) + maj(d, e, f);
+      b += bigSigma1(g) + ch(g, h, a) + load<u64>(k, 48) + load<u64>(w, 48); f += b; b += bigSigma0(c) + maj(c, d, e);
+      a += bigSigma1(f) + ch(f, g, h) + load<u64>(k, 56) + load<u64>(w, 56); e += a; a += bigSigma0(b) + maj(b, c, d);
     }
+    // step 4
     h0 += a; h1 += b; h2 += c; h3 += d; h4 += e; h5 += f; h6 += g; h7 += h;
     input += <usize>BLOCK_BYTES;
   } while (--blocks);
