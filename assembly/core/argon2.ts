@@ -50,11 +50,11 @@ export function argon2Reserve(blocks: u32): bool {
 
 // ---- Compression function G (RFC 9106 §3.5) built on the permutation P (§3.6) ----
 
-// SIMD build: a block is 64 v128 registers of two words. `roundV` applies P to eight registers
+// SIMD build: a block is 64 v128 registers of two words. `roundV2` applies P to register sets
 // A0,A1,B0,B1,C0,C1,D0,D1 taken `stride` bytes apart: stride 16 = one row of 16 consecutive
 // words, stride 128 = one column (word pairs 2i, 2i+16, …, 2i+112), the register sets of §3.6.
 
-// How roundV gets its input and where its output goes, so that G needs no extra passes:
+// How roundV2 gets its input and where its output goes, so that G needs no extra passes:
 const ROW_FIRST = 0; // in = prev ⊕ ref; next := in; R := P(in)
 const ROW_XOR = 1; //   in = prev ⊕ ref; next := in ⊕ next (v1.3 passes > 0); R := P(in)
 const COLUMN = 2; //    in = R; next ⊕= P(in)
@@ -94,62 +94,116 @@ const COLUMN = 2; //    in = R; next ⊕= P(in)
   return v128.or(i64x2.add(x, x), i64x2.shr_u(x, 63));
 }
 
-@inline function roundV(a: usize, b: usize, next: usize, r: usize, stride: usize, mode: i32): void {
+// Two independent P applications interleaved (register sets `off` bytes apart): each GB step is a
+// chain of dependent operations (shuffle → widening multiply → adds → xor → rotate), so one set
+// alone leaves the core waiting on latencies; two sets give the out-of-order engine work to
+// overlap. Rows 2i and 2i+1 (off 128) are independent, and so are columns 2i and 2i+1 (off 16).
+@inline function roundV2(a: usize, b: usize, next: usize, r: usize, stride: usize, off: usize, mode: i32): void {
   let a0 = loadIn(a, b, next, mode);
+  let e0 = loadIn(a + off, b + off, next + off, mode);
   let a1 = loadIn(a + stride, b + stride, next + stride, mode);
+  let e1 = loadIn(a + off + stride, b + off + stride, next + off + stride, mode);
   let b0 = loadIn(a + 2 * stride, b + 2 * stride, next + 2 * stride, mode);
+  let f0 = loadIn(a + off + 2 * stride, b + off + 2 * stride, next + off + 2 * stride, mode);
   let b1 = loadIn(a + 3 * stride, b + 3 * stride, next + 3 * stride, mode);
+  let f1 = loadIn(a + off + 3 * stride, b + off + 3 * stride, next + off + 3 * stride, mode);
   let c0 = loadIn(a + 4 * stride, b + 4 * stride, next + 4 * stride, mode);
+  let g0 = loadIn(a + off + 4 * stride, b + off + 4 * stride, next + off + 4 * stride, mode);
   let c1 = loadIn(a + 5 * stride, b + 5 * stride, next + 5 * stride, mode);
+  let g1 = loadIn(a + off + 5 * stride, b + off + 5 * stride, next + off + 5 * stride, mode);
   let d0 = loadIn(a + 6 * stride, b + 6 * stride, next + 6 * stride, mode);
+  let h0 = loadIn(a + off + 6 * stride, b + off + 6 * stride, next + off + 6 * stride, mode);
   let d1 = loadIn(a + 7 * stride, b + 7 * stride, next + 7 * stride, mode);
+  let h1 = loadIn(a + off + 7 * stride, b + off + 7 * stride, next + off + 7 * stride, mode);
   // Each multiply-add pair shares one gather of low halves: extmul_low/high take lanes 0,1/2,3.
   // Column step: GB on (v0,v4,v8,v12) … (v3,v7,v11,v15), two per register pair.
   let s = lowHalves(a0, a1), t = lowHalves(b0, b1);
+  let s2 = lowHalves(e0, e1), t2 = lowHalves(f0, f1);
   a0 = addMul(a0, b0, i64x2.extmul_low_i32x4_u(s, t)); a1 = addMul(a1, b1, i64x2.extmul_high_i32x4_u(s, t));
+  e0 = addMul(e0, f0, i64x2.extmul_low_i32x4_u(s2, t2)); e1 = addMul(e1, f1, i64x2.extmul_high_i32x4_u(s2, t2));
   d0 = rotr32V(v128.xor(d0, a0)); d1 = rotr32V(v128.xor(d1, a1));
+  h0 = rotr32V(v128.xor(h0, e0)); h1 = rotr32V(v128.xor(h1, e1));
   s = lowHalves(c0, c1); t = lowHalves(d0, d1);
+  s2 = lowHalves(g0, g1); t2 = lowHalves(h0, h1);
   c0 = addMul(c0, d0, i64x2.extmul_low_i32x4_u(s, t)); c1 = addMul(c1, d1, i64x2.extmul_high_i32x4_u(s, t));
+  g0 = addMul(g0, h0, i64x2.extmul_low_i32x4_u(s2, t2)); g1 = addMul(g1, h1, i64x2.extmul_high_i32x4_u(s2, t2));
   b0 = rotr24V(v128.xor(b0, c0)); b1 = rotr24V(v128.xor(b1, c1));
+  f0 = rotr24V(v128.xor(f0, g0)); f1 = rotr24V(v128.xor(f1, g1));
   s = lowHalves(a0, a1); t = lowHalves(b0, b1);
+  s2 = lowHalves(e0, e1); t2 = lowHalves(f0, f1);
   a0 = addMul(a0, b0, i64x2.extmul_low_i32x4_u(s, t)); a1 = addMul(a1, b1, i64x2.extmul_high_i32x4_u(s, t));
+  e0 = addMul(e0, f0, i64x2.extmul_low_i32x4_u(s2, t2)); e1 = addMul(e1, f1, i64x2.extmul_high_i32x4_u(s2, t2));
   d0 = rotr16V(v128.xor(d0, a0)); d1 = rotr16V(v128.xor(d1, a1));
+  h0 = rotr16V(v128.xor(h0, e0)); h1 = rotr16V(v128.xor(h1, e1));
   s = lowHalves(c0, c1); t = lowHalves(d0, d1);
+  s2 = lowHalves(g0, g1); t2 = lowHalves(h0, h1);
   c0 = addMul(c0, d0, i64x2.extmul_low_i32x4_u(s, t)); c1 = addMul(c1, d1, i64x2.extmul_high_i32x4_u(s, t));
+  g0 = addMul(g0, h0, i64x2.extmul_low_i32x4_u(s2, t2)); g1 = addMul(g1, h1, i64x2.extmul_high_i32x4_u(s2, t2));
   b0 = rotr63V(v128.xor(b0, c0)); b1 = rotr63V(v128.xor(b1, c1));
+  f0 = rotr63V(v128.xor(f0, g0)); f1 = rotr63V(v128.xor(f1, g1));
   // Diagonalise: B = (v5,v6)(v7,v4), C = (v10,v11)(v8,v9), D = (v15,v12)(v13,v14).
   let u = b0;
+  let u2 = f0;
   b0 = i64x2.shuffle(b0, b1, 1, 2); b1 = i64x2.shuffle(b1, u, 1, 2);
+  f0 = i64x2.shuffle(f0, f1, 1, 2); f1 = i64x2.shuffle(f1, u2, 1, 2);
   u = c0; c0 = c1; c1 = u;
+  u2 = g0; g0 = g1; g1 = u2;
   u = d0;
+  u2 = h0;
   d0 = i64x2.shuffle(d1, d0, 1, 2); d1 = i64x2.shuffle(u, d1, 1, 2);
+  h0 = i64x2.shuffle(h1, h0, 1, 2); h1 = i64x2.shuffle(u2, h1, 1, 2);
   // Diagonal step: GB on (v0,v5,v10,v15) … (v3,v4,v9,v14).
   s = lowHalves(a0, a1); t = lowHalves(b0, b1);
+  s2 = lowHalves(e0, e1); t2 = lowHalves(f0, f1);
   a0 = addMul(a0, b0, i64x2.extmul_low_i32x4_u(s, t)); a1 = addMul(a1, b1, i64x2.extmul_high_i32x4_u(s, t));
+  e0 = addMul(e0, f0, i64x2.extmul_low_i32x4_u(s2, t2)); e1 = addMul(e1, f1, i64x2.extmul_high_i32x4_u(s2, t2));
   d0 = rotr32V(v128.xor(d0, a0)); d1 = rotr32V(v128.xor(d1, a1));
+  h0 = rotr32V(v128.xor(h0, e0)); h1 = rotr32V(v128.xor(h1, e1));
   s = lowHalves(c0, c1); t = lowHalves(d0, d1);
+  s2 = lowHalves(g0, g1); t2 = lowHalves(h0, h1);
   c0 = addMul(c0, d0, i64x2.extmul_low_i32x4_u(s, t)); c1 = addMul(c1, d1, i64x2.extmul_high_i32x4_u(s, t));
+  g0 = addMul(g0, h0, i64x2.extmul_low_i32x4_u(s2, t2)); g1 = addMul(g1, h1, i64x2.extmul_high_i32x4_u(s2, t2));
   b0 = rotr24V(v128.xor(b0, c0)); b1 = rotr24V(v128.xor(b1, c1));
+  f0 = rotr24V(v128.xor(f0, g0)); f1 = rotr24V(v128.xor(f1, g1));
   s = lowHalves(a0, a1); t = lowHalves(b0, b1);
+  s2 = lowHalves(e0, e1); t2 = lowHalves(f0, f1);
   a0 = addMul(a0, b0, i64x2.extmul_low_i32x4_u(s, t)); a1 = addMul(a1, b1, i64x2.extmul_high_i32x4_u(s, t));
+  e0 = addMul(e0, f0, i64x2.extmul_low_i32x4_u(s2, t2)); e1 = addMul(e1, f1, i64x2.extmul_high_i32x4_u(s2, t2));
   d0 = rotr16V(v128.xor(d0, a0)); d1 = rotr16V(v128.xor(d1, a1));
+  h0 = rotr16V(v128.xor(h0, e0)); h1 = rotr16V(v128.xor(h1, e1));
   s = lowHalves(c0, c1); t = lowHalves(d0, d1);
+  s2 = lowHalves(g0, g1); t2 = lowHalves(h0, h1);
   c0 = addMul(c0, d0, i64x2.extmul_low_i32x4_u(s, t)); c1 = addMul(c1, d1, i64x2.extmul_high_i32x4_u(s, t));
+  g0 = addMul(g0, h0, i64x2.extmul_low_i32x4_u(s2, t2)); g1 = addMul(g1, h1, i64x2.extmul_high_i32x4_u(s2, t2));
   b0 = rotr63V(v128.xor(b0, c0)); b1 = rotr63V(v128.xor(b1, c1));
+  f0 = rotr63V(v128.xor(f0, g0)); f1 = rotr63V(v128.xor(f1, g1));
   // Undiagonalise.
   u = b0;
+  u2 = f0;
   b0 = i64x2.shuffle(b1, b0, 1, 2); b1 = i64x2.shuffle(u, b1, 1, 2);
+  f0 = i64x2.shuffle(f1, f0, 1, 2); f1 = i64x2.shuffle(u2, f1, 1, 2);
   u = c0; c0 = c1; c1 = u;
+  u2 = g0; g0 = g1; g1 = u2;
   u = d0;
+  u2 = h0;
   d0 = i64x2.shuffle(d0, d1, 1, 2); d1 = i64x2.shuffle(d1, u, 1, 2);
+  h0 = i64x2.shuffle(h0, h1, 1, 2); h1 = i64x2.shuffle(h1, u2, 1, 2);
   storeOut(r, next, a0, mode);
+  storeOut(r + off, next + off, e0, mode);
   storeOut(r + stride, next + stride, a1, mode);
+  storeOut(r + off + stride, next + off + stride, e1, mode);
   storeOut(r + 2 * stride, next + 2 * stride, b0, mode);
+  storeOut(r + off + 2 * stride, next + off + 2 * stride, f0, mode);
   storeOut(r + 3 * stride, next + 3 * stride, b1, mode);
+  storeOut(r + off + 3 * stride, next + off + 3 * stride, f1, mode);
   storeOut(r + 4 * stride, next + 4 * stride, c0, mode);
+  storeOut(r + off + 4 * stride, next + off + 4 * stride, g0, mode);
   storeOut(r + 5 * stride, next + 5 * stride, c1, mode);
+  storeOut(r + off + 5 * stride, next + off + 5 * stride, g1, mode);
   storeOut(r + 6 * stride, next + 6 * stride, d0, mode);
+  storeOut(r + off + 6 * stride, next + off + 6 * stride, h0, mode);
   storeOut(r + 7 * stride, next + 7 * stride, d1, mode);
+  storeOut(r + off + 7 * stride, next + off + 7 * stride, h1, mode);
 }
 
 // Scalar build: the same P on 16 words, word k at base + (k>>1)*stride + (k&1)*8.
@@ -216,11 +270,11 @@ function fillBlock(prev: usize, ref: usize, next: usize, withXor: bool): void {
   if (ASC_FEATURE_SIMD) {
     // Rows read prev ⊕ ref and leave it (⊕ old next) in next; columns XOR P's output into next.
     if (withXor) {
-      for (let i: usize = 0; i < BLOCK; i += 128) roundV(prev + i, ref + i, next + i, R + i, 16, ROW_XOR);
+      for (let i: usize = 0; i < BLOCK; i += 256) roundV2(prev + i, ref + i, next + i, R + i, 16, 128, ROW_XOR);
     } else {
-      for (let i: usize = 0; i < BLOCK; i += 128) roundV(prev + i, ref + i, next + i, R + i, 16, ROW_FIRST);
+      for (let i: usize = 0; i < BLOCK; i += 256) roundV2(prev + i, ref + i, next + i, R + i, 16, 128, ROW_FIRST);
     }
-    for (let i: usize = 0; i < 128; i += 16) roundV(R + i, 0, next + i, 0, 128, COLUMN);
+    for (let i: usize = 0; i < 128; i += 32) roundV2(R + i, 0, next + i, 0, 128, 16, COLUMN);
   } else {
     // R = prev ⊕ ref; next gets R (⊕ old next) now and ⊕ P(R) at the end.
     for (let i: usize = 0; i < BLOCK; i += 8) {
