@@ -115,7 +115,20 @@ export function createHashFunctions(core: CoreInstance): HashFunctions {
       core.bytes().set(data, input);
       oneShot(input, data.length, output, length);
     } else stream(data);
-    return core.bytes().slice(output, output + length);
+    return outputCopy(length);
+  }
+
+  // Views of the output window by length, so that the copy out is `new Uint8Array(view)` (the
+  // fastest copy V8 offers for small arrays); rebuilt when the memory grew.
+  let outputViews: Uint8Array[] = [];
+  let outputViewsOf: Uint8Array | undefined;
+  function outputCopy(length: number): Uint8Array {
+    const mem = core.bytes();
+    if (mem !== outputViewsOf) {
+      outputViews = [];
+      outputViewsOf = mem;
+    }
+    return new Uint8Array((outputViews[length] ??= mem.subarray(output, output + length)));
   }
 
   return {
