@@ -10,6 +10,7 @@
  * - `threads: 0` runs in-process on the calling thread (tests, tiny machines) (D26).
  * - `close()` stops accepting, finishes buffered and started work, then stops the workers (D28).
  */
+import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -19,6 +20,11 @@ import { coreFlavour, wasmModule } from '../core/wasm.js';
 import { PoolBusyError, PoolClosedError } from './errors.js';
 import { packPowClaims, type PackedClaim } from './pack.js';
 import type { PoolWorkerData, PoolWorkerInfo } from './worker.js';
+
+/** Default worker threads: one per core, less one for the event loop (at least one). */
+export function defaultPoolThreads(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
 
 /** Names of the worker's handlers (named exports of worker.ts). */
 export type PoolTaskName = 'verifyPow' | 'describeWorker';
