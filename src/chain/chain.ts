@@ -50,11 +50,22 @@ export interface BlockResult {
   rejected: { tx: KnownTx; reason: string }[];
 }
 
-const hexKey = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+/** Map key of an address (latin1: one char per byte, the cheapest string form). */
+const addressKey = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 const WS_HASH_BYTES = 64;
 
 function xorInto(acc: Uint8Array, h: Uint8Array): void {
   for (let i = 0; i < WS_HASH_BYTES; i++) acc[i]! ^= h[i]!;
+}
+
+/** A wallet touched by the block being applied. */
+interface WalletEntry {
+  address: Uint8Array;
+  state: WalletState;
+  /** Stored bytes before this block; null for a wallet the block creates. */
+  before: Uint8Array | null;
+  /** Number of the last transaction of the block that touched it (undo journal). */
+  stamp: number;
 }
 
 /** Hash of one wallet entry; the wallet-state checksum is the XOR of these over all wallets. */
@@ -175,14 +186,28 @@ export class Chain {
   ): BlockResult {
     const { store } = this;
     const wallets = store.db('wallets');
-    const changed = new Map<string, { address: Uint8Array; state: WalletState; before: Uint8Array | null }>();
-    const entry = (address: Uint8Array) => {
-      const key = hexKey(address);
+    const changed = new Map<string, WalletEntry>();
+    // Undo journal of the transaction being applied: the first prior value of each entry it
+    // touches (stamp = that transaction's number), and the entries it created.
+    let stamp = 0;
+    const journal: { e: WalletEntry; balance: bigint; publicKey: Uint8Array | null }[] = [];
+    const created: string[] = [];
+    const entry = (address: Uint8Array): WalletEntry => {
+      const key = addressKey(address);
       let e = changed.get(key);
       if (!e) {
         const before = wallets.getBinary(bytesKey(address)) ?? null;
-        e = { address, state: before ? decodeWalletState(before) : emptyWallet(), before: before ? Uint8Array.from(before) : null };
+        e = { address, state: before ? decodeWalletState(before) : emptyWallet(), before: before ? Uint8Array.from(before) : null, stamp: -1 };
         changed.set(key, e);
+        created.push(key);
+      }
+      return e;
+    };
+    const touch = (address: Uint8Array): WalletEntry => {
+      const e = entry(address);
+      if (e.stamp !== stamp) {
+        e.stamp = stamp;
+        journal.push({ e, balance: e.state.balance, publicKey: e.state.publicKey });
       }
       return e;
     };
@@ -194,10 +219,10 @@ export class Chain {
       store,
       balanceOf: (a) => entry(a).state.balance,
       credit: (a, amount) => {
-        entry(a).state.balance += amount;
+        touch(a).state.balance += amount;
       },
       debit: (a, amount) => {
-        const e = entry(a);
+        const e = touch(a);
         if (e.state.balance < amount) throw new TxRejectedError('Balance is too low');
         e.state.balance -= amount;
       },
@@ -212,20 +237,22 @@ export class Chain {
       applied.push(genesis.tx);
     }
     for (const k of candidates) {
-      // Snapshot the touched balances so a rejected transaction leaves no trace.
-      const undo = new Map<string, bigint>();
-      for (const [key, e] of changed) undo.set(key, e.state.balance);
+      stamp++;
+      journal.length = 0;
+      created.length = 0;
       try {
         if (this.hasTransaction(k.id)) throw new TxRejectedError('transaction is already applied');
-        this.applyTransaction(k.tx, writer, entry);
+        this.applyTransaction(k.tx, writer, touch);
         totalFee += sumInputs(k.tx) - sumOutputs(k.tx);
         applied.push(k);
       } catch (err) {
-        for (const [key, e] of changed) {
-          const before = undo.get(key);
-          if (before === undefined) changed.delete(key);
-          else e.state.balance = before;
+        // A rejected transaction leaves no trace: restore what it touched, forget what it created.
+        for (let j = journal.length - 1; j >= 0; j--) {
+          const { e, balance, publicKey } = journal[j]!;
+          e.state.balance = balance;
+          e.state.publicKey = publicKey;
         }
+        for (const key of created) changed.delete(key);
         rejected.push({ tx: k, reason: (err as Error).message });
       }
     }
@@ -278,14 +305,14 @@ export class Chain {
   private applyTransaction(
     tx: Transaction,
     writer: BlockWriter,
-    entry: (a: Uint8Array) => { state: WalletState },
+    touch: (a: Uint8Array) => WalletEntry,
   ): void {
-    const signer = resolveSigner(tx, (a) => entry(a).state);
+    const signer = resolveSigner(tx, (a) => touch(a).state);
     const hook = this.extensions.txType(tx.type);
     hook?.validate(tx, writer);
     for (const s of inputSources(tx, signer.primary)) writer.debit(s.address, s.amount);
     for (const o of tx.outputs) writer.credit(o.address, o.amount);
-    const primary = entry(signer.primary).state;
+    const primary = touch(signer.primary).state;
     if (!primary.publicKey) primary.publicKey = signer.publicKey;
     hook?.apply(tx, writer);
   }

@@ -23,20 +23,33 @@ export interface KnownTx {
   checksum: Uint8Array;
   /** Binary txid (§8.7). */
   id: Uint8Array;
-  /** Text txid (§8.7). */
-  textId: string;
+  /** Text txid (§8.7), computed on first read. */
+  readonly textId: string;
+}
+
+/** A KnownTx whose text id (Base58, the costly part) is computed on first use. */
+function known(tx: Transaction, bytes: Uint8Array, checksum: Uint8Array): KnownTx {
+  let text: string | undefined;
+  return {
+    tx,
+    bytes,
+    checksum,
+    id: binaryTransactionId(tx, checksum),
+    get textId() {
+      return (text ??= transactionId(tx, checksum));
+    },
+  };
 }
 
 export function knownTx(tx: Transaction, network: Network, bytes = encodeTransaction(tx)): KnownTx {
-  const checksum = transactionChecksum(tx, network);
-  return { tx, bytes, checksum, id: binaryTransactionId(tx, checksum), textId: transactionId(tx, checksum) };
+  return known(tx, bytes, transactionChecksum(tx, network));
 }
 
 /** Decodes raw bytes (hex input of the RPC) into a KnownTx; throws the codec's error. */
 export function knownTxFromBytes(bytes: Uint8Array, network: Network): KnownTx {
   // v7 layout forced and applied read as 0, as the reference's raw-transaction RPCs do (§8.4).
   const { checksum, ...tx } = decodeTransaction(bytes, network, { forceV7: true, applied: false });
-  return { tx, bytes: encodeTransaction(tx), checksum, id: binaryTransactionId(tx, checksum), textId: transactionId(tx, checksum) };
+  return known(tx, encodeTransaction(tx), checksum);
 }
 
 export function encodeStoredTx(k: KnownTx): Buffer {

@@ -2,13 +2,47 @@
  * The JSON forms of a transaction the chain already knows (reference-formats.md §9.2, §9.3): the
  * codec's forms (src/codec/json.ts) with the checksum the chain computed once, so nothing is hashed
  * twice.
+ *
+ * The string form renders a carried public key as Base58 of its ~528 bytes, which costs ~2 ms
+ * (Base58 is quadratic in the length); the same senders repeat, so that text is memoized here per
+ * key and spliced in at the key's place in the member order.
  */
 import { toDecodedForm as decodedForm, toStringForm as stringForm, type TransactionDecodedForm, type TransactionStringForm } from '../codec/json.js';
+import { encodeBase58 } from '../formats/address.js';
 import type { KnownTx } from './tx-codec.js';
 
+type StringForm = { [K in keyof TransactionStringForm]: TransactionStringForm[K] };
+
+/** Public keys whose Base58 text is kept (the most recent senders). */
+const PUBKEY_TEXT_CACHE_SIZE = 1024;
+const pubKeyTexts = new Map<string, string>();
+/** Full keys are longer than any address form (33/45 bytes without checksum). */
+const MAX_ADDRESS_BYTES = 45;
+
+function pubKeyText(key: Uint8Array): string {
+  const id = Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+  let text = pubKeyTexts.get(id);
+  if (text === undefined) {
+    text = encodeBase58(key);
+    if (pubKeyTexts.size >= PUBKEY_TEXT_CACHE_SIZE) pubKeyTexts.delete(pubKeyTexts.keys().next().value!);
+    pubKeyTexts.set(id, text);
+  }
+  return text;
+}
+
 /** String form (§9.2) of a known transaction (a plain object type, usable as a JSON record). */
-export const toStringForm = (k: KnownTx): { [K in keyof TransactionStringForm]: TransactionStringForm[K] } =>
-  stringForm(k.tx, { checksum: k.checksum });
+export function toStringForm(k: KnownTx): StringForm {
+  const key = k.tx.pubKey;
+  if (!key || key.length <= MAX_ADDRESS_BYTES) return stringForm(k.tx, { checksum: k.checksum });
+  const form = stringForm({ ...k.tx, pubKey: null }, { checksum: k.checksum });
+  // Same members, with pubKey where the reference puts it: after signature, before data.
+  const out = {} as Record<string, unknown>;
+  for (const [name, value] of Object.entries(form)) {
+    if (name === 'data' || name === 'timestamp') out.pubKey ??= pubKeyText(key);
+    out[name] = value;
+  }
+  return out as StringForm;
+}
 
 /** Decoded form (§9.3) of a known transaction. */
 export const toDecodedForm = (k: KnownTx): { [K in keyof TransactionDecodedForm]: TransactionDecodedForm[K] } =>

@@ -60,6 +60,21 @@ export function checkTransaction(k: KnownTx, tipHeight: bigint, extensions: Chai
   if (!tx.pubKey) reject('transaction carries no public key');
 }
 
+/** Primary addresses of recently seen public keys (a sender signs many transactions; two hashes each). */
+const PRIMARY_CACHE_SIZE = 4096;
+const primaries = new Map<string, Uint8Array>();
+
+function primaryOfKey(publicKey: Uint8Array): Uint8Array {
+  const id = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('latin1');
+  let primary = primaries.get(id);
+  if (!primary) {
+    primary = primaryAddressFromPublicKey(publicKey);
+    if (primaries.size >= PRIMARY_CACHE_SIZE) primaries.delete(primaries.keys().next().value!);
+    primaries.set(id, primary);
+  }
+  return primary;
+}
+
 export interface Signer {
   primary: Uint8Array;
   publicKey: Uint8Array;
@@ -78,7 +93,7 @@ export function resolveSigner(tx: Transaction, walletOf: (address: Uint8Array) =
   }
   let primary: Uint8Array;
   try {
-    primary = primaryAddressFromPublicKey(pk);
+    primary = primaryOfKey(pk);
   } catch (err) {
     return reject(`pubKey is neither an address nor a public key: ${(err as Error).message}`);
   }
