@@ -23,3 +23,7 @@ export * from './codec/json.js';
 export * from './pool/verifier.js';
 export * from './pool/errors.js';
 export * from './names/index.js';
+export { createNode, type DltNode } from './node/node.js';
+export type { NodeContext } from './node/context.js';
+export type { NodeOptions, Logger } from './node/options.js';
+export { createRsaVerifier, type RsaVerifier, type RsaItem } from './pool/rsa-handlers.js';
