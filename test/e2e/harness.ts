@@ -18,6 +18,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import { generateWalletKey } from '../../src/formats/rsa.js';
 import { addressToText, primaryAddressFromPublicKey } from '../../src/formats/address.js';
 import { publicKeyOf } from '../../src/formats/rsa.js';
@@ -224,4 +225,20 @@ export async function startNode(options: StartOptions = {}): Promise<NodeProcess
     output: () => out,
   };
   return node;
+}
+
+/** Asserts that `method` answers with an error of this code and message (exact text, or a pattern). */
+export async function expectRpcError(
+  node: NodeProcess,
+  method: string,
+  params: Record<string, unknown>,
+  code: number,
+  message: string | RegExp,
+  get = false,
+): Promise<void> {
+  const r = await node.rpc(method, params, { get });
+  expect(r.result, `${method} ${JSON.stringify(params)}`).toBeNull();
+  expect(r.error?.code, `${method} ${JSON.stringify(params)}: ${r.error?.message}`).toBe(code);
+  if (typeof message === 'string') expect(r.error?.message).toBe(message);
+  else expect(r.error?.message).toMatch(message);
 }

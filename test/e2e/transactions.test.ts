@@ -9,7 +9,7 @@ import { Address } from '../../src/formats/address.js';
 import { formatAmount, parseAmount } from '../../src/formats/amount.js';
 import { minimumFee } from '../../src/formats/fees.js';
 import { FOUNDATION_ADDRESS } from '../../src/formats/constants.js';
-import { startNode, type NodeProcess } from './harness.js';
+import { expectRpcError, startNode, type NodeProcess } from './harness.js';
 
 let node: NodeProcess;
 /** A fresh address of nobody (valid checksum), as recipient. */
@@ -17,13 +17,8 @@ const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDb
 const INVALID_CHECKSUM = STRANGER.slice(0, -1) + (STRANGER.endsWith('r') ? 's' : 'r');
 
 const balanceOf = async (id: string): Promise<bigint> => parseAmount((await node.call('getWallet', { id })).balance);
-const expectError = async (method: string, params: Record<string, unknown>, code: number, message: string | RegExp, get = false) => {
-  const r = await node.rpc(method, params, { get });
-  expect(r.result).toBeNull();
-  expect(r.error?.code).toBe(code);
-  if (typeof message === 'string') expect(r.error?.message).toBe(message);
-  else expect(r.error?.message).toMatch(message);
-};
+const expectError = (method: string, params: Record<string, unknown>, code: number, message: string | RegExp, get = false) =>
+  expectRpcError(node, method, params, code, message, get);
 /** Waits until the transaction with this id is applied; returns its block. */
 const applied = async (id: string): Promise<number> =>
   node.waitFor(async () => Number((await node.call('getTransaction', { id })).applied) || undefined, `${id} applied`);

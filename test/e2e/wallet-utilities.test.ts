@@ -5,19 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { powVerify } from '../../src/core/pow.js';
 import { DOCS_VERIFY_MESSAGE, DOCS_VERIFY_PUBLIC_KEY_HEX, DOCS_VERIFY_SIGNATURE_HEX } from '../formats/docs-vectors.js';
-import { startNode, type NodeProcess } from './harness.js';
+import { expectRpcError, startNode, type NodeProcess } from './harness.js';
 
 let node: NodeProcess;
 const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
 const INVALID_CHECKSUM = STRANGER.slice(0, -1) + 's';
 
-const expectError = async (method: string, params: Record<string, unknown>, code: number, message: string | RegExp, get = false) => {
-  const r = await node.rpc(method, params, { get });
-  expect(r.result).toBeNull();
-  expect(r.error?.code).toBe(code);
-  if (typeof message === 'string') expect(r.error?.message).toBe(message);
-  else expect(r.error?.message).toMatch(message);
-};
+const expectError = (method: string, params: Record<string, unknown>, code: number, message: string | RegExp, get = false) =>
+  expectRpcError(node, method, params, code, message, get);
 
 beforeAll(async () => {
   node = await startNode();
