@@ -13,10 +13,10 @@ const arg = (name, fallback) => {
   const a = process.argv.find((x) => x.startsWith(`--${name}=`));
   return a ? Number(a.slice(name.length + 3)) : fallback;
 };
-const TIME = arg('time', 250);
+const TIME = arg('time', 150);
 // The machine is shared: each task runs ROUNDS times, interleaved with the others, and its best
 // round is kept, so a burst of load elsewhere does not decide a ratio.
-const ROUNDS = arg('rounds', 3);
+const ROUNDS = arg('rounds', 6);
 const SQ_TRUNC_LENGTH = 44;
 
 // Calls per timed task, so that timer overhead stays negligible for small inputs.
@@ -43,11 +43,16 @@ const IMPLS = [
 const hex = (d) => Buffer.from(d).toString('hex');
 const batched = (batch, f) => () => { for (let i = 0; i < batch; i++) f(); };
 
+// tinybench runs at least 64 iterations per task whatever the time: a task slower than this per
+// call is measured in the first round only, or its rounds would take seconds (noble on 1 MiB).
+const SLOW_CALL_MS = 20;
+
 /** runTasks ROUNDS times over all tasks; per task, the round with the highest rate. */
 async function bestOf(tasks) {
   const best = new Map();
   for (let r = 0; r < ROUNDS; r++) {
-    for (const row of await runTasks(tasks, { time: TIME, warmupTime: 100 })) {
+    const due = r === 0 ? tasks : tasks.filter((t) => best.get(t.name).meanMs * (t.opsPerCall ?? 1) < SLOW_CALL_MS);
+    for (const row of await runTasks(due, { time: TIME, warmupTime: r === 0 ? 100 : 20 })) {
       if (!best.has(row.name) || row.opsPerSec > best.get(row.name).opsPerSec) best.set(row.name, row);
     }
   }
