@@ -132,6 +132,16 @@ function startNode(dataDir) {
   });
 }
 
+/** CPU seconds (user + system) used so far by a process and its threads (Linux /proc). */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
 function post(agent, port, body) {
   return new Promise((resolve, reject) => {
     const req = http.request({ port, host: '127.0.0.1', path: '/', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
@@ -155,6 +165,7 @@ async function endToEnd(raw) {
     let next = 0;
     let rejected = 0;
     let firstError;
+    const cpu0 = cpuSeconds(child.pid);
     const t0 = performance.now();
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
       while (next < bodies.length) {
@@ -169,11 +180,14 @@ async function endToEnd(raw) {
     const goal = raw.length - rejected + 1; // + the genesis transaction
     while ((await status())['Applied TX Count'] < goal) await new Promise((r) => setTimeout(r, 20));
     const total = performance.now() - t0;
+    const cpu = cpuSeconds(child.pid) - cpu0;
     const s = await status();
     if (rejected) console.log(`${rejected} rejected, first: ${firstError}`);
     console.log(`sendRawTransaction admission (${CONCURRENCY} connections): ${Math.round(raw.length / (admitted / 1000)).toLocaleString('en-US')} tx/s`);
     console.log(`end to end, ${raw.length - rejected} transactions sent, admitted and applied in ${s['Block Height'] - 1} blocks: ` +
       `${(total / 1000).toFixed(2)} s — ${Math.round((raw.length - rejected) / (total / 1000)).toLocaleString('en-US')} tx/s (target ≥ 5,000)`);
+    console.log(`node process CPU (all threads) per transaction: ${Math.round((cpu / (raw.length - rejected)) * 1e6)} µs; ` +
+      `load average during the run ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores (other processes share them)`);
   } finally {
     agent.destroy();
     child.kill('SIGTERM');
