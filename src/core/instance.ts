@@ -16,16 +16,22 @@ export type CoreExports = Record<string, unknown> & {
   readonly memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
 };
 
+/** A compiled core program, as `wasmModule('core', flavour)` returns it. */
+export type CoreModule = ReturnType<typeof wasmModule>;
+
 /** One instance of the core program with a byte view that survives memory growth. */
 export class CoreInstance {
   readonly flavour: WasmFlavour;
   readonly exports: CoreExports;
   private view: Uint8Array;
 
-  /** A fresh instance of the given build (tests and benchmarks pick one; the node uses {@link coreInstance}). */
-  constructor(flavour: WasmFlavour = coreFlavour()) {
+  /**
+   * A fresh instance of the given build (tests and benchmarks pick one; the node uses
+   * {@link coreInstance}), from `mod` when the caller already has that build compiled.
+   */
+  constructor(flavour: WasmFlavour = coreFlavour(), mod: CoreModule = wasmModule('core', flavour)) {
     this.flavour = flavour;
-    this.exports = instantiate(wasmModule('core', flavour)).exports as unknown as CoreExports;
+    this.exports = instantiate(mod).exports as unknown as CoreExports;
     this.view = new Uint8Array(this.exports.memory.buffer);
   }
 
@@ -46,4 +52,16 @@ let threadCore: CoreInstance | undefined;
 /** This thread's core instance, of the build chosen by `coreFlavour()` (created on first use). */
 export function coreInstance(): CoreInstance {
   return (threadCore ??= new CoreInstance());
+}
+
+/**
+ * Makes this thread's core instance from an already compiled Module of the given build (a pool
+ * worker receives it in `workerData`, so it does not compile the program again). Call it before
+ * anything in the thread uses {@link coreInstance}.
+ * @throws Error when this thread's core instance already exists.
+ */
+export function adoptCoreModule(mod: CoreModule, flavour: WasmFlavour): CoreInstance {
+  if (threadCore) throw new Error('adoptCoreModule: this thread already has its core instance; call it before any hashing');
+  threadCore = new CoreInstance(flavour, mod);
+  return threadCore;
 }

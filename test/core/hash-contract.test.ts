@@ -1,8 +1,10 @@
 // The contract of src/core/hash.ts: argument checks (TypeError / RangeError with "expected … got …"),
 // default truncation lengths, fresh outputs, and a core instance whose memory grows underneath.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import * as hash from '../../src/core/hash.js';
-import { coreInstance } from '../../src/core/instance.js';
+import { CoreInstance, coreInstance } from '../../src/core/instance.js';
+import { createHashFunctions } from '../../src/core/hash.js';
+import { wasmModule } from '../../src/core/wasm.js';
 import { hashesOf, hex, nodeDigest, testBytes } from '../vectors/hash-vectors.js';
 
 const ALL = ['sha3_256', 'sha3_512', 'sha3_512sq', 'sha3_512sqTrunc', 'sha512', 'sha512sqTrunc'] as const;
@@ -78,5 +80,22 @@ describe('hash API contract', () => {
     expect(hex(hashes.sha3_512(x))).toBe(hex(nodeDigest('sha3-512', x)));
     expect(hex(hashes.sha512sqTrunc(x))).toBe(hex(nodeDigest('sha512', x, 2).subarray(0, 44)));
     expect(core.bytes().byteLength).toBeGreaterThan(before.byteLength);
+  });
+});
+
+describe('core instance from a compiled Module', () => {
+  it('CoreInstance accepts an already compiled build', () => {
+    const h = createHashFunctions(new CoreInstance('scalar', wasmModule('core', 'scalar')));
+    const x = testBytes(100, 'contract-module');
+    expect(hex(h.sha3_512(x))).toBe(hex(nodeDigest('sha3-512', x)));
+  });
+
+  it('adoptCoreModule makes the thread instance, and refuses once there is one', async () => {
+    vi.resetModules(); // a fresh instance.ts: this "thread" has no core instance yet
+    const fresh = await import('../../src/core/instance.js');
+    const adopted = fresh.adoptCoreModule(wasmModule('core', 'scalar'), 'scalar');
+    expect(fresh.coreInstance()).toBe(adopted);
+    expect(adopted.flavour).toBe('scalar');
+    expect(() => fresh.adoptCoreModule(wasmModule('core', 'simd'), 'simd')).toThrow(/already has its core instance/);
   });
 });
