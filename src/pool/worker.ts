@@ -12,9 +12,9 @@ import { threadId } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { reserveArgon2Memory } from '../core/argon2.js';
 import type { CoreAccess } from '../core/blake2b.js';
-import { CoreInstance, type CoreExports } from '../core/instance.js';
+import { adoptCoreModule, coreInstance } from '../core/instance.js';
 import { POW_PARAMS, powVerifyVariant } from '../core/pow.js';
-import { coreFlavour, instantiate, type WasmFlavour } from '../core/wasm.js';
+import { coreFlavour, type WasmFlavour } from '../core/wasm.js';
 import { unpackPowClaims } from './pack.js';
 
 /** RSA signature verification for transaction admission (handler `verifyRsa`). */
@@ -26,33 +26,11 @@ export interface PoolWorkerData {
   flavour?: WasmFlavour;
 }
 
-/**
- * The core instantiated from the Module the pool passed. (`CoreInstance` compiles its own module
- * from the build file; this is the same view logic over an instance of the shared Module.)
- */
-class ModuleCore implements CoreAccess {
-  readonly exports: CoreExports;
-  private view: Uint8Array;
-
-  constructor(mod: WebAssembly.Module) {
-    this.exports = instantiate(mod).exports as unknown as CoreExports;
-    this.view = new Uint8Array(this.exports.memory.buffer);
-  }
-
-  bytes(): Uint8Array {
-    if (this.view.byteLength === 0) this.view = new Uint8Array(this.exports.memory.buffer);
-    return this.view;
-  }
-
-  read(ptr: number, length: number): Uint8Array {
-    return this.bytes().slice(ptr, ptr + length);
-  }
-}
-
 const data = (Piscina.workerData ?? {}) as PoolWorkerData;
 const compiledInWorker = !(data.coreModule instanceof WebAssembly.Module);
 const flavour = compiledInWorker ? coreFlavour() : (data.flavour ?? coreFlavour());
-const core: CoreAccess = compiledInWorker ? new CoreInstance(flavour) : new ModuleCore(data.coreModule!);
+// This thread's core instance (shared by every wrapper in the worker), from the passed Module.
+const core: CoreAccess = compiledInWorker ? coreInstance() : adoptCoreModule(data.coreModule!, flavour);
 reserveArgon2Memory(core, POW_PARAMS.memoryCost);
 
 /** Verifies a packed batch of PoW claims; returns one byte per claim (1 = valid), moved back. */
