@@ -211,27 +211,15 @@ export function b2Update(ptr: usize, len: i32): void {
   bufLen = len;
 }
 
-/** Absorbs `count` copies of the byte `b` without materialising them (the PoW salt padding). */
+// A run of one repeated byte is absorbed from this block, refilled per call (the PoW salt padding).
+const FILL_BYTES: i32 = 1024;
+const FILL: usize = memory.data(FILL_BYTES, 16);
+
+/** Absorbs `count` copies of the byte `b` without materialising them all. */
 export function b2UpdateFill(b: u8, count: i32): void {
   if (count <= 0) return;
-  if (bufLen > 0) {
-    const take = min(BLOCK_BYTES - bufLen, count);
-    memory.fill(BUF + bufLen, b, take);
-    bufLen += take;
-    count -= take;
-    if (count == 0) return;
-    counter += BLOCK_BYTES;
-    compress(H, BUF, counter, false);
-    bufLen = 0;
-  }
-  // Every full block of the run has the same content: fill the buffer once, compress it repeatedly.
-  memory.fill(BUF, b, BLOCK_BYTES);
-  while (count > BLOCK_BYTES) {
-    counter += BLOCK_BYTES;
-    compress(H, BUF, counter, false);
-    count -= BLOCK_BYTES;
-  }
-  bufLen = count;
+  memory.fill(FILL, b, min(count, FILL_BYTES));
+  for (; count > 0; count -= FILL_BYTES) b2Update(FILL, min(count, FILL_BYTES));
 }
 
 /** Absorbs a 32-bit little-endian integer (the LE32 fields of Argon2's H0 and H'). */
