@@ -50,74 +50,128 @@ const ROUNDS_BYTES: usize = 24 << 3;
 const STATE: usize = memory.data(STATE_BYTES, 16);
 const BLOCK: usize = memory.data(STATE_BYTES, 16);
 
-// Lanes complemented while they sit in locals ("lane complementing", Keccak team, "Keccak
-// implementation overview" §2.2): with A[1], A[2], A[8], A[12], A[17], A[20] stored inverted, χ needs
-// one NOT per plane instead of five, and the set is the same after every round.
+// The permutation works on two lane arrays at fixed addresses, LANES and SPARE: each round reads
+// one and writes the other (two rounds per loop step), so every lane access is a load or store at
+// a constant address, which V8 folds into the instructions, and only θ's column parities, the
+// current plane and a few temporaries live in locals. (Measured: ~7 % faster than keeping the 25
+// lanes in locals, which V8 spills to the stack anyway.)
+const LANES: usize = memory.data(STATE_BYTES, 64);
+const SPARE: usize = memory.data(STATE_BYTES, 64);
+
+// Lane complementing (Keccak team, "Keccak implementation overview" §2.2): while in LANES/SPARE,
+// the lanes A[1], A[2], A[8], A[12], A[17], A[20] are stored inverted; then χ needs one NOT per
+// plane instead of five, and the set is the same after every round.
+// @ts-ignore: decorator
+@inline function complementLanes(lanes: usize): void {
+  store<u64>(lanes, ~load<u64>(lanes, 8), 8); store<u64>(lanes, ~load<u64>(lanes, 16), 16);
+  store<u64>(lanes, ~load<u64>(lanes, 64), 64); store<u64>(lanes, ~load<u64>(lanes, 96), 96);
+  store<u64>(lanes, ~load<u64>(lanes, 136), 136); store<u64>(lanes, ~load<u64>(lanes, 160), 160);
+}
+
 /**
  * Absorbs `blocks` (≥ 1) consecutive blocks of `rateLanes` 64-bit lanes (9 or 17) from `input` into
- * the state at `state`, applying Keccak-f[1600] after each (§4 step 6). The 25 lanes stay in locals
- * for all blocks; each round is unrolled over the lanes (θ, ρ+π, χ, ι of §3.2; lane index x + 5y),
- * two rounds per loop step so that the state alternates between the a* and e* locals.
+ * the state at `state`, applying Keccak-f[1600] after each (§4 step 6). Each round is unrolled over
+ * the lanes (θ, ρ+π, χ, ι of §3.2; lane index x + 5y), plane by plane: the five B lanes of an output
+ * plane, then its five χ outputs, whose XOR into n0..n4 gives the next round's θ column parities.
  */
 function absorbBlocks(state: usize, input: usize, blocks: i32, rateLanes: i32): void {
-  let a0 = load<u64>(state, 0), a1 = ~load<u64>(state, 8), a2 = ~load<u64>(state, 16), a3 = load<u64>(state, 24), a4 = load<u64>(state, 32);
-  let a5 = load<u64>(state, 40), a6 = load<u64>(state, 48), a7 = load<u64>(state, 56), a8 = ~load<u64>(state, 64), a9 = load<u64>(state, 72);
-  let a10 = load<u64>(state, 80), a11 = load<u64>(state, 88), a12 = ~load<u64>(state, 96), a13 = load<u64>(state, 104), a14 = load<u64>(state, 112);
-  let a15 = load<u64>(state, 120), a16 = load<u64>(state, 128), a17 = ~load<u64>(state, 136), a18 = load<u64>(state, 144), a19 = load<u64>(state, 152);
-  let a20 = ~load<u64>(state, 160), a21 = load<u64>(state, 168), a22 = load<u64>(state, 176), a23 = load<u64>(state, 184), a24 = load<u64>(state, 192);
-  let e0: u64, e1: u64, e2: u64, e3: u64, e4: u64;
-  let e5: u64, e6: u64, e7: u64, e8: u64, e9: u64;
-  let e10: u64, e11: u64, e12: u64, e13: u64, e14: u64;
-  let e15: u64, e16: u64, e17: u64, e18: u64, e19: u64;
-  let e20: u64, e21: u64, e22: u64, e23: u64, e24: u64;
-  let b0: u64, b1: u64, b2: u64, b3: u64, b4: u64;
+  for (let i: usize = 0; i < <usize>STATE_BYTES; i += 8) store<u64>(LANES + i, load<u64>(state + i));
+  complementLanes(LANES);
+  const rateBytes = <usize>rateLanes << 3;
+  let b0: u64, b1: u64, b2: u64, b3: u64, b4: u64, t: u64;
   let c0: u64, c1: u64, c2: u64, c3: u64, c4: u64, d0: u64, d1: u64, d2: u64, d3: u64, d4: u64;
+  let n0: u64, n1: u64, n2: u64, n3: u64, n4: u64;
   do {
     // S ⊕ (P_i ‖ 0^c): lanes are little-endian (§B.1); XOR commutes with the complementing
-    a0 ^= load<u64>(input, 0); a1 ^= load<u64>(input, 8); a2 ^= load<u64>(input, 16); a3 ^= load<u64>(input, 24);
-    a4 ^= load<u64>(input, 32); a5 ^= load<u64>(input, 40); a6 ^= load<u64>(input, 48); a7 ^= load<u64>(input, 56);
-    a8 ^= load<u64>(input, 64);
-    if (rateLanes > 9) {
-      a9 ^= load<u64>(input, 72); a10 ^= load<u64>(input, 80); a11 ^= load<u64>(input, 88); a12 ^= load<u64>(input, 96);
-      a13 ^= load<u64>(input, 104); a14 ^= load<u64>(input, 112); a15 ^= load<u64>(input, 120); a16 ^= load<u64>(input, 128);
-    }
-    input += <usize>rateLanes << 3;
+    for (let i: usize = 0; i < rateBytes; i += 8) store<u64>(LANES + i, load<u64>(LANES + i) ^ load<u64>(input + i));
+    input += rateBytes;
+    // θ: C[x] = ⊕_y A[x,y] (afterwards carried from round to round in n0..n4)
+    c0 = load<u64>(LANES, 0) ^ load<u64>(LANES, 40) ^ load<u64>(LANES, 80) ^ load<u64>(LANES, 120) ^ load<u64>(LANES, 160);
+    c1 = load<u64>(LANES, 8) ^ load<u64>(LANES, 48) ^ load<u64>(LANES, 88) ^ load<u64>(LANES, 128) ^ load<u64>(LANES, 168);
+    c2 = load<u64>(LANES, 16) ^ load<u64>(LANES, 56) ^ load<u64>(LANES, 96) ^ load<u64>(LANES, 136) ^ load<u64>(LANES, 176);
+    c3 = load<u64>(LANES, 24) ^ load<u64>(LANES, 64) ^ load<u64>(LANES, 104) ^ load<u64>(LANES, 144) ^ load<u64>(LANES, 184);
+    c4 = load<u64>(LANES, 32) ^ load<u64>(LANES, 72) ^ load<u64>(LANES, 112) ^ load<u64>(LANES, 152) ^ load<u64>(LANES, 192);
     for (let rc: usize = ROUND_CONSTANTS, end = ROUND_CONSTANTS + ROUNDS_BYTES; rc < end; rc += 16) {
-      // θ: C[x] = ⊕_y A[x,y]; D[x] = C[x−1] ⊕ rot(C[x+1], 1). Then per output plane y:
-      // ρ, π: B[y, 2x+3y] = rot(A[x,y] ⊕ D[x], r[x,y]); χ: E[x,y] = B[x,y] ⊕ (¬B[x+1,y] ∧ B[x+2,y])
-      c0 = a0 ^ a5 ^ a10 ^ a15 ^ a20; c1 = a1 ^ a6 ^ a11 ^ a16 ^ a21; c2 = a2 ^ a7 ^ a12 ^ a17 ^ a22; c3 = a3 ^ a8 ^ a13 ^ a18 ^ a23; c4 = a4 ^ a9 ^ a14 ^ a19 ^ a24;
+      // θ: D[x] = C[x−1] ⊕ rot(C[x+1], 1). Per output plane y: ρ and π, B[y, 2x+3y] = rot(A[x,y] ⊕ D[x], r[x,y]);
+      // χ, A'[x,y] = B[x,y] ⊕ (¬B[x+1,y] ∧ B[x+2,y]) (in its complemented form); ι on A'[0,0].
       d0 = c4 ^ rotl(c1, 1); d1 = c0 ^ rotl(c2, 1); d2 = c1 ^ rotl(c3, 1); d3 = c2 ^ rotl(c4, 1); d4 = c3 ^ rotl(c0, 1);
-      b0 = a0 ^ d0; b1 = rotl(a6 ^ d1, 44); b2 = rotl(a12 ^ d2, 43); b3 = rotl(a18 ^ d3, 21); b4 = rotl(a24 ^ d4, 14);
-      e0 = b0 ^ (b1 | b2); e1 = b1 ^ (~b2 | b3); e2 = b2 ^ (b3 & b4); e3 = b3 ^ (b4 | b0); e4 = b4 ^ (b0 & b1);
-      b0 = rotl(a3 ^ d3, 28); b1 = rotl(a9 ^ d4, 20); b2 = rotl(a10 ^ d0, 3); b3 = rotl(a16 ^ d1, 45); b4 = rotl(a22 ^ d2, 61);
-      e5 = b0 ^ (b1 | b2); e6 = b1 ^ (b2 & b3); e7 = b2 ^ (b3 | ~b4); e8 = b3 ^ (b4 | b0); e9 = b4 ^ (b0 & b1);
-      b0 = rotl(a1 ^ d1, 1); b1 = rotl(a7 ^ d2, 6); b2 = rotl(a13 ^ d3, 25); b3 = rotl(a19 ^ d4, 8); b4 = rotl(a20 ^ d0, 18);
-      e10 = b0 ^ (b1 | b2); e11 = b1 ^ (b2 & b3); e12 = b2 ^ (~b3 & b4); e13 = ~b3 ^ (b4 | b0); e14 = b4 ^ (b0 & b1);
-      b0 = rotl(a4 ^ d4, 27); b1 = rotl(a5 ^ d0, 36); b2 = rotl(a11 ^ d1, 10); b3 = rotl(a17 ^ d2, 15); b4 = rotl(a23 ^ d3, 56);
-      e15 = b0 ^ (b1 & b2); e16 = b1 ^ (b2 | b3); e17 = b2 ^ (~b3 | b4); e18 = ~b3 ^ (b4 & b0); e19 = b4 ^ (b0 | b1);
-      b0 = rotl(a2 ^ d2, 62); b1 = rotl(a8 ^ d3, 55); b2 = rotl(a14 ^ d4, 39); b3 = rotl(a15 ^ d0, 41); b4 = rotl(a21 ^ d1, 2);
-      e20 = b0 ^ (~b1 & b2); e21 = ~b1 ^ (b2 | b3); e22 = b2 ^ (b3 & b4); e23 = b3 ^ (b4 | b0); e24 = b4 ^ (b0 & b1);
-      e0 ^= load<u64>(rc); // ι
-      c0 = e0 ^ e5 ^ e10 ^ e15 ^ e20; c1 = e1 ^ e6 ^ e11 ^ e16 ^ e21; c2 = e2 ^ e7 ^ e12 ^ e17 ^ e22; c3 = e3 ^ e8 ^ e13 ^ e18 ^ e23; c4 = e4 ^ e9 ^ e14 ^ e19 ^ e24;
+      b0 = load<u64>(LANES, 0) ^ d0; b1 = rotl(load<u64>(LANES, 48) ^ d1, 44); b2 = rotl(load<u64>(LANES, 96) ^ d2, 43);
+      b3 = rotl(load<u64>(LANES, 144) ^ d3, 21); b4 = rotl(load<u64>(LANES, 192) ^ d4, 14);
+      t = b0 ^ (b1 | b2) ^ load<u64>(rc); store<u64>(SPARE, t, 0); n0 = t;
+      t = b1 ^ (~b2 | b3); store<u64>(SPARE, t, 8); n1 = t;
+      t = b2 ^ (b3 & b4); store<u64>(SPARE, t, 16); n2 = t;
+      t = b3 ^ (b4 | b0); store<u64>(SPARE, t, 24); n3 = t;
+      t = b4 ^ (b0 & b1); store<u64>(SPARE, t, 32); n4 = t;
+      b0 = rotl(load<u64>(LANES, 24) ^ d3, 28); b1 = rotl(load<u64>(LANES, 72) ^ d4, 20); b2 = rotl(load<u64>(LANES, 80) ^ d0, 3);
+      b3 = rotl(load<u64>(LANES, 128) ^ d1, 45); b4 = rotl(load<u64>(LANES, 176) ^ d2, 61);
+      t = b0 ^ (b1 | b2); store<u64>(SPARE, t, 40); n0 ^= t;
+      t = b1 ^ (b2 & b3); store<u64>(SPARE, t, 48); n1 ^= t;
+      t = b2 ^ (b3 | ~b4); store<u64>(SPARE, t, 56); n2 ^= t;
+      t = b3 ^ (b4 | b0); store<u64>(SPARE, t, 64); n3 ^= t;
+      t = b4 ^ (b0 & b1); store<u64>(SPARE, t, 72); n4 ^= t;
+      b0 = rotl(load<u64>(LANES, 8) ^ d1, 1); b1 = rotl(load<u64>(LANES, 56) ^ d2, 6); b2 = rotl(load<u64>(LANES, 104) ^ d3, 25);
+      b3 = rotl(load<u64>(LANES, 152) ^ d4, 8); b4 = rotl(load<u64>(LANES, 160) ^ d0, 18);
+      t = b0 ^ (b1 | b2); store<u64>(SPARE, t, 80); n0 ^= t;
+      t = b1 ^ (b2 & b3); store<u64>(SPARE, t, 88); n1 ^= t;
+      t = b2 ^ (~b3 & b4); store<u64>(SPARE, t, 96); n2 ^= t;
+      t = ~b3 ^ (b4 | b0); store<u64>(SPARE, t, 104); n3 ^= t;
+      t = b4 ^ (b0 & b1); store<u64>(SPARE, t, 112); n4 ^= t;
+      b0 = rotl(load<u64>(LANES, 32) ^ d4, 27); b1 = rotl(load<u64>(LANES, 40) ^ d0, 36); b2 = rotl(load<u64>(LANES, 88) ^ d1, 10);
+      b3 = rotl(load<u64>(LANES, 136) ^ d2, 15); b4 = rotl(load<u64>(LANES, 184) ^ d3, 56);
+      t = b0 ^ (b1 & b2); store<u64>(SPARE, t, 120); n0 ^= t;
+      t = b1 ^ (b2 | b3); store<u64>(SPARE, t, 128); n1 ^= t;
+      t = b2 ^ (~b3 | b4); store<u64>(SPARE, t, 136); n2 ^= t;
+      t = ~b3 ^ (b4 & b0); store<u64>(SPARE, t, 144); n3 ^= t;
+      t = b4 ^ (b0 | b1); store<u64>(SPARE, t, 152); n4 ^= t;
+      b0 = rotl(load<u64>(LANES, 16) ^ d2, 62); b1 = rotl(load<u64>(LANES, 64) ^ d3, 55); b2 = rotl(load<u64>(LANES, 112) ^ d4, 39);
+      b3 = rotl(load<u64>(LANES, 120) ^ d0, 41); b4 = rotl(load<u64>(LANES, 168) ^ d1, 2);
+      t = b0 ^ (~b1 & b2); store<u64>(SPARE, t, 160); n0 ^= t;
+      t = ~b1 ^ (b2 | b3); store<u64>(SPARE, t, 168); n1 ^= t;
+      t = b2 ^ (b3 & b4); store<u64>(SPARE, t, 176); n2 ^= t;
+      t = b3 ^ (b4 | b0); store<u64>(SPARE, t, 184); n3 ^= t;
+      t = b4 ^ (b0 & b1); store<u64>(SPARE, t, 192); n4 ^= t;
+      c0 = n0; c1 = n1; c2 = n2; c3 = n3; c4 = n4;
       d0 = c4 ^ rotl(c1, 1); d1 = c0 ^ rotl(c2, 1); d2 = c1 ^ rotl(c3, 1); d3 = c2 ^ rotl(c4, 1); d4 = c3 ^ rotl(c0, 1);
-      b0 = e0 ^ d0; b1 = rotl(e6 ^ d1, 44); b2 = rotl(e12 ^ d2, 43); b3 = rotl(e18 ^ d3, 21); b4 = rotl(e24 ^ d4, 14);
-      a0 = b0 ^ (b1 | b2); a1 = b1 ^ (~b2 | b3); a2 = b2 ^ (b3 & b4); a3 = b3 ^ (b4 | b0); a4 = b4 ^ (b0 & b1);
-      b0 = rotl(e3 ^ d3, 28); b1 = rotl(e9 ^ d4, 20); b2 = rotl(e10 ^ d0, 3); b3 = rotl(e16 ^ d1, 45); b4 = rotl(e22 ^ d2, 61);
-      a5 = b0 ^ (b1 | b2); a6 = b1 ^ (b2 & b3); a7 = b2 ^ (b3 | ~b4); a8 = b3 ^ (b4 | b0); a9 = b4 ^ (b0 & b1);
-      b0 = rotl(e1 ^ d1, 1); b1 = rotl(e7 ^ d2, 6); b2 = rotl(e13 ^ d3, 25); b3 = rotl(e19 ^ d4, 8); b4 = rotl(e20 ^ d0, 18);
-      a10 = b0 ^ (b1 | b2); a11 = b1 ^ (b2 & b3); a12 = b2 ^ (~b3 & b4); a13 = ~b3 ^ (b4 | b0); a14 = b4 ^ (b0 & b1);
-      b0 = rotl(e4 ^ d4, 27); b1 = rotl(e5 ^ d0, 36); b2 = rotl(e11 ^ d1, 10); b3 = rotl(e17 ^ d2, 15); b4 = rotl(e23 ^ d3, 56);
-      a15 = b0 ^ (b1 & b2); a16 = b1 ^ (b2 | b3); a17 = b2 ^ (~b3 | b4); a18 = ~b3 ^ (b4 & b0); a19 = b4 ^ (b0 | b1);
-      b0 = rotl(e2 ^ d2, 62); b1 = rotl(e8 ^ d3, 55); b2 = rotl(e14 ^ d4, 39); b3 = rotl(e15 ^ d0, 41); b4 = rotl(e21 ^ d1, 2);
-      a20 = b0 ^ (~b1 & b2); a21 = ~b1 ^ (b2 | b3); a22 = b2 ^ (b3 & b4); a23 = b3 ^ (b4 | b0); a24 = b4 ^ (b0 & b1);
-      a0 ^= load<u64>(rc, 8); // ι
+      b0 = load<u64>(SPARE, 0) ^ d0; b1 = rotl(load<u64>(SPARE, 48) ^ d1, 44); b2 = rotl(load<u64>(SPARE, 96) ^ d2, 43);
+      b3 = rotl(load<u64>(SPARE, 144) ^ d3, 21); b4 = rotl(load<u64>(SPARE, 192) ^ d4, 14);
+      t = b0 ^ (b1 | b2) ^ load<u64>(rc, 8); store<u64>(LANES, t, 0); n0 = t;
+      t = b1 ^ (~b2 | b3); store<u64>(LANES, t, 8); n1 = t;
+      t = b2 ^ (b3 & b4); store<u64>(LANES, t, 16); n2 = t;
+      t = b3 ^ (b4 | b0); store<u64>(LANES, t, 24); n3 = t;
+      t = b4 ^ (b0 & b1); store<u64>(LANES, t, 32); n4 = t;
+      b0 = rotl(load<u64>(SPARE, 24) ^ d3, 28); b1 = rotl(load<u64>(SPARE, 72) ^ d4, 20); b2 = rotl(load<u64>(SPARE, 80) ^ d0, 3);
+      b3 = rotl(load<u64>(SPARE, 128) ^ d1, 45); b4 = rotl(load<u64>(SPARE, 176) ^ d2, 61);
+      t = b0 ^ (b1 | b2); store<u64>(LANES, t, 40); n0 ^= t;
+      t = b1 ^ (b2 & b3); store<u64>(LANES, t, 48); n1 ^= t;
+      t = b2 ^ (b3 | ~b4); store<u64>(LANES, t, 56); n2 ^= t;
+      t = b3 ^ (b4 | b0); store<u64>(LANES, t, 64); n3 ^= t;
+      t = b4 ^ (b0 & b1); store<u64>(LANES, t, 72); n4 ^= t;
+      b0 = rotl(load<u64>(SPARE, 8) ^ d1, 1); b1 = rotl(load<u64>(SPARE, 56) ^ d2, 6); b2 = rotl(load<u64>(SPARE, 104) ^ d3, 25);
+      b3 = rotl(load<u64>(SPARE, 152) ^ d4, 8); b4 = rotl(load<u64>(SPARE, 160) ^ d0, 18);
+      t = b0 ^ (b1 | b2); store<u64>(LANES, t, 80); n0 ^= t;
+      t = b1 ^ (b2 & b3); store<u64>(LANES, t, 88); n1 ^= t;
+      t = b2 ^ (~b3 & b4); store<u64>(LANES, t, 96); n2 ^= t;
+      t = ~b3 ^ (b4 | b0); store<u64>(LANES, t, 104); n3 ^= t;
+      t = b4 ^ (b0 & b1); store<u64>(LANES, t, 112); n4 ^= t;
+      b0 = rotl(load<u64>(SPARE, 32) ^ d4, 27); b1 = rotl(load<u64>(SPARE, 40) ^ d0, 36); b2 = rotl(load<u64>(SPARE, 88) ^ d1, 10);
+      b3 = rotl(load<u64>(SPARE, 136) ^ d2, 15); b4 = rotl(load<u64>(SPARE, 184) ^ d3, 56);
+      t = b0 ^ (b1 & b2); store<u64>(LANES, t, 120); n0 ^= t;
+      t = b1 ^ (b2 | b3); store<u64>(LANES, t, 128); n1 ^= t;
+      t = b2 ^ (~b3 | b4); store<u64>(LANES, t, 136); n2 ^= t;
+      t = ~b3 ^ (b4 & b0); store<u64>(LANES, t, 144); n3 ^= t;
+      t = b4 ^ (b0 | b1); store<u64>(LANES, t, 152); n4 ^= t;
+      b0 = rotl(load<u64>(SPARE, 16) ^ d2, 62); b1 = rotl(load<u64>(SPARE, 64) ^ d3, 55); b2 = rotl(load<u64>(SPARE, 112) ^ d4, 39);
+      b3 = rotl(load<u64>(SPARE, 120) ^ d0, 41); b4 = rotl(load<u64>(SPARE, 168) ^ d1, 2);
+      t = b0 ^ (~b1 & b2); store<u64>(LANES, t, 160); n0 ^= t;
+      t = ~b1 ^ (b2 | b3); store<u64>(LANES, t, 168); n1 ^= t;
+      t = b2 ^ (b3 & b4); store<u64>(LANES, t, 176); n2 ^= t;
+      t = b3 ^ (b4 | b0); store<u64>(LANES, t, 184); n3 ^= t;
+      t = b4 ^ (b0 & b1); store<u64>(LANES, t, 192); n4 ^= t;
+      c0 = n0; c1 = n1; c2 = n2; c3 = n3; c4 = n4;
     }
   } while (--blocks);
-  store<u64>(state, a0, 0); store<u64>(state, ~a1, 8); store<u64>(state, ~a2, 16); store<u64>(state, a3, 24); store<u64>(state, a4, 32);
-  store<u64>(state, a5, 40); store<u64>(state, a6, 48); store<u64>(state, a7, 56); store<u64>(state, ~a8, 64); store<u64>(state, a9, 72);
-  store<u64>(state, a10, 80); store<u64>(state, a11, 88); store<u64>(state, ~a12, 96); store<u64>(state, a13, 104); store<u64>(state, a14, 112);
-  store<u64>(state, a15, 120); store<u64>(state, a16, 128); store<u64>(state, ~a17, 136); store<u64>(state, a18, 144); store<u64>(state, a19, 152);
-  store<u64>(state, ~a20, 160); store<u64>(state, a21, 168); store<u64>(state, a22, 176); store<u64>(state, a23, 184); store<u64>(state, a24, 192);
+  complementLanes(LANES);
+  for (let i: usize = 0; i < <usize>STATE_BYTES; i += 8) store<u64>(state + i, load<u64>(LANES + i));
 }
 
 // Copies and fills of a few bytes as 8-byte loops: V8 compiles memory.copy / memory.fill to calls
