@@ -6,6 +6,7 @@
 import type { Network, Transaction } from '../codec/types.js';
 import {
   binaryTransactionId,
+  canonicalTransactionBytes,
   decodeTransaction,
   encodeTransaction,
   transactionChecksum,
@@ -48,8 +49,22 @@ export function knownTx(tx: Transaction, network: Network, bytes = encodeTransac
 /** Decodes raw bytes (hex input of the RPC) into a KnownTx; throws the codec's error. */
 export function knownTxFromBytes(bytes: Uint8Array, network: Network): KnownTx {
   // v7 layout forced and applied read as 0, as the reference's raw-transaction RPCs do (§8.4).
-  const { checksum, ...tx } = decodeTransaction(bytes, network, { forceV7: true, applied: false });
-  return known(tx, encodeTransaction(tx), checksum);
+  const d = decodeTransaction(bytes, network, { forceV7: true, applied: false });
+  // The plain Transaction (a literal, not an object rest: same shape for every transaction).
+  const tx: Transaction = {
+    version: d.version,
+    type: d.type,
+    blockHeight: d.blockHeight,
+    inputs: d.inputs,
+    outputs: d.outputs,
+    nonce: d.nonce,
+    pubKey: d.pubKey,
+    signature: d.signature,
+    applied: d.applied,
+    timestamp: d.timestamp,
+  };
+  // The canonical full form of the same bytes (WASM, a few µs; what encodeTransaction(tx) gives).
+  return known(tx, canonicalTransactionBytes(bytes), d.checksum);
 }
 
 export function encodeStoredTx(k: KnownTx): Buffer {

@@ -36,7 +36,6 @@ export class MethodTableError extends Error {
 
 const BIGINT_2_53 = 2n ** 53n;
 const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
-const HEX_TEXT = /^[0-9a-fA-F]*$/;
 
 export class Dispatcher<Ctx = unknown> {
   private readonly byName = new Map<string, MethodDef<Ctx>>();
@@ -179,10 +178,7 @@ export function coerce(p: ParamDef, value: unknown): unknown {
     case 'boolean':
       return coerceBoolean(p, value);
     case 'hex':
-      if (typeof value !== 'string' || value.length % 2 !== 0 || !HEX_TEXT.test(value)) {
-        throw invalidParams(`Parameter '${p.name}' must be an even number of hex digits`);
-      }
-      return new Uint8Array(Buffer.from(value, 'hex'));
+      return hexBytes(p, value);
     case 'string[]': {
       const list = typeof value === 'string' ? [value] : value;
       if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) {
@@ -191,6 +187,19 @@ export function coerce(p: ParamDef, value: unknown): unknown {
       return list;
     }
   }
+}
+
+/**
+ * Hex text to bytes without a regex over the whole (often kilobytes long) text: Node's hex decoder
+ * stops at the first pair that is not two hex digits, so a full-length result proves the charset.
+ */
+function hexBytes(p: ParamDef, value: unknown): Uint8Array {
+  if (typeof value === 'string' && value.length % 2 === 0) {
+    const bytes = Buffer.from(value, 'hex');
+    // A plain Uint8Array view of the decoded bytes (no copy).
+    if (bytes.length * 2 === value.length) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  }
+  throw invalidParams(`Parameter '${p.name}' must be an even number of hex digits`);
 }
 
 function coerceInteger(p: ParamDef, value: unknown): number | bigint {
