@@ -31,6 +31,7 @@ export interface PaymentRequest {
    */
   fee?: bigint;
   autofee?: boolean;
+  /** Transaction type (default Normal); RegName (4) may send outputs of 0. */
   type?: number;
 }
 
@@ -104,7 +105,9 @@ export class PaymentBuilder {
   build(req: PaymentRequest): { tx: Transaction; fee: bigint } {
     const feeOf = (t: Transaction): bigint => req.fee ?? this.minimumFeeOf(t);
     const toTotal = req.outputs.reduce((s, o) => s + o.amount, 0n);
-    if (toTotal <= 0n) throw invalidParams('Invalid to amount was specified');
+    // Name operations may send 0 (updateRecord and recover carry no fee to the pool, reference-names §4.2).
+    const zeroAllowed = req.type === TransactionType.RegName && req.outputs.every((o) => o.amount >= 0n);
+    if (toTotal < 0n || (toTotal === 0n && !zeroAllowed)) throw invalidParams('Invalid to amount was specified');
     let tx: Transaction;
     let fee: bigint;
     if (!req.from) {

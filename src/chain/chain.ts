@@ -212,11 +212,17 @@ export class Chain {
       return e;
     };
     let supply = this.supply();
+    let totalFee = 0n;
     const writer: BlockWriter = {
       network: this.network,
       height: num,
       timestamp,
       store,
+      signer: signer.address,
+      addFee: (amount) => {
+        if (amount < 0n) throw new RangeError(`a block fee addition must not be negative, got ${amount}`);
+        totalFee += amount;
+      },
       balanceOf: (a) => entry(a).state.balance,
       credit: (a, amount) => {
         touch(a).state.balance += amount;
@@ -230,7 +236,6 @@ export class Chain {
 
     const applied: KnownTx[] = [];
     const rejected: { tx: KnownTx; reason: string }[] = [];
-    let totalFee = 0n;
     if (genesis) {
       writer.credit(genesis.address, genesis.amount);
       supply += genesis.amount;
@@ -256,12 +261,13 @@ export class Chain {
         rejected.push({ tx: k, reason: (err as Error).message });
       }
     }
+    // Extensions first: what they add to the fees (name rewards, §5.5) is shared out with them.
+    this.extensions.onBlock(writer);
     if (totalFee > 0n) {
       const foundationShare = (totalFee * BigInt(FOUNDATION_FEE_PERCENT)) / 100n;
       writer.credit(addressFromText(FOUNDATION_ADDRESS), foundationShare);
       writer.credit(signer.address, totalFee - foundationShare);
     }
-    this.extensions.onBlock(writer);
 
     // Wallet state: write changed wallets, keep the XOR checksum and the wallet count current.
     const ws = Uint8Array.from(this.walletStateChecksum());

@@ -6,7 +6,8 @@
  *   single LMDB write transaction (reads through `view.store` see the writes of earlier
  *   transactions of the same block); `validate` also runs on mempool admission against the
  *   committed state;
- * - per block: `onBlock(block)`, once per block after its transactions (reward pool payout, expiry);
+ * - per block: `onBlock(block)`, once per block after its transactions and before the fees are
+ *   shared out (reward pool payout into the fees with `block.addFee`, expiry);
  * - the block header's regNameStateChecksum (reference-formats.md §10.3 row 11):
  *   `stateChecksum(view)`;
  * - sub-databases: `subDatabases` are opened in the node's one LMDB environment before the chain
@@ -35,6 +36,13 @@ export interface TxView {
 
 /** Write access while applying a block (inside its one LMDB write transaction). */
 export interface BlockWriter extends TxView {
+  /** `addressNoChecksum` of the block's signer: the node's primary address, which signs its blocks. */
+  readonly signer: Uint8Array;
+  /**
+   * Adds to the block's `totalFee` (header row, reference-formats §10.3), shared out with the
+   * transaction fees after `onBlock` (the name reward payout, reference-names §5.5).
+   */
+  addFee(amount: bigint): void;
   credit(address: Uint8Array, amount: bigint): void;
   /** @throws TxRejectedError when the balance does not cover `amount`. */
   debit(address: Uint8Array, amount: bigint): void;

@@ -71,13 +71,12 @@ export function createNameSystem(envIn: ExtensionEnv): NameSystem {
     },
     onBlock(block: BlockWriter): void {
       beginBlock(block.height);
-      // The payout goes to the block's signer (§5.5) when the chain names it on the writer.
-      const signer = (block as BlockWriter & { signer?: Uint8Array }).signer;
-      if (!signer) return;
+      // §5.5: the block's share of the pool leaves the pool address and joins the block's
+      // totalFee, which the chain then pays to the signer (foundation share apart) like any fee.
       const reward = payNameReward(state, block.height);
       if (reward > 0n) {
         block.debit(NAME_POOL_ADDRESS, reward);
-        block.credit(signer, reward);
+        block.addFee(reward);
       }
     },
     stateChecksum(view: TxView): Uint8Array {

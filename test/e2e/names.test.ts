@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAmount } from '../../src/formats/amount.js';
+import { FOUNDATION_FEE_PERCENT } from '../../src/formats/constants.js';
 import { startNode, type NodeProcess } from './harness.js';
 
 const MONTH = 4;
@@ -12,6 +13,23 @@ const GRACE = 3;
 let node: NodeProcess;
 
 const balance = async (): Promise<bigint> => parseAmount((await node.call('getWallet', { id: node.address })).balance);
+/** The node's balance and the height it was read at (read again if a block landed in between). */
+async function balanceAt(): Promise<{ height: number; balance: bigint }> {
+  for (;;) {
+    const height = await node.height();
+    const b = await balance();
+    if ((await node.height()) === height) return { height, balance: b };
+  }
+}
+/** What the node earned as the signer of blocks (from, to]: each totalFee less the foundation share. */
+async function signerEarnings(from: number, to: number): Promise<bigint> {
+  let sum = 0n;
+  for (let num = from + 1; num <= to; num++) {
+    const fee = parseAmount((await node.call('getBlock', { num }))['Total Fee']);
+    sum += fee - (fee * BigInt(FOUNDATION_FEE_PERCENT)) / 100n;
+  }
+  return sum;
+}
 const applied = async (id: string): Promise<number> =>
   node.waitFor(async () => Number((await node.call('getTransaction', { id })).applied) || undefined, `${id} applied`);
 const error = async (method: string, params: Record<string, unknown>, get = false) => (await node.rpc(method, params, { get })).error;
@@ -39,7 +57,7 @@ describe('names over RPC', () => {
     expect(await node.call('getRegNameDataRecords', { name: 'e2e', asBytes: true })).toEqual([expect.stringMatching(/^40[0-9a-f]+$/)]);
   });
   it('rejects failures before funding: no fee lost, the name unchanged', async () => {
-    const before = await balance();
+    const before = await balanceAt();
     const name = await node.call('getRegName', { name: 'e2e' });
     expect(await error('registerName', { name: 'e2e', registrationTime: 6 * MONTH, capacity: 10 })).toMatchObject({ code: -32602, message: expect.stringMatching(/already registered/) });
     expect(await error('registerName', { name: 'x1', registrationTime: 6 * MONTH + 1, capacity: 10 })).toMatchObject({ code: -32602, message: expect.stringMatching(new RegExp(`multiple of ${MONTH} blocks`)) });
@@ -48,7 +66,10 @@ describe('names over RPC', () => {
     expect(await error('registerName', { name: 'x2', registrationTime: 24 * MONTH, capacity: 10_000_000 })).toMatchObject({ code: -32001, message: 'Balance is too low' });
     expect(await error('updateNameRecord', { name: 'e2e', 'records[]': ['nope,1,null'] })).toMatchObject({ code: -32602, message: expect.stringMatching(/no record with key/) });
     await node.waitForHeight((await node.height()) + 1);
-    expect(await balance()).toBe(before);
+    // Nothing was paid; the node only earned, as signer, the name reward pool's payouts (§5.5).
+    const after = await balanceAt();
+    expect(after.balance).toBe(before.balance + (await signerEarnings(before.height, after.height)));
+    expect(after.balance).toBeGreaterThan(before.balance);
     expect(await node.call('getRegName', { name: 'e2e' })).toEqual(name);
   });
   it('keeps the error texts and POST-only rules of interface.md', async () => {

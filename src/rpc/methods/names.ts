@@ -6,17 +6,13 @@
  * node's primary wallet, and submits it. Not copied from the reference: the swapped registerName
  * addresses, recovery signed with the owner key, values cut at commas (reference-names.md §8).
  */
-import { PaymentBuilder, balanceTooLow } from '../../chain/builder.js';
-import { TX_VERSION } from '../../chain/consensus.js';
-import { knownTx, type KnownTx } from '../../chain/tx-codec.js';
+import { PaymentBuilder } from '../../chain/builder.js';
 import { toStringForm } from '../../chain/tx-json.js';
-import type { Transaction, TxOutput } from '../../codec/types.js';
-import { encodeTransaction } from '../../codec/transaction.js';
+import type { TxOutput } from '../../codec/types.js';
 import { Address, primaryAddressFromPublicKey } from '../../formats/address.js';
 import { formatAmount } from '../../formats/amount.js';
 import { fromHex, toHex } from '../../formats/bytes.js';
-import { checksumLockBytes, FORCE_TRANSACTION_PRICE, TransactionType } from '../../formats/constants.js';
-import { estimateFee } from '../../formats/fees.js';
+import { checksumLockBytes, TransactionType } from '../../formats/constants.js';
 import { NAME_POOL_ADDRESS, nameSystemOf, type NameSystem } from '../../names/chain-extension.js';
 import { encodeDataRecord, type DataRecord } from '../../names/data-record.js';
 import { capacityChangeCost, extensionCost, registrationCost } from '../../names/fees.js';
@@ -38,9 +34,6 @@ import type { NodeContext } from '../../node/context.js';
 import type { WalletKey } from '../../wallet/wallet.js';
 import { invalidParams, RpcCode, RpcError, type MethodDef, type ParamDef } from '../types.js';
 import { addressParam } from './params.js';
-
-/** Fee re-estimations while funding: the fee depends on the size, which depends on the inputs. */
-const FEE_ROUNDS = 4;
 
 const system = (ctx: NodeContext): NameSystem =>
   nameSystemOf(ctx.store.path) ?? (() => { throw new RpcError(RpcCode.InternalError, 'The name system is not running on this node'); })();
@@ -79,45 +72,12 @@ async function submitNameTx(ctx: NodeContext, payload: NamePayload, amount: bigi
     if (err instanceof NameRuleError || err instanceof NameCodecError) throw invalidParams(err.message);
     throw err;
   }
-  const k = fund(ctx, ctx.wallet.primary, outputs);
+  const builder = new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network);
+  const k = builder.buildSigned({ key: ctx.wallet.primary, outputs, type: TransactionType.RegName });
   const [reason] = await ctx.submit([k]);
   if (reason === 'Balance is too low') throw new RpcError(RpcCode.InsufficientFunds, reason);
   if (reason) throw invalidParams(`The name transaction was rejected: ${reason}`);
   return toStringForm(k);
-}
-
-/**
- * Inputs covering outputs + fee, smallest balances first (the PaymentBuilder's selection), then
- * signed. Written here because the PaymentBuilder refuses outputs summing to 0, which updateRecord
- * and recover must send (reference-names.md §4.2).
- */
-function fund(ctx: NodeContext, key: WalletKey, outputs: TxOutput[]): KnownTx {
-  const builder = new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network);
-  const total = outputs.reduce((sum, o) => sum + o.amount, 0n);
-  const pubKey = ctx.chain.wallet(key.primary).publicKey ? key.primary : key.publicKey;
-  let fee = FORCE_TRANSACTION_PRICE;
-  for (let round = 0; round < FEE_ROUNDS; round++) {
-    const inputs = builder.selectInputs(key, total + fee, outputs) ?? (() => { throw balanceTooLow(); })();
-    const tx: Transaction = {
-      version: TX_VERSION,
-      type: TransactionType.RegName,
-      blockHeight: ctx.chain.height,
-      inputs,
-      outputs,
-      nonce: (Date.now() % 1000) * 1000 + Math.floor(Math.random() * 1000),
-      pubKey,
-      signature: null,
-      applied: 0n,
-      timestamp: BigInt(Math.floor(Date.now() / 1000)),
-    };
-    const needed = estimateFee(encodeTransaction(tx).length);
-    if (needed === fee) {
-      tx.signature = key.sign(knownTx(tx, ctx.network).checksum);
-      return knownTx(tx, ctx.network);
-    }
-    fee = needed;
-  }
-  throw new RpcError(RpcCode.InternalError, 'The fee did not settle; try again');
 }
 
 /** The node's key whose primary address is `address`, if it holds one. */
