@@ -9,11 +9,12 @@ import { formatAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
 import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
 import type { NodeContext } from '../../node/context.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../../config/package-info.js';
 import type { MethodDef } from '../types.js';
 
-/** Node software version (package.json), reported as Node Version. */
-export const NODE_VERSION = 'dltnode-0.1.0';
-/** Core (byte-format) version the node follows (reference-formats.md §14). */
+/** Node software version, from package.json, reported as Node Version. */
+export const NODE_VERSION = `${PACKAGE_NAME}-${PACKAGE_VERSION}`;
+/** Reference core version whose byte formats the node follows (reference-formats.md §0, §14). */
 export const CORE_VERSION = 'xcore-0.9.8h';
 /** Core Status values (reference §2.9): 1 ready, 2 stalled (no block for 30 min). */
 const CORE_STATUS = { ready: 1, stalled: 2 } as const;
