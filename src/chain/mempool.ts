@@ -9,6 +9,7 @@ import type { Chain } from './chain.js';
 import { TxRejectedError } from './errors.js';
 import { decodeStoredTx, encodeStoredTx, type KnownTx } from './tx-codec.js';
 import { checkTransaction, inputSources, resolveSigner } from './validate.js';
+import type { WalletState } from './wallet-state.js';
 
 /** Verifies RSA signatures: true when `signature` is valid for `data` under `publicKey`. */
 export type SignatureVerifier = (items: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[]) => Promise<boolean[]>;
@@ -25,10 +26,23 @@ interface Entry {
 
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 
+/** Committed wallet states, each address read from the store once (for one synchronous pass). */
+function batchWalletReader(chain: Chain): (address: Uint8Array) => WalletState {
+  const read = new Map<string, WalletState>();
+  return (address) => {
+    const key = hex(address);
+    let w = read.get(key);
+    if (!w) read.set(key, (w = chain.wallet(address)));
+    return w;
+  };
+}
+
 export class Mempool {
   private readonly entries = new Map<string, Entry>(); // by hex binary id, insertion = arrival order
   private readonly pendingSpend = new Map<string, bigint>();
   private nextSeq = 1n;
+  /** Submissions of the current macrotask, admitted together (`submit`). */
+  private queue: { k: KnownTx; resolve(reason: string | null): void; reject(err: unknown): void }[] = [];
 
   constructor(
     private readonly chain: Chain,
@@ -71,66 +85,102 @@ export class Mempool {
   }
 
   /** The signer's key and what each input address gives (§8.8: inputs resolve against one signer). */
-  private signerSpends(k: KnownTx): { publicKey: Uint8Array; spends: Map<string, bigint> } {
-    const signer = resolveSigner(k.tx, (a) => this.chain.wallet(a));
+  private signerSpends(k: KnownTx, walletOf: (address: Uint8Array) => WalletState = (a) => this.chain.wallet(a)): {
+    publicKey: Uint8Array;
+    spends: Map<string, bigint>;
+  } {
+    const signer = resolveSigner(k.tx, walletOf);
     const spends = new Map<string, bigint>();
     for (const s of inputSources(k.tx, signer.primary)) spends.set(hex(s.address), (spends.get(hex(s.address)) ?? 0n) + s.amount);
     return { publicKey: signer.publicKey, spends };
   }
 
-  private track(k: KnownTx, seq: bigint, spends: Map<string, bigint>): void {
-    this.entries.set(hex(k.id), { k, seq, spends });
+  private track(k: KnownTx, seq: bigint, spends: Map<string, bigint>, id = hex(k.id)): void {
+    this.entries.set(id, { k, seq, spends });
     for (const [a, amount] of spends) this.pendingSpend.set(a, (this.pendingSpend.get(a) ?? 0n) + amount);
   }
 
   /**
+   * Admits one transaction with the others submitted in the same macrotask: they are validated,
+   * signature-checked (one call to the verifier) and stored (one LMDB write) together.
+   * Resolves with null (admitted) or the rejection reason.
+   */
+  submit(k: KnownTx): Promise<string | null> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ k, resolve, reject });
+      if (this.queue.length === 1) setImmediate(() => this.drainQueue());
+    });
+  }
+
+  private drainQueue(): void {
+    const batch = this.queue;
+    this.queue = [];
+    this.admit(batch.map((q) => q.k)).then(
+      (results) => batch.forEach((q, i) => q.resolve(results[i]!)),
+      (err: unknown) => batch.forEach((q) => q.reject(err)),
+    );
+  }
+
+  /**
    * Validates and admits a batch; each item gets `null` (admitted) or the rejection reason.
-   * Signatures of the whole batch are verified in one call to the verifier.
+   * Signatures of the whole batch are verified in one call to the verifier; the admitted ones are
+   * stored in one write transaction.
    */
   async admit(batch: KnownTx[]): Promise<(string | null)[]> {
     const results: (string | null)[] = new Array(batch.length).fill(null);
-    const checked: { i: number; k: KnownTx; publicKey: Uint8Array; spends: Map<string, bigint> }[] = [];
+    const checked: { i: number; k: KnownTx; id: string; publicKey: Uint8Array; spends: Map<string, bigint> }[] = [];
     const tip = this.chain.height;
     const seen = new Set<string>();
+    // Senders repeat within a batch: each wallet is read once (committed state, before the await).
+    const walletOf = batchWalletReader(this.chain);
+    const view = this.chain.view();
     for (let i = 0; i < batch.length; i++) {
       const k = batch[i]!;
+      const id = hex(k.id);
       try {
         if (this.entries.size + checked.length >= MAX_PENDING) throw new TxRejectedError(`the pending pool is full (${MAX_PENDING} transactions)`);
-        if (this.has(k.id) || seen.has(hex(k.id))) throw new TxRejectedError('transaction is already pending');
+        if (this.entries.has(id) || seen.has(id)) throw new TxRejectedError('transaction is already pending');
         if (this.chain.hasTransaction(k.id)) throw new TxRejectedError('transaction is already applied');
         checkTransaction(k, tip, this.chain.extensions);
-        const { publicKey, spends } = this.signerSpends(k);
-        this.chain.extensions.txType(k.tx.type)?.validate(k.tx, this.chain.view());
-        seen.add(hex(k.id));
-        checked.push({ i, k, publicKey, spends });
+        const { publicKey, spends } = this.signerSpends(k, walletOf);
+        this.chain.extensions.txType(k.tx.type)?.validate(k.tx, view);
+        seen.add(id);
+        checked.push({ i, k, id, publicKey, spends });
       } catch (err) {
         results[i] = (err as Error).message;
       }
     }
+    if (checked.length === 0) return results;
     const valid = await this.verify(checked.map((c) => ({ publicKey: c.publicKey, data: c.k.checksum, signature: c.k.tx.signature! })));
-    const pending = this.chain.store.db('pending');
-    const writes: Promise<boolean>[] = [];
+    // Balances net of pending spends, checked after the await so concurrent batches see each other
+    // (and a block committed meanwhile): read afresh.
+    const balanceOf = batchWalletReader(this.chain);
+    const admitted: Entry[] = [];
     for (let j = 0; j < checked.length; j++) {
       const c = checked[j]!;
       if (!valid[j]) {
         results[c.i] = 'signature does not verify';
         continue;
       }
-      // Balance net of pending spends, checked after the await so concurrent batches see each other.
       let short: string | null = null;
       for (const [a, amount] of c.spends) {
-        const balance = this.chain.wallet(Buffer.from(a, 'hex')).balance;
+        const balance = balanceOf(Buffer.from(a, 'hex')).balance;
         if (balance - (this.pendingSpend.get(a) ?? 0n) < amount) short = 'Balance is too low';
       }
-      if (short || this.has(c.k.id)) {
+      if (short || this.entries.has(c.id)) {
         results[c.i] = short ?? 'transaction is already pending';
         continue;
       }
       const seq = this.nextSeq++;
-      writes.push(pending.put(u64Key(seq), encodeStoredTx(c.k)));
-      this.track(c.k, seq, c.spends);
+      this.track(c.k, seq, c.spends, c.id);
+      admitted.push(this.entries.get(c.id)!);
     }
-    await Promise.all(writes);
+    if (admitted.length > 0) {
+      const pending = this.chain.store.db('pending');
+      await this.chain.store.write(() => {
+        for (const e of admitted) pending.put(u64Key(e.seq), encodeStoredTx(e.k));
+      });
+    }
     return results;
   }
 

@@ -5,7 +5,7 @@
  *
  * The string form renders a carried public key as Base58 of its ~528 bytes, which costs ~2 ms
  * (Base58 is quadratic in the length); the same senders repeat, so that text is memoized here per
- * key and spliced in at the key's place in the member order.
+ * key and handed to the codec's form, as is the text id the KnownTx memoizes.
  */
 import { toDecodedForm as decodedForm, toStringForm as stringForm, type TransactionDecodedForm, type TransactionStringForm } from '../codec/json.js';
 import { encodeBase58 } from '../formats/address.js';
@@ -33,15 +33,8 @@ function pubKeyText(key: Uint8Array): string {
 /** String form (§9.2) of a known transaction (a plain object type, usable as a JSON record). */
 export function toStringForm(k: KnownTx): StringForm {
   const key = k.tx.pubKey;
-  if (!key || key.length <= MAX_ADDRESS_BYTES) return stringForm(k.tx, { checksum: k.checksum });
-  const form = stringForm({ ...k.tx, pubKey: null }, { checksum: k.checksum });
-  // Same members, with pubKey where the reference puts it: after signature, before data.
-  const out = {} as Record<string, unknown>;
-  for (const [name, value] of Object.entries(form)) {
-    if (name === 'data' || name === 'timestamp') out.pubKey ??= pubKeyText(key);
-    out[name] = value;
-  }
-  return out as StringForm;
+  const pubKey = key && key.length > MAX_ADDRESS_BYTES ? pubKeyText(key) : undefined;
+  return stringForm(k.tx, { checksum: k.checksum, id: k.textId, pubKey });
 }
 
 /** Decoded form (§9.3) of a known transaction. */

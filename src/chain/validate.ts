@@ -64,14 +64,20 @@ export function checkTransaction(k: KnownTx, tipHeight: bigint, extensions: Chai
 const PRIMARY_CACHE_SIZE = 4096;
 const primaries = new Map<string, Uint8Array>();
 
+/** The same key object is met again when its transaction enters a block: no re-hash of its text. */
+const primariesByObject = new WeakMap<Uint8Array, Uint8Array>();
+
 function primaryOfKey(publicKey: Uint8Array): Uint8Array {
+  let primary = primariesByObject.get(publicKey);
+  if (primary) return primary;
   const id = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('latin1');
-  let primary = primaries.get(id);
+  primary = primaries.get(id);
   if (!primary) {
     primary = primaryAddressFromPublicKey(publicKey);
     if (primaries.size >= PRIMARY_CACHE_SIZE) primaries.delete(primaries.keys().next().value!);
     primaries.set(id, primary);
   }
+  primariesByObject.set(publicKey, primary);
   return primary;
 }
 
@@ -98,7 +104,8 @@ export function resolveSigner(tx: Transaction, walletOf: (address: Uint8Array) =
     return reject(`pubKey is neither an address nor a public key: ${(err as Error).message}`);
   }
   const stored = walletOf(primary).publicKey;
-  if (stored && !equalBytes(stored, pk)) reject('pubKey differs from the public key stored for its address');
+  // Buffer.compare: a native memcmp of the ~528-byte keys.
+  if (stored && Buffer.compare(stored, pk) !== 0) reject('pubKey differs from the public key stored for its address');
   return { primary, publicKey: pk };
 }
 

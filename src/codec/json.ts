@@ -33,6 +33,14 @@ export interface JsonFormOptions {
   network?: ChecksumLock;
 }
 
+/** Texts a caller already holds (memoized), used as given instead of being computed again. */
+export interface StringFormTexts {
+  /** The text id (§8.7) of the transaction. */
+  id?: string;
+  /** The `pubKey` member's text (Base58 of the carried key or address). */
+  pubKey?: string;
+}
+
 /** §9.2: the string form, keys in the reference's order. Optional keys are left out when absent. */
 export interface TransactionStringForm {
   id: string;
@@ -75,17 +83,17 @@ const isAddressNoChecksum = (b: Uint8Array): boolean =>
  * (the reference node also emits it first, §8.3).
  * @example toStringForm(decodeTransaction(bytes, 'test')).id // "11-284bKK4G…"
  */
-export function toStringForm(tx: WithChecksum, options: JsonFormOptions = {}): TransactionStringForm {
+export function toStringForm(tx: WithChecksum, options: JsonFormOptions & StringFormTexts = {}): TransactionStringForm {
   const checksum = checksumOf(tx, options);
   const { amount, fee, totalAmount } = transactionAmounts(tx);
   const form: TransactionStringForm = {
-    id: transactionId(tx, checksum),
+    id: options.id ?? transactionId(tx, checksum),
     version: tx.version,
     blockHeight: tx.blockHeight.toString(),
     nonce: String(tx.nonce),
   } as TransactionStringForm;
   if (tx.signature) form.signature = toHex(tx.signature);
-  if (tx.pubKey) form.pubKey = isAddressNoChecksum(tx.pubKey) ? addressToText(tx.pubKey) : encodeBase58(tx.pubKey);
+  if (tx.pubKey) form.pubKey = options.pubKey ?? (isAddressNoChecksum(tx.pubKey) ? addressToText(tx.pubKey) : encodeBase58(tx.pubKey));
   const data = tx.outputs[0]?.data;
   if (data) form.data = toHex(data);
   form.timestamp = tx.timestamp.toString();

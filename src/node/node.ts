@@ -61,7 +61,8 @@ export async function createNode(options: NodeOptions, log: Logger): Promise<Dlt
       producer,
       verifyPow,
       startedAtMs: Date.now(),
-      submit: (txs) => mempool.admit(txs),
+      // Per transaction, batched by the mempool with the others of the same macrotask.
+      submit: (txs) => Promise.all(txs.map((k) => mempool.submit(k))),
     };
     log.info(
       { network: options.network, height: Number(chain.height), address: signerKey.primaryText, pending: mempool.size },

@@ -171,5 +171,6 @@ describe('status and blocks', () => {
     expect(await node.call<string>('getBlock', { num: 1, bytes: true })).toMatch(/^[0-9a-f]+$/);
     await expectError('getBlock', { num: h + 1000 }, -32602, /does not exist/);
     await expectError('getBlock', {}, -32602, "Parameter 'num' is missing");
+    await expectError('getBlock', { num: '18446744073709551616' }, -32602, "Parameter 'num' must be at most 18446744073709551615");
   });
 });

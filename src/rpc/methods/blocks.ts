@@ -6,6 +6,7 @@ import { formatAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
 import { decodeBinaryTransactionId, transactionId } from '../../codec/transaction.js';
 import { TransactionType } from '../../formats/constants.js';
+import { U64_MAX } from '../../formats/varint.js';
 import type { NodeContext } from '../../node/context.js';
 import { invalidParams, type MethodDef } from '../types.js';
 
@@ -24,7 +25,7 @@ export const blockMethods: MethodDef<NodeContext>[] = [
     group: 'Blocks',
     summary: 'A stored block by number; `bytes` returns its hex',
     params: [
-      { name: 'num', kind: 'integer', required: true, bigint: true, min: 1n, description: 'Block number', missingMessage: "Parameter 'num' is missing" },
+      { name: 'num', kind: 'integer', required: true, bigint: true, min: 1n, max: U64_MAX, description: 'Block number', missingMessage: "Parameter 'num' is missing" },
       { name: 'bytes', kind: 'boolean', description: 'Return the block bytes as hex' },
     ],
     result: { description: 'Block object or hex' },
