@@ -12,6 +12,8 @@ import {
   transactionChecksum,
   transactionId,
 } from '../codec/transaction.js';
+import { TransactionType } from '../formats/constants.js';
+import { base58Text } from './base58-text.js';
 import { StoreCorruptionError } from './errors.js';
 
 const RECORD_HEADER = 16;
@@ -37,7 +39,8 @@ function known(tx: Transaction, bytes: Uint8Array, checksum: Uint8Array): KnownT
     checksum,
     id: binaryTransactionId(tx, checksum),
     get textId() {
-      return (text ??= transactionId(tx, checksum));
+      // §8.7 `<blockHeight>-<base58(checksum)>` with the faster Base58; staking ids by the codec.
+      return (text ??= tx.type === TransactionType.StakingReward ? transactionId(tx, checksum) : `${tx.blockHeight}-${base58Text(checksum)}`);
     },
   };
 }
@@ -47,6 +50,31 @@ export function knownTx(tx: Transaction, network: Network, bytes = encodeTransac
 }
 
 /** Decodes raw bytes (hex input of the RPC) into a KnownTx; throws the codec's error. */
+/** Full public keys seen recently, found by a slice of their modulus and checked in full. */
+const INTERNED_KEYS_MAX = 1024;
+const internedKeys = new Map<string, Uint8Array>();
+/** Full keys are longer than any address form (33/45 bytes without checksum). */
+export const MAX_ADDRESS_BYTES = 45;
+/** The slice that finds a key: 32 bytes inside the modulus (random-looking), past the layout header. */
+const KEY_PROBE_START = 16;
+const KEY_PROBE_END = 48;
+
+/**
+ * The one object for a full public key: a sender's transactions carry the same ~528 bytes, so the
+ * pool holds them once and the per-key memos (signer address, Base58 text) find them by identity.
+ */
+function internKey(key: Uint8Array | null): Uint8Array | null {
+  if (!key || key.length <= MAX_ADDRESS_BYTES || key.length < KEY_PROBE_END) return key;
+  const probe = Buffer.from(key.buffer, key.byteOffset + KEY_PROBE_START, KEY_PROBE_END - KEY_PROBE_START).toString('latin1');
+  const known = internedKeys.get(probe);
+  if (known && Buffer.compare(known, key) === 0) return known;
+  if (!known) {
+    if (internedKeys.size >= INTERNED_KEYS_MAX) internedKeys.delete(internedKeys.keys().next().value!);
+    internedKeys.set(probe, key);
+  }
+  return key;
+}
+
 export function knownTxFromBytes(bytes: Uint8Array, network: Network): KnownTx {
   // v7 layout forced and applied read as 0, as the reference's raw-transaction RPCs do (§8.4).
   const d = decodeTransaction(bytes, network, { forceV7: true, applied: false });
@@ -58,7 +86,7 @@ export function knownTxFromBytes(bytes: Uint8Array, network: Network): KnownTx {
     inputs: d.inputs,
     outputs: d.outputs,
     nonce: d.nonce,
-    pubKey: d.pubKey,
+    pubKey: internKey(d.pubKey),
     signature: d.signature,
     applied: d.applied,
     timestamp: d.timestamp,

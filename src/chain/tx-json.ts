@@ -9,24 +9,29 @@
  */
 import { toDecodedForm as decodedForm, toStringForm as stringForm, type TransactionDecodedForm, type TransactionStringForm } from '../codec/json.js';
 import { encodeBase58 } from '../formats/address.js';
-import type { KnownTx } from './tx-codec.js';
+import { addressText } from './base58-text.js';
+import { MAX_ADDRESS_BYTES, type KnownTx } from './tx-codec.js';
 
 type StringForm = { [K in keyof TransactionStringForm]: TransactionStringForm[K] };
 
 /** Public keys whose Base58 text is kept (the most recent senders). */
 const PUBKEY_TEXT_CACHE_SIZE = 1024;
 const pubKeyTexts = new Map<string, string>();
-/** Full keys are longer than any address form (33/45 bytes without checksum). */
-const MAX_ADDRESS_BYTES = 45;
+
+/** The same key object (decoded keys are interned, src/chain/tx-codec.ts) needs no content lookup. */
+const pubKeyTextsByObject = new WeakMap<Uint8Array, string>();
 
 function pubKeyText(key: Uint8Array): string {
+  let text = pubKeyTextsByObject.get(key);
+  if (text !== undefined) return text;
   const id = Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
-  let text = pubKeyTexts.get(id);
+  text = pubKeyTexts.get(id);
   if (text === undefined) {
     text = encodeBase58(key);
     if (pubKeyTexts.size >= PUBKEY_TEXT_CACHE_SIZE) pubKeyTexts.delete(pubKeyTexts.keys().next().value!);
     pubKeyTexts.set(id, text);
   }
+  pubKeyTextsByObject.set(key, text);
   return text;
 }
 
@@ -34,7 +39,7 @@ function pubKeyText(key: Uint8Array): string {
 export function toStringForm(k: KnownTx): StringForm {
   const key = k.tx.pubKey;
   const pubKey = key && key.length > MAX_ADDRESS_BYTES ? pubKeyText(key) : undefined;
-  return stringForm(k.tx, { checksum: k.checksum, id: k.textId, pubKey });
+  return stringForm(k.tx, { checksum: k.checksum, id: k.textId, pubKey, addressText });
 }
 
 /** Decoded form (§9.3) of a known transaction. */
