@@ -148,8 +148,10 @@ export class UwsTransport implements Transport {
         finish();
         return;
       }
-      // uWS neuters the chunk when this callback returns: copy it.
-      const copy = Buffer.from(chunk.slice(0));
+      // uWS neuters the chunk when this callback returns: copy it (into the Buffer pool when
+      // small: no ArrayBuffer of its own per request).
+      const copy = Buffer.allocUnsafe(chunk.byteLength);
+      copy.set(new Uint8Array(chunk));
       if (!isLast) {
         chunks.push(copy);
         return;

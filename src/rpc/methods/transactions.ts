@@ -64,7 +64,9 @@ const builderOf = (ctx: NodeContext) => new PaymentBuilder(ctx.chain, ctx.mempoo
 
 function decodeRaw(ctx: NodeContext, bytes: Uint8Array): KnownTx {
   try {
-    return knownTxFromBytes(bytes, ctx.network);
+    // Decoded through a Buffer view: the codec's slices (signature, keys, addresses) are then views
+    // of the parameter's bytes, not ~1 kB of copies per transaction.
+    return knownTxFromBytes(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), ctx.network);
   } catch (err) {
     throw invalidParams(`Invalid transaction: ${(err as Error).message}`);
   }
