@@ -79,16 +79,18 @@ const COLUMN = 2; //    in = R; next ⊕= P(in)
 @inline function addMul(x: v128, y: v128, p: v128): v128 {
   return i64x2.add(i64x2.add(x, y), i64x2.add(p, p));
 }
-// 64-bit rotations right: 32 and 16 are single shuffles in V8 (pshufd, pshuflw/hw); 24 as a
-// shift pair avoids materialising a pshufb mask on every use; 63 is x+x | x>>63.
+// 64-bit rotations right. 32 is one pshufd. 24 and 16 are byte swizzles by constant in-range
+// masks: V8 emits one pshufb each and materialises each mask once per function (an i8x16.shuffle
+// would rebuild its mask at every use; shifts or pshuflw+pshufhw cost 2-3 vector ops). 63 is
+// x+x | x>>63.
 @inline function rotr32V(x: v128): v128 {
   return i32x4.shuffle(x, x, 1, 0, 3, 2);
 }
 @inline function rotr24V(x: v128): v128 {
-  return v128.or(i64x2.shr_u(x, 24), i64x2.shl(x, 40));
+  return i8x16.swizzle(x, i8x16(3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9, 10));
 }
 @inline function rotr16V(x: v128): v128 {
-  return i8x16.shuffle(x, x, 2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9);
+  return i8x16.swizzle(x, i8x16(2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9));
 }
 @inline function rotr63V(x: v128): v128 {
   return v128.or(i64x2.add(x, x), i64x2.shr_u(x, 63));
