@@ -25,8 +25,11 @@ const TASK_NAME = 'verifyRsa';
 const COUNT_BYTES = 4;
 const ITEM_HEADER_BYTES = 6;
 const MAX_PART = 0xffff;
-/** Items per task: ~110 µs each, so a full task is ~14 ms of work against a ~50–100 µs hand-off. */
-const DEFAULT_BATCH_MAX_ITEMS = 128;
+/**
+ * Items per task: ~70–110 µs each, so a full task is ~4–7 ms of work against a ~50–100 µs
+ * hand-off, and results come back often enough for admission to stream (src/chain/mempool.ts).
+ */
+const DEFAULT_BATCH_MAX_ITEMS = 64;
 
 /** In-process check of one item; a part too long for the wire format is simply invalid. */
 const verifyOne = (i: RsaItem): boolean => {
