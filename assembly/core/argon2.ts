@@ -4,6 +4,7 @@
 // live on the heap above `__heap_base`, which this module owns (the core program uses the stub
 // runtime and nothing else allocates); memory is grown by `argon2Reserve` only, never mid-hash.
 import { b2Init, b2UpdateLE32, b2Final, b2Long } from './blake2b';
+import { laneShift, rotr16V, rotr24V, rotr32V, rotr63V } from './lanes64';
 
 const BLOCK: usize = 1024; // bytes per block (RFC 9106 §3.1)
 const SYNC_POINTS: u32 = 4; // slices per pass (SL, RFC 9106 §3.4)
@@ -79,23 +80,6 @@ const COLUMN = 2; //    in = R; next ⊕= P(in)
 @inline function addMul(x: v128, y: v128, p: v128): v128 {
   return i64x2.add(i64x2.add(x, y), i64x2.add(p, p));
 }
-// 64-bit rotations right. 32 is one pshufd. 24 and 16 are byte swizzles by constant in-range
-// masks: V8 emits one pshufb each and materialises each mask once per function (an i8x16.shuffle
-// would rebuild its mask at every use; shifts or pshuflw+pshufhw cost 2-3 vector ops). 63 is
-// x+x | x>>63.
-@inline function rotr32V(x: v128): v128 {
-  return i32x4.shuffle(x, x, 1, 0, 3, 2);
-}
-@inline function rotr24V(x: v128): v128 {
-  return i8x16.swizzle(x, i8x16(3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9, 10));
-}
-@inline function rotr16V(x: v128): v128 {
-  return i8x16.swizzle(x, i8x16(2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9));
-}
-@inline function rotr63V(x: v128): v128 {
-  return v128.or(i64x2.add(x, x), i64x2.shr_u(x, 63));
-}
-
 // Two independent P applications interleaved (register sets `off` bytes apart): each GB step is a
 // chain of dependent operations (shuffle → widening multiply → adds → xor → rotate), so one set
 // alone leaves the core waiting on latencies; two sets give the out-of-order engine work to
@@ -146,14 +130,14 @@ const COLUMN = 2; //    in = R; next ⊕= P(in)
   // Diagonalise: B = (v5,v6)(v7,v4), C = (v10,v11)(v8,v9), D = (v15,v12)(v13,v14).
   let u = b0;
   let u2 = f0;
-  b0 = i64x2.shuffle(b0, b1, 1, 2); b1 = i64x2.shuffle(b1, u, 1, 2);
-  f0 = i64x2.shuffle(f0, f1, 1, 2); f1 = i64x2.shuffle(f1, u2, 1, 2);
+  b0 = laneShift(b0, b1); b1 = laneShift(b1, u);
+  f0 = laneShift(f0, f1); f1 = laneShift(f1, u2);
   u = c0; c0 = c1; c1 = u;
   u2 = g0; g0 = g1; g1 = u2;
   u = d0;
   u2 = h0;
-  d0 = i64x2.shuffle(d1, d0, 1, 2); d1 = i64x2.shuffle(u, d1, 1, 2);
-  h0 = i64x2.shuffle(h1, h0, 1, 2); h1 = i64x2.shuffle(u2, h1, 1, 2);
+  d0 = laneShift(d1, d0); d1 = laneShift(u, d1);
+  h0 = laneShift(h1, h0); h1 = laneShift(u2, h1);
   // Diagonal step: GB on (v0,v5,v10,v15) … (v3,v4,v9,v14).
   s = lowHalves(a0, a1); t = lowHalves(b0, b1);
   s2 = lowHalves(e0, e1); t2 = lowHalves(f0, f1);
@@ -182,14 +166,14 @@ const COLUMN = 2; //    in = R; next ⊕= P(in)
   // Undiagonalise.
   u = b0;
   u2 = f0;
-  b0 = i64x2.shuffle(b1, b0, 1, 2); b1 = i64x2.shuffle(u, b1, 1, 2);
-  f0 = i64x2.shuffle(f1, f0, 1, 2); f1 = i64x2.shuffle(u2, f1, 1, 2);
+  b0 = laneShift(b1, b0); b1 = laneShift(u, b1);
+  f0 = laneShift(f1, f0); f1 = laneShift(u2, f1);
   u = c0; c0 = c1; c1 = u;
   u2 = g0; g0 = g1; g1 = u2;
   u = d0;
   u2 = h0;
-  d0 = i64x2.shuffle(d0, d1, 1, 2); d1 = i64x2.shuffle(d1, u, 1, 2);
-  h0 = i64x2.shuffle(h0, h1, 1, 2); h1 = i64x2.shuffle(h1, u2, 1, 2);
+  d0 = laneShift(d0, d1); d1 = laneShift(d1, u);
+  h0 = laneShift(h0, h1); h1 = laneShift(h1, u2);
   storeOut(r, next, a0, mode);
   storeOut(r + off, next + off, e0, mode);
   storeOut(r + stride, next + stride, a1, mode);

@@ -2,6 +2,7 @@
 // Argon2 (RFC 9106 §3.3). One streaming state lives in static memory: the JS wrapper and the
 // Argon2 H0 pre-hash (RFC 9106 §3.2 step 1) feed it through the input window below, so large
 // inputs (the 234,236-byte PoW salt) never need a heap copy. Nothing here allocates.
+import { laneShift, rotr16V, rotr24V, rotr32V, rotr63V } from './lanes64';
 
 /** Size of the input window JS copies data into before calling `blake2bUpdate`. */
 export const BLAKE2B_WINDOW_SIZE: i32 = 16384;
@@ -164,6 +165,53 @@ function compress(h: usize, m: usize, t: u64, last: bool): void {
   store<u64>(h, load<u64>(h, 56) ^ v7 ^ v15, 56);
 }
 
+/**
+ * F (RFC 7693 §3.2) of a non-final block whose sixteen message words all equal `word`, on v128
+ * row pairs (SIMD build): SIGMA does not matter, so every G adds the same splatted word.
+ */
+function compressRepeated(h: usize, word: u64, t: u64): void {
+  const m = i64x2.splat(word);
+  let a0 = v128.load(h, 0), a1 = v128.load(h, 16), b0 = v128.load(h, 32), b1 = v128.load(h, 48);
+  let c0 = i64x2(IV0, IV1), c1 = i64x2(IV2, IV3);
+  let d0 = v128.xor(i64x2(IV4, IV5), i64x2(<i64>t, 0)), d1 = i64x2(IV6, IV7);
+  for (let round = 0; round < 12; round++) {
+    // Columns: G on (v0,v4,v8,v12) … (v3,v7,v11,v15).
+    a0 = i64x2.add(i64x2.add(a0, m), b0); a1 = i64x2.add(i64x2.add(a1, m), b1);
+    d0 = rotr32V(v128.xor(d0, a0)); d1 = rotr32V(v128.xor(d1, a1));
+    c0 = i64x2.add(c0, d0); c1 = i64x2.add(c1, d1);
+    b0 = rotr24V(v128.xor(b0, c0)); b1 = rotr24V(v128.xor(b1, c1));
+    a0 = i64x2.add(i64x2.add(a0, m), b0); a1 = i64x2.add(i64x2.add(a1, m), b1);
+    d0 = rotr16V(v128.xor(d0, a0)); d1 = rotr16V(v128.xor(d1, a1));
+    c0 = i64x2.add(c0, d0); c1 = i64x2.add(c1, d1);
+    b0 = rotr63V(v128.xor(b0, c0)); b1 = rotr63V(v128.xor(b1, c1));
+    // Diagonalise: B = (v5,v6)(v7,v4), C = (v10,v11)(v8,v9), D = (v15,v12)(v13,v14).
+    let u = b0;
+    b0 = laneShift(b0, b1); b1 = laneShift(b1, u);
+    u = c0; c0 = c1; c1 = u;
+    u = d0;
+    d0 = laneShift(d1, d0); d1 = laneShift(u, d1);
+    // Diagonals: G on (v0,v5,v10,v15) … (v3,v4,v9,v14).
+    a0 = i64x2.add(i64x2.add(a0, m), b0); a1 = i64x2.add(i64x2.add(a1, m), b1);
+    d0 = rotr32V(v128.xor(d0, a0)); d1 = rotr32V(v128.xor(d1, a1));
+    c0 = i64x2.add(c0, d0); c1 = i64x2.add(c1, d1);
+    b0 = rotr24V(v128.xor(b0, c0)); b1 = rotr24V(v128.xor(b1, c1));
+    a0 = i64x2.add(i64x2.add(a0, m), b0); a1 = i64x2.add(i64x2.add(a1, m), b1);
+    d0 = rotr16V(v128.xor(d0, a0)); d1 = rotr16V(v128.xor(d1, a1));
+    c0 = i64x2.add(c0, d0); c1 = i64x2.add(c1, d1);
+    b0 = rotr63V(v128.xor(b0, c0)); b1 = rotr63V(v128.xor(b1, c1));
+    // Undiagonalise.
+    u = b0;
+    b0 = laneShift(b1, b0); b1 = laneShift(u, b1);
+    u = c0; c0 = c1; c1 = u;
+    u = d0;
+    d0 = laneShift(d0, d1); d1 = laneShift(d1, u);
+  }
+  v128.store(h, v128.xor(v128.load(h, 0), v128.xor(a0, c0)), 0);
+  v128.store(h, v128.xor(v128.load(h, 16), v128.xor(a1, c1)), 16);
+  v128.store(h, v128.xor(v128.load(h, 32), v128.xor(b0, d0)), 32);
+  v128.store(h, v128.xor(v128.load(h, 48), v128.xor(b1, d1)), 48);
+}
+
 /** Starts a hash of `outLen` bytes (1..64) with a key of `keyLen` bytes (0..64) at `key`. */
 export function b2Init(outLen: i32, key: usize, keyLen: i32): void {
   // Parameter block (RFC 7693 §2.5): digest length, key length, fanout 1, depth 1.
@@ -211,15 +259,31 @@ export function b2Update(ptr: usize, len: i32): void {
   bufLen = len;
 }
 
-// A run of one repeated byte is absorbed from this block, refilled per call (the PoW salt padding).
-const FILL_BYTES: i32 = 1024;
-const FILL: usize = memory.data(FILL_BYTES, 16);
+// A run of one repeated byte (the PoW salt padding, RFC 9106 H0 over 234 KB) goes through this
+// block: all sixteen message words of a block of it are one word, so the SIMD build compresses such
+// blocks by `compressRepeated`, with no message loads or permutation.
+const FILL: usize = memory.data(BLOCK_BYTES, 16);
 
 /** Absorbs `count` copies of the byte `b` without materialising them all. */
 export function b2UpdateFill(b: u8, count: i32): void {
   if (count <= 0) return;
-  memory.fill(FILL, b, min(count, FILL_BYTES));
-  for (; count > 0; count -= FILL_BYTES) b2Update(FILL, min(count, FILL_BYTES));
+  memory.fill(FILL, b, BLOCK_BYTES);
+  const head = min(count, BLOCK_BYTES - bufLen);
+  b2Update(FILL, head);
+  count -= head;
+  if (count == 0) return;
+  // The pending block is full and more follows: compress it, then whole blocks of `b`, keeping
+  // the last block back for b2Final as b2Update does.
+  counter += BLOCK_BYTES;
+  compress(H, BUF, counter, false);
+  const word = <u64>b * 0x0101010101010101;
+  for (; count > BLOCK_BYTES; count -= BLOCK_BYTES) {
+    counter += BLOCK_BYTES;
+    if (ASC_FEATURE_SIMD) compressRepeated(H, word, counter);
+    else compress(H, FILL, counter, false);
+  }
+  memory.copy(BUF, FILL, count);
+  bufLen = count;
 }
 
 /** Absorbs a 32-bit little-endian integer (the LE32 fields of Argon2's H0 and H'). */

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { blake2b as nobleBlake2b } from '@noble/hashes/blake2.js';
-import { blake2b } from '../../src/core/blake2b.js';
+import { blake2b, blake2bAbsorb, kdf } from '../../src/core/blake2b.js';
 import { CoreInstance } from '../../src/core/instance.js';
 import type { WasmFlavour } from '../../src/core/wasm.js';
 
@@ -56,6 +56,33 @@ describe.each(FLAVOURS)('BLAKE2b, %s build', (flavour) => {
     for (const n of [16383, 16384, 16385, 32768 + 129, 234_236]) {
       const big = selftestSeq(n, n);
       expect(hex(blake2b(big, 64, undefined, core)), `length ${n}`).toBe(createHash('blake2b512').update(big).digest('hex'));
+    }
+  });
+
+  it('a repeated-byte run (b2UpdateFill, the PoW salt padding) hashes like the bytes themselves', () => {
+    // Every alignment of the run against the 128-byte blocks: after a prefix, after a key block,
+    // ending on and just off a block boundary, followed by more data or by the final block.
+    const e = kdf(core);
+    const fill = (core.exports as unknown as { b2UpdateFill(b: number, count: number): void }).b2UpdateFill;
+    const key = selftestSeq(64, 5);
+    for (const keyed of [false, true]) {
+      for (const prefix of [0, 1, 64, 127, 128, 129, 256]) {
+        for (const count of [0, 1, 127, 128, 129, 255, 256, 257, 1000, 234_236 - 64]) {
+          for (const suffix of [0, 3]) {
+            const head = selftestSeq(prefix, prefix + 1);
+            const tail = selftestSeq(suffix, 9);
+            const whole = Buffer.concat([head, new Uint8Array(count).fill(0x23), tail]);
+            core.bytes().set(key, e.blake2bWindow());
+            e.blake2bInit(64, keyed ? key.length : 0);
+            blake2bAbsorb(core, head);
+            fill(0x23, count);
+            blake2bAbsorb(core, tail);
+            e.blake2bFinal();
+            const want = nobleBlake2b(whole, keyed ? { key } : {});
+            expect(hex(core.read(e.blake2bOutput(), 64)), `keyed ${keyed}, ${prefix} + ${count} × 0x23 + ${suffix}`).toBe(hex(want));
+          }
+        }
+      }
     }
   });
 
