@@ -50,7 +50,7 @@ export interface BlockResult {
   rejected: { tx: KnownTx; reason: string }[];
 }
 
-/** Map key of an address (latin1: one char per byte, the cheapest string form). */
+/** Map key of an address or id (latin1: one char per byte, the cheapest string form). */
 const addressKey = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 const WS_HASH_BYTES = 64;
 
@@ -241,14 +241,18 @@ export class Chain {
       supply += genesis.amount;
       applied.push(genesis.tx);
     }
+    // Ids of this block's transactions (stored after the loop, so `hasTransaction` cannot see them).
+    const inBlock = new Set<string>();
     for (const k of candidates) {
       stamp++;
       journal.length = 0;
       created.length = 0;
       try {
-        if (this.hasTransaction(k.id)) throw new TxRejectedError('transaction is already applied');
+        const id = addressKey(k.id);
+        if (inBlock.has(id) || this.hasTransaction(k.id)) throw new TxRejectedError('transaction is already applied');
         this.applyTransaction(k.tx, writer, touch);
         totalFee += sumInputs(k.tx) - sumOutputs(k.tx);
+        inBlock.add(id);
         applied.push(k);
       } catch (err) {
         // A rejected transaction leaves no trace: restore what it touched, forget what it created.

@@ -78,6 +78,17 @@ describe('block application', () => {
     expect(t.chain.hasTransaction(big2.id)).toBe(false);
   });
 
+  it('a transaction given twice in one block applies once', async () => {
+    const t = await chainWith();
+    const me = t.wallet.primary.primary;
+    const k = pay(t, 2n * COIN);
+    const r = await t.chain.commitBlock([k, k], [], { address: me, sign: (d) => t.wallet.primary.sign(d) });
+    expect(r.applied).toEqual([k]);
+    expect(r.rejected).toEqual([{ tx: k, reason: 'transaction is already applied' }]);
+    expect(t.chain.wallet(STRANGER).balance).toBe(2n * COIN);
+    expect(t.chain.tip!.block.txIds).toEqual([k.id]);
+  });
+
   it('the wallet-state checksum follows the balances, and survives a reopen', async () => {
     const t = await chainWith();
     const before = hex(t.chain.walletStateChecksum());
