@@ -12,8 +12,6 @@ import {
   transactionChecksum,
   transactionId,
 } from '../codec/transaction.js';
-import { TransactionType } from '../formats/constants.js';
-import { base58Text } from './base58-text.js';
 import { StoreCorruptionError } from './errors.js';
 
 const RECORD_HEADER = 16;
@@ -39,8 +37,7 @@ function known(tx: Transaction, bytes: Uint8Array, checksum: Uint8Array): KnownT
     checksum,
     id: binaryTransactionId(tx, checksum),
     get textId() {
-      // §8.7 `<blockHeight>-<base58(checksum)>` with the faster Base58; staking ids by the codec.
-      return (text ??= tx.type === TransactionType.StakingReward ? transactionId(tx, checksum) : `${tx.blockHeight}-${base58Text(checksum)}`);
+      return (text ??= transactionId(tx, checksum));
     },
   };
 }

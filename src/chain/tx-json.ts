@@ -9,7 +9,6 @@
  */
 import { toDecodedForm as decodedForm, toStringForm as stringForm, type TransactionDecodedForm, type TransactionStringForm } from '../codec/json.js';
 import { encodeBase58 } from '../formats/address.js';
-import { addressText } from './base58-text.js';
 import { MAX_ADDRESS_BYTES, type KnownTx } from './tx-codec.js';
 
 type StringForm = { [K in keyof TransactionStringForm]: TransactionStringForm[K] };
@@ -39,7 +38,7 @@ function pubKeyText(key: Uint8Array): string {
 export function toStringForm(k: KnownTx): StringForm {
   const key = k.tx.pubKey;
   const pubKey = key && key.length > MAX_ADDRESS_BYTES ? pubKeyText(key) : undefined;
-  return stringForm(k.tx, { checksum: k.checksum, id: k.textId, pubKey, addressText });
+  return stringForm(k.tx, { checksum: k.checksum, id: k.textId, pubKey });
 }
 
 /** Decoded form (§9.3) of a known transaction. */

@@ -39,8 +39,6 @@ export interface StringFormTexts {
   id?: string;
   /** The `pubKey` member's text (Base58 of the carried key or address). */
   pubKey?: string;
-  /** Text of an `addressNoChecksum` for the `to` keys; default `addressToText`. */
-  addressText?: (addressNoChecksum: Uint8Array) => string;
 }
 
 /** §9.2: the string form, keys in the reference's order. Optional keys are left out when absent. */
@@ -106,8 +104,7 @@ export function toStringForm(tx: WithChecksum, options: JsonFormOptions & String
   form.from = {};
   for (const input of tx.inputs) form.from[encodeBase58(input.key)] = formatAmount(input.amount);
   form.to = {};
-  const addressText = options.addressText ?? addressToText;
-  for (const output of tx.outputs) form.to[addressText(output.address)] = formatAmount(output.amount);
+  for (const output of tx.outputs) form.to[addressToText(output.address)] = formatAmount(output.amount);
   form.fee = formatAmount(fee);
   form.totalAmount = formatAmount(totalAmount);
   return form;

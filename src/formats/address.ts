@@ -4,7 +4,7 @@
  * Base58 text (§3, plain Bitcoin alphabet, no Base58Check checksum); `sectorPrefix` (§7.7).
  * Extended addresses `<address>_<suffix>` (§7.8) are in extended-address.ts.
  */
-import bs58 from 'bs58';
+import { decodeBase58, encodeBase58, MAX_BASE58_TEXT_LENGTH } from './base58.js';
 import { sha3_512, sha3_512sqTrunc, sha512sqTrunc } from '../core/hash.js';
 import { assertBytes, concatBytes, describeType, equalBytes } from './bytes.js';
 import { AddressError } from './errors.js';
@@ -32,7 +32,7 @@ const KEY_HEADER_LENGTH = 5;
  * Longest address text decoded. A plain address is at most 65 characters and an extended one
  * about 160; Base58 decoding is quadratic, so hostile long strings are refused up front.
  */
-export const MAX_ADDRESS_TEXT_LENGTH = 256;
+export const MAX_ADDRESS_TEXT_LENGTH = MAX_BASE58_TEXT_LENGTH;
 
 /** `addressNoChecksum` length of each version. */
 export const addressLengthOfVersion = (version: AddressVersion): number =>
@@ -150,7 +150,7 @@ export function addressWithChecksum(addressNoChecksum: Uint8Array): Uint8Array {
 
 /** The Base58 text of an `addressNoChecksum` (33/45 bytes): base58(address ‖ checksum). */
 export function addressToText(addressNoChecksum: Uint8Array): string {
-  return bs58.encode(addressWithChecksum(addressNoChecksum));
+  return encodeBase58(addressWithChecksum(addressNoChecksum));
 }
 
 /** `sectorPrefix` (§7.7, Δ2026): the first 10 bytes of a single SHA3-512 of `addressNoChecksum`. */
@@ -159,30 +159,7 @@ export function sectorPrefix(addressNoChecksum: Uint8Array): Uint8Array {
   return sha3_512(addressNoChecksum).slice(0, SECTOR_PREFIX_LENGTH);
 }
 
-/**
- * Base58 decoding (§3) with a message naming the first character outside the alphabet.
- * @param what names the text in errors.
- */
-export function decodeBase58(text: string, what = 'address'): Uint8Array {
-  if (typeof text !== 'string') throw new TypeError(`${what} must be a string, got ${describeType(text)}`);
-  if (text.length > MAX_ADDRESS_TEXT_LENGTH) {
-    throw new AddressError(`${what} is ${text.length} characters long, at most ${MAX_ADDRESS_TEXT_LENGTH} allowed`);
-  }
-  const bytes = bs58.decodeUnsafe(text);
-  if (bytes === undefined) {
-    const at = [...text].findIndex((c) => !BASE58_ALPHABET.includes(c));
-    throw new AddressError(`${what} is not valid Base58: character ${JSON.stringify([...text][at])} at position ${at}`);
-  }
-  return bytes;
-}
-
-/** Base58 encoding (§3). */
-export function encodeBase58(bytes: Uint8Array): string {
-  assertBytes(bytes, 'bytes');
-  return bs58.encode(bytes);
-}
-
-const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+export { decodeBase58, encodeBase58 } from './base58.js';
 
 /**
  * Strict parse of an address given with its checksum (36 bytes v0, 48 bytes v1/v2): the version
@@ -263,7 +240,7 @@ export class Address {
 
   /** Base58 text (with checksum). */
   get base58Address(): string {
-    this.#text ??= bs58.encode(this.addressWithChecksum);
+    this.#text ??= encodeBase58(this.addressWithChecksum);
     return this.#text;
   }
 
