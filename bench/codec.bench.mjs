@@ -30,7 +30,8 @@ async function loadReferenceDecoder() {
 
 // §15.3: the signed full form = head ‖ 528-byte docs key ‖ fc0002 ‖ 512-byte signature ‖ 00.
 const spec = readFileSync(join(here, '../test/codec/vectors.ts'), 'utf8');
-const keyBlock = /DOCS_PUBLIC_KEY = fromHex\(([^)]*)\)/.exec(spec)[1];
+const docs = readFileSync(join(here, '../test/formats/docs-vectors.ts'), 'utf8');
+const keyBlock = /DOCS_VERIFY_PUBLIC_KEY_HEX =([^;]*);/.exec(docs)[1];
 const keyHex = [...keyBlock.matchAll(/'([0-9a-f]+)'/g)].map((m) => m[1]).join('');
 const head = /TRANSFER_HEAD = '([0-9a-f]+)'/.exec(spec)[1];
 const tx = Uint8Array.from([...fromHex(head), ...fromHex(keyHex), 0xfc, 0x00, 0x02, ...pseudoRandomBytes(512), 0]);

@@ -2,21 +2,10 @@
  * Known-answer data of the transaction codec, with where each comes from.
  */
 import { fromHex } from '../../src/formats/bytes.js';
+import { DOCS_VERIFY_PUBLIC_KEY_HEX } from '../formats/docs-vectors.js';
 
 /** The 528-byte public key of the docs `verify` example (reference-rpc-messaging.md §2.7, reference-formats.md §6.3). */
-export const DOCS_PUBLIC_KEY = fromHex(
-  '010000000000020000ec677464d9091f151bbd5d7ac9bc65e37925e3265a89e0e0e211cda42ca1c9ae0271ac114bd477' +
-  '6c6e5924923f17e81583c090893f64a631df03249319d475e27093352b574cd645309d31ccebc1ed1118ca5443e8f8c9' +
-  '6fff07e4832490e1790c6d66a630636c79e2a14b45c0ca202692203d4ee3dcfce74cd5adae413e4db52f02b71ea25469' +
-  '7295ec03440e5b312f0e2ab3dce1f3317078837912e505729c86db8f9c6629e8037dfe96570087d536e875d8c44b01e8' +
-  '08690383e8ae34e70df20aa97b277158ff0b013e453bdb5f591dad1c9442980067d2769fe801486a48a17c87b30fab82' +
-  '8aa4ae9af495d0a436df8da8ad786bfac4e20ad98e36b06814cc4c45f806c5ebcfacd686bd9b2614be7420204202ef22' +
-  'bd05410a45fd130b7ce9cf1bf8d7aecf6efdbefe4135161fc00330be211a4b36c550dd633f52fb93acc0b5a805cfc950' +
-  '8a9a22b7aa562747260bfbe05df40d68e7eebc59b9b706e75d83dca9ff18c59756f3d6c304e6e4e861db546fcad35c88' +
-  '56b82614fe90e9ab4a66309ac7086528a0eb808e41bf487c714ad5637f4ab99ad667619d7871dc6e16a1340c07e01f11' +
-  'b80b16b6faed7d028922c69453e5c7d767b2932279aa126edc06b7c79cc1b7bbe913812b02eeea384511a94faef637a4' +
-  'f97e841f324b84d73929ccea9f7051970a9efd93150b5f9080be13b7285809e2bd59dbbbc3fbace76903000000010001',
-);
+export const DOCS_PUBLIC_KEY = fromHex(DOCS_VERIFY_PUBLIC_KEY_HEX);
 
 /**
  * §8.6 / §15.3 [VERIFIED]: the docs transfer on testnet. Its full form before the key (§15.3),
