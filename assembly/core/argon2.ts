@@ -326,7 +326,7 @@ function fillSegment(pass: u32, slice: u32, lane: u32): void {
       rand = load<u64>(prev);
     }
     // Reference lane (§3.4.1.1), then the reference block index within it (§3.4.1.3).
-    const refLane: u32 = pass == 0 && slice == 0 ? lane : <u32>((rand >> 32) % <u64>lanes);
+    const refLane: u32 = pass == 0 && slice == 0 ? lane : <u32>(rand >> 32) % lanes;
     const sameLane = refLane == lane;
     let areaSize: u32;
     if (pass == 0) {
@@ -338,7 +338,9 @@ function fillSegment(pass: u32, slice: u32, lane: u32): void {
     rel = (rel * rel) >> 32;
     rel = <u64>areaSize - 1 - ((<u64>areaSize * rel) >> 32);
     const startPos: u32 = pass == 0 || slice == SYNC_POINTS - 1 ? 0 : (slice + 1) * segmentLength;
-    const refIndex = <u32>((<u64>startPos + rel) % <u64>laneLength);
+    // startPos + rel < 2·laneLength, so the reduction mod laneLength is one conditional subtraction.
+    let refIndex = startPos + <u32>rel;
+    if (refIndex >= laneLength) refIndex -= laneLength;
     fillBlock(prev, blockAt(refLane, refIndex), cur, withXor);
     prev = cur;
     cur += BLOCK;
