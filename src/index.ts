@@ -3,7 +3,6 @@
  * transaction codec, name logic, the PoW verifier pool and the RPC client).
  * Each area re-exports from its own module; see README "Library API".
  */
-export {};
 export * from './formats/errors.js';
 export * from './formats/bytes.js';
 export * from './formats/varint.js';
