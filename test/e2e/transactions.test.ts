@@ -135,13 +135,14 @@ describe('error rows of addTransaction and calculateTransactionFee', () => {
       await expectError(method, {}, -32602, "Parameter 'to' is missing.");
       await expectError(method, {}, -32602, "Parameter 'to' is missing.", true);
       await expectError(method, { to: `${INVALID_CHECKSUM}_1` }, -32602, 'Invalid to address was specified');
-      await expectError(method, { to: `${STRANGER}_0` }, -32602, 'Invalid to amount was specified');
+      await expectError(method, { to: `${STRANGER}_0` }, -32602, 'Invalid to amount was specified: "0" must be greater than 0');
       await expectError(method, { to: `${STRANGER}_-1` }, -32602, /Invalid to/);
-      await expectError(method, { to: `${STRANGER}_x` }, -32602, 'Invalid to amount was specified');
+      await expectError(method, { to: `${STRANGER}_x` }, -32602, /^Invalid to amount was specified: invalid amount "x": it contains characters other than digits/);
+      await expectError(method, { to: `${STRANGER}_1.123456789` }, -32602, 'Invalid to amount was specified: invalid amount "1.123456789": at most 8 decimal places are allowed, got 9');
       await expectError(method, { to: STRANGER }, -32602, /expected <address>_<amount>/);
       await expectError(method, { to: `${STRANGER}_1-${STRANGER}_2` }, -32602, /Duplicate to address/);
       await expectError(method, { to: `${STRANGER}_1`, from: `${STRANGER}_2` }, -32602, 'Invalid from address was specified');
-      await expectError(method, { to: `${STRANGER}_1`, from: `${node.address}_0` }, -32602, 'Invalid from amount was specified');
+      await expectError(method, { to: `${STRANGER}_1`, from: `${node.address}_0` }, -32602, 'Invalid from amount was specified: "0" must be greater than 0');
       await expectError(method, { to: `${STRANGER}_100000000` }, -32001, 'Balance is too low');
       await expectError(method, { to: `${STRANGER}_1`, from: `${node.address}_100000001`, autofee: true }, -32001, 'Balance is too low');
     });

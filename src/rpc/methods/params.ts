@@ -43,13 +43,15 @@ export function amountList(text: string, side: 'to' | 'from'): { address: Addres
     const at = entry.lastIndexOf('_');
     if (at <= 0) throw invalidParams(`Invalid ${side} entry ${JSON.stringify(entry)}: expected <address>_<amount>`);
     const { address, tag } = side === 'to' ? recipientParam(entry.slice(0, at)) : { address: addressParam(entry.slice(0, at), 'Invalid from address was specified'), tag: null };
+    // The reference's message, then what is wrong with the value (src/formats/amount.ts names it).
+    const amountText = entry.slice(at + 1);
     let amount: bigint;
     try {
-      amount = parseAmount(entry.slice(at + 1));
-    } catch {
-      throw invalidParams(`Invalid ${side} amount was specified`);
+      amount = parseAmount(amountText);
+    } catch (e) {
+      throw invalidParams(`Invalid ${side} amount was specified: ${(e as Error).message}`);
     }
-    if (amount <= 0n) throw invalidParams(`Invalid ${side} amount was specified`);
+    if (amount <= 0n) throw invalidParams(`Invalid ${side} amount was specified: ${JSON.stringify(amountText)} must be greater than 0`);
     if (seen.has(address.base58Address)) throw invalidParams(`Duplicate ${side} address ${address.base58Address}`);
     seen.add(address.base58Address);
     return { address, amount, tag };
