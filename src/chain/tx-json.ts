@@ -7,7 +7,14 @@
  * (Base58 is quadratic in the length); the same senders repeat, so that text is memoized here per
  * key and handed to the codec's form, as is the text id the KnownTx memoizes.
  */
-import { toDecodedForm as decodedForm, toStringForm as stringForm, type TransactionDecodedForm, type TransactionStringForm } from '../codec/json.js';
+import {
+  toDecodedForm as decodedForm,
+  toStringForm as stringForm,
+  toStringFormJson as stringFormJson,
+  type StringFormTexts,
+  type TransactionDecodedForm,
+  type TransactionStringForm,
+} from '../codec/json.js';
 import { encodeBase58 } from '../formats/address.js';
 import { MAX_ADDRESS_BYTES, type KnownTx } from './tx-codec.js';
 
@@ -36,9 +43,16 @@ function pubKeyText(key: Uint8Array): string {
 
 /** String form (§9.2) of a known transaction (a plain object type, usable as a JSON record). */
 export function toStringForm(k: KnownTx): StringForm {
+  return stringForm(k.tx, memoizedTexts(k));
+}
+
+/** `JSON.stringify(toStringForm(k))`, written directly (the result of sendRawTransaction/addTransaction). */
+export const toStringFormJson = (k: KnownTx): string => stringFormJson(k.tx, memoizedTexts(k));
+
+/** The checksum and texts the node holds for a known transaction. */
+function memoizedTexts(k: KnownTx): StringFormTexts & { checksum: Uint8Array } {
   const key = k.tx.pubKey;
-  const pubKey = key && key.length > MAX_ADDRESS_BYTES ? pubKeyText(key) : undefined;
-  return stringForm(k.tx, { checksum: k.checksum, id: k.textId, pubKey });
+  return { checksum: k.checksum, id: k.textId, pubKey: key && key.length > MAX_ADDRESS_BYTES ? pubKeyText(key) : undefined };
 }
 
 /** Decoded form (§9.3) of a known transaction. */

@@ -76,6 +76,10 @@ function checksumOf(tx: WithChecksum, options: JsonFormOptions): Uint8Array {
 const isAddressNoChecksum = (b: Uint8Array): boolean =>
   (b.length === 33 && b[0] === 0) || (b.length === 45 && (b[0] === 1 || b[0] === 2));
 
+/** The `pubKey` member's text: the caller's, or Base58 of the full key or of the address with checksum. */
+const pubKeyText = (pubKey: Uint8Array, options: StringFormTexts): string =>
+  options.pubKey ?? (isAddressNoChecksum(pubKey) ? addressToText(pubKey) : encodeBase58(pubKey));
+
 /**
  * The string form (§9.2). `pubKey` is base58 of the full key, or of the signer's address with
  * checksum when the transaction carries only the address; `data` is the first output's data.
@@ -93,7 +97,7 @@ export function toStringForm(tx: WithChecksum, options: JsonFormOptions & String
     nonce: String(tx.nonce),
   } as TransactionStringForm;
   if (tx.signature) form.signature = toHex(tx.signature);
-  if (tx.pubKey) form.pubKey = options.pubKey ?? (isAddressNoChecksum(tx.pubKey) ? addressToText(tx.pubKey) : encodeBase58(tx.pubKey));
+  if (tx.pubKey) form.pubKey = pubKeyText(tx.pubKey, options);
   const data = tx.outputs[0]?.data;
   if (data) form.data = toHex(data);
   form.timestamp = tx.timestamp.toString();
@@ -108,6 +112,47 @@ export function toStringForm(tx: WithChecksum, options: JsonFormOptions & String
   form.fee = formatAmount(fee);
   form.totalAmount = formatAmount(totalAmount);
   return form;
+}
+
+/** An object key JSON lists before the others (an array index: canonical decimal below 2^32 − 1). */
+const isArrayIndexKey = (k: string): boolean => /^(?:0|[1-9]\d{0,9})$/.test(k) && Number(k) < 0xffff_ffff;
+
+/** `"k":"v"` members of a `from`/`to` map, or null when an object would reorder or merge them. */
+function mapMembers(entries: [string, string][]): string | null {
+  if (entries.length > 1) {
+    const keys = new Set<string>();
+    for (const [k] of entries) {
+      if (keys.has(k) || isArrayIndexKey(k)) return null;
+      keys.add(k);
+    }
+  }
+  let out = '';
+  for (let i = 0; i < entries.length; i++) out += (i === 0 ? '"' : ',"') + entries[i]![0] + '":"' + entries[i]![1] + '"';
+  return out;
+}
+
+/**
+ * `JSON.stringify(toStringForm(tx, options))`, written directly as text: no intermediate object and
+ * no escaping scan (every member is Base58, hex or decimal text, which JSON needs no escapes for).
+ * Maps whose keys an object would reorder (array-index keys) or merge (repeats) take the object path.
+ */
+export function toStringFormJson(tx: WithChecksum, options: JsonFormOptions & StringFormTexts = {}): string {
+  const from: [string, string][] = tx.inputs.map((i) => [encodeBase58(i.key), formatAmount(i.amount)]);
+  const to: [string, string][] = tx.outputs.map((o) => [addressToText(o.address), formatAmount(o.amount)]);
+  const fromJson = mapMembers(from);
+  const toJson = mapMembers(to);
+  if (fromJson === null || toJson === null) return JSON.stringify(toStringForm(tx, options));
+  const checksum = checksumOf(tx, options);
+  const { amount, fee, totalAmount } = transactionAmounts(tx);
+  let out = '{"id":"' + (options.id ?? transactionId(tx, checksum)) + '","version":' + String(tx.version) +
+    ',"blockHeight":"' + tx.blockHeight.toString() + '","nonce":"' + String(tx.nonce) + '"';
+  if (tx.signature) out += ',"signature":"' + toHex(tx.signature) + '"';
+  if (tx.pubKey) out += ',"pubKey":"' + pubKeyText(tx.pubKey, options) + '"';
+  const data = tx.outputs[0]?.data;
+  if (data) out += ',"data":"' + toHex(data) + '"';
+  return out + ',"timestamp":"' + tx.timestamp.toString() + '","type":"' + String(tx.type) + '","amount":"' + formatAmount(amount) +
+    '","applied":"' + tx.applied.toString() + '","checksum":"' + toHex(checksum) + '","from":{' + fromJson + '},"to":{' + toJson +
+    '},"fee":"' + formatAmount(fee) + '","totalAmount":"' + formatAmount(totalAmount) + '"}';
 }
 
 /** `{amount: <raw integer>}`: the decoded form of a CoinNumber. */

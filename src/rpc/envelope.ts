@@ -152,12 +152,25 @@ export class EnvelopeError extends RpcError {
 }
 
 /**
+ * A result a handler already wrote as JSON text (a hot path's result built without an intermediate
+ * object): `toJson` emits it as is. Nested inside another value, it serialises as the value it encodes.
+ */
+export class JsonText {
+  constructor(readonly json: string) {}
+
+  toJSON(): unknown {
+    return JSON.parse(this.json);
+  }
+}
+
+/**
  * Serialises a value as JSON like `JSON.stringify`, except that bigints are written as plain JSON
  * integers, never rounded (DESIGN.md decision 5; reference-rpc-messaging.md §1.4: 64-bit integers
  * may exceed 2^53). The fast path is the engine's own stringify; the recursive writer runs only
  * when a bigint is present.
  */
 export function toJson(value: unknown): string {
+  if (value instanceof JsonText) return value.json;
   try {
     return JSON.stringify(value) ?? 'null';
   } catch (e) {

@@ -3,7 +3,8 @@
  */
 import { PaymentBuilder, type PaymentRequest } from '../../chain/builder.js';
 import { knownTx, knownTxFromBytes, type KnownTx } from '../../chain/tx-codec.js';
-import { toDecodedForm, toStringForm } from '../../chain/tx-json.js';
+import { toDecodedForm, toStringForm, toStringFormJson } from '../../chain/tx-json.js';
+import { JsonText } from '../envelope.js';
 import { formatAmount, parseAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
 import { parseTransactionId } from '../../codec/transaction.js';
@@ -93,7 +94,7 @@ export const transactionMethods: MethodDef<NodeContext>[] = [
     summary: 'Builds, signs and submits a payment from the node wallet',
     params: paymentParams,
     result: { description: 'Transaction (string form)' },
-    handler: async (p, ctx) => toStringForm(await submit(ctx, builderOf(ctx).buildSigned(paymentRequest(p, ctx)), RpcCode.InvalidParams)),
+    handler: async (p, ctx) => new JsonText(toStringFormJson(await submit(ctx, builderOf(ctx).buildSigned(paymentRequest(p, ctx)), RpcCode.InvalidParams))),
   },
   {
     name: 'calculateTransactionFee',
@@ -126,7 +127,7 @@ export const transactionMethods: MethodDef<NodeContext>[] = [
     summary: 'Submits a signed raw transaction to the pool',
     params: [rawParam],
     result: { description: 'Transaction (string form)' },
-    handler: async (p, ctx) => toStringForm(await submit(ctx, decodeRaw(ctx, p.transaction as Uint8Array), RpcCode.InvalidParams)),
+    handler: async (p, ctx) => new JsonText(toStringFormJson(await submit(ctx, decodeRaw(ctx, p.transaction as Uint8Array), RpcCode.InvalidParams))),
   },
   {
     name: 'txu',
