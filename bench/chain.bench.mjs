@@ -163,6 +163,21 @@ function cpuSeconds(pid, mainThread = false) {
   }
 }
 
+/** CPU seconds per thread of a process (Linux /proc): the event loop, pool workers, V8 GC/compile helpers, LMDB's writer. */
+function threadCpu(pid) {
+  const out = new Map();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      // Node names its helper threads all "node": each is listed by its id.
+      const name = tid === String(pid) ? 'main' : `${readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()}#${tid}`;
+      out.set(name, cpuSeconds(`${pid}/task/${tid}`));
+    }
+  } catch {
+    // the process is gone: no figures
+  }
+  return out;
+}
+
 /**
  * A lean keep-alive HTTP/1.1 client over one socket, one request in flight: the bench's own CPU
  * per request (node:http costs ~200 µs) would otherwise take a large share of the 2 cores it
@@ -250,6 +265,7 @@ async function endToEnd(fixtures) {
     const height0 = (await status())['Block Height'];
     const cpu0 = cpuSeconds(child.pid);
     const main0 = cpuSeconds(child.pid, true);
+    const threads0 = threadCpu(child.pid);
     const client0 = process.cpuUsage();
     const t0 = performance.now();
     const { rejected, firstError } = await sendAll(senders, frames.slice(WARMUP_TXS));
@@ -259,6 +275,7 @@ async function endToEnd(fixtures) {
     const cpu = cpuSeconds(child.pid) - cpu0;
     const mainCpu = cpuSeconds(child.pid, true) - main0;
     const client = process.cpuUsage(client0);
+    const threads = [...threadCpu(child.pid)].map(([name, sec]) => [name, sec - (threads0.get(name) ?? 0)]).filter(([, sec]) => sec >= 0.01);
     const s = await status();
     if (rejected) console.log(`${rejected} rejected, first: ${firstError}`);
     console.log(`sendRawTransaction admission (${CONCURRENCY} connections): ${Math.round(raw.length / (admitted / 1000)).toLocaleString('en-US')} tx/s`);
@@ -267,6 +284,7 @@ async function endToEnd(fixtures) {
     const perTx = (seconds) => Math.round((seconds / (raw.length - rejected)) * 1e6);
     console.log(`node process CPU per transaction: ${perTx(cpu)} µs (all threads), ${perTx(mainCpu)} µs (main thread); ` +
       `bench client ${perTx((client.user + client.system) / 1e6)} µs; load average during the run ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores (other processes share them)`);
+    console.log(`  by thread: ${threads.sort((a, b) => b[1] - a[1]).map(([name, sec]) => `${name} ${perTx(sec)} µs`).join(', ')}`);
   } finally {
     for (const c of connections) c.close();
     child.kill('SIGTERM');
