@@ -9,7 +9,7 @@ import { sha3_512sq } from '../core/hash.js';
 import { addressFromText } from '../formats/address.js';
 import { concatBytes } from '../formats/bytes.js';
 import type { Logger } from '../node/options.js';
-import { bytesKey, u64Key } from '../state/keys.js';
+import { bytesKey, latin1Key, u64Key } from '../state/keys.js';
 import type { Store } from '../state/store.js';
 import { type Block, blockChecksum, decodeBlock, encodeBlock, SUPERBLOCK_INTERVAL, txIdRoot } from './block.js';
 import { FOUNDATION_ADDRESS, FOUNDATION_FEE_PERCENT } from '../formats/constants.js';
@@ -50,8 +50,6 @@ export interface BlockResult {
   rejected: { tx: KnownTx; reason: string }[];
 }
 
-/** Map key of an address or id (latin1: one char per byte, the cheapest string form). */
-const addressKey = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 const WS_HASH_BYTES = 64;
 
 function xorInto(acc: Uint8Array, h: Uint8Array): void {
@@ -193,7 +191,7 @@ export class Chain {
     const journal: { e: WalletEntry; balance: bigint; publicKey: Uint8Array | null }[] = [];
     const created: string[] = [];
     const entry = (address: Uint8Array): WalletEntry => {
-      const key = addressKey(address);
+      const key = latin1Key(address);
       let e = changed.get(key);
       if (!e) {
         const before = wallets.getBinary(bytesKey(address)) ?? null;
@@ -248,7 +246,7 @@ export class Chain {
       journal.length = 0;
       created.length = 0;
       try {
-        const id = addressKey(k.id);
+        const id = latin1Key(k.id);
         if (inBlock.has(id) || this.hasTransaction(k.id)) throw new TxRejectedError('transaction is already applied');
         this.applyTransaction(k.tx, writer, touch);
         totalFee += sumInputs(k.tx) - sumOutputs(k.tx);

@@ -4,7 +4,7 @@
  * Admission runs every rule of `validate.ts`, checks balances net of the pool's own pending
  * spends, and verifies the signature (in the worker pool) before the transaction is stored.
  */
-import { readU64Key, u64Key } from '../state/keys.js';
+import { latin1Key, readU64Key, u64Key } from '../state/keys.js';
 import type { Chain } from './chain.js';
 import { TxRejectedError } from './errors.js';
 import { decodeStoredTx, encodeStoredTx, type KnownTx } from './tx-codec.js';
@@ -25,17 +25,15 @@ const ADMIT_CHUNK = 64;
 interface Entry {
   k: KnownTx;
   seq: bigint;
-  /** Source address (hex) → amount this transaction withdraws. */
+  /** Source address (latin1Key) → amount this transaction withdraws. */
   spends: Map<string, bigint>;
 }
-
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 
 /** Committed wallet states, each address read from the store once (for one synchronous pass). */
 function batchWalletReader(chain: Chain): (address: Uint8Array) => WalletState {
   const read = new Map<string, WalletState>();
   return (address) => {
-    const key = hex(address);
+    const key = latin1Key(address);
     let w = read.get(key);
     if (!w) read.set(key, (w = chain.wallet(address)));
     return w;
@@ -43,7 +41,7 @@ function batchWalletReader(chain: Chain): (address: Uint8Array) => WalletState {
 }
 
 export class Mempool {
-  private readonly entries = new Map<string, Entry>(); // by hex binary id, insertion = arrival order
+  private readonly entries = new Map<string, Entry>(); // by binary id (latin1Key), insertion = arrival order
   private readonly pendingSpend = new Map<string, bigint>();
   private nextSeq = 1n;
   /** Submissions of the current macrotask, admitted together (`submit`). */
@@ -66,11 +64,11 @@ export class Mempool {
   }
 
   has(id: Uint8Array): boolean {
-    return this.entries.has(hex(id));
+    return this.entries.has(latin1Key(id));
   }
 
   get(id: Uint8Array): KnownTx | undefined {
-    return this.entries.get(hex(id))?.k;
+    return this.entries.get(latin1Key(id))?.k;
   }
 
   /** Pool transactions in arrival order, from `fromIndex`, at most `count` (txu). */
@@ -86,7 +84,7 @@ export class Mempool {
 
   /** Amount the pool's transactions withdraw from `address`. */
   pendingSpendOf(address: Uint8Array): bigint {
-    return this.pendingSpend.get(hex(address)) ?? 0n;
+    return this.pendingSpend.get(latin1Key(address)) ?? 0n;
   }
 
   /** The signer's key and what each input address gives (§8.8: inputs resolve against one signer). */
@@ -96,11 +94,14 @@ export class Mempool {
   } {
     const signer = resolveSigner(k.tx, walletOf);
     const spends = new Map<string, bigint>();
-    for (const s of inputSources(k.tx, signer.primary)) spends.set(hex(s.address), (spends.get(hex(s.address)) ?? 0n) + s.amount);
+    for (const s of inputSources(k.tx, signer.primary)) {
+      const a = latin1Key(s.address);
+      spends.set(a, (spends.get(a) ?? 0n) + s.amount);
+    }
     return { publicKey: signer.publicKey, spends };
   }
 
-  private track(k: KnownTx, seq: bigint, spends: Map<string, bigint>, id = hex(k.id)): void {
+  private track(k: KnownTx, seq: bigint, spends: Map<string, bigint>, id = latin1Key(k.id)): void {
     this.entries.set(id, { k, seq, spends });
     for (const [a, amount] of spends) this.pendingSpend.set(a, (this.pendingSpend.get(a) ?? 0n) + amount);
   }
@@ -146,7 +147,7 @@ export class Mempool {
     const view = this.chain.view();
     for (let i = 0; i < batch.length; i++) {
       const k = batch[i]!;
-      const id = hex(k.id);
+      const id = latin1Key(k.id);
       try {
         if (this.entries.size + checked.length >= MAX_PENDING) throw new TxRejectedError(`the pending pool is full (${MAX_PENDING} transactions)`);
         if (this.entries.has(id) || seen.has(id)) throw new TxRejectedError('transaction is already pending');
@@ -174,7 +175,7 @@ export class Mempool {
       }
       let short: string | null = null;
       for (const [a, amount] of c.spends) {
-        const balance = balanceOf(Buffer.from(a, 'hex')).balance;
+        const balance = balanceOf(Buffer.from(a, 'latin1')).balance;
         if (balance - (this.pendingSpend.get(a) ?? 0n) < amount) short = 'Balance is too low';
       }
       if (short || this.entries.has(c.id)) {
@@ -214,9 +215,10 @@ export class Mempool {
   /** Forgets transactions that left the pool (applied or rejected by a block). */
   remove(ks: KnownTx[]): void {
     for (const k of ks) {
-      const e = this.entries.get(hex(k.id));
+      const id = latin1Key(k.id);
+      const e = this.entries.get(id);
       if (!e) continue;
-      this.entries.delete(hex(k.id));
+      this.entries.delete(id);
       for (const [a, amount] of e.spends) {
         const left = (this.pendingSpend.get(a) ?? 0n) - amount;
         if (left > 0n) this.pendingSpend.set(a, left);

@@ -117,6 +117,8 @@ export function createRsaVerifier(options: RsaVerifierOptions): RsaVerifier {
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.MAX_SAFE_INTEGER,
+    // No per-task run/wait-time histograms: nothing reads them, and admission posts many tasks.
+    recordTiming: false,
   });
   let closed = false;
   let queue: Waiting[] = [];

@@ -20,3 +20,8 @@ export function readU64Key(key: Uint8Array): bigint {
 export function bytesKey(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
+
+/** Bytes as a one-char-per-byte (latin1) string: the cheapest in-memory Map key of an id or address. */
+export function latin1Key(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+}
