@@ -2,6 +2,10 @@
 // (reference-formats.md §11 parameters, random nonces, so every claim does the full work).
 // Keeps the pool busy with several requests in flight; each configuration runs BENCH_TIME ms
 // after a warm-up, rounds alternate configurations and the table shows the median.
+// Beside wall-clock throughput it reports the CPU this process got (all threads) and the
+// verifications per CPU-second: when other processes load the machine, 2 workers cannot get
+// 2 cores, and the per-CPU-second figure tells pool overhead (it would drop) from CPU share.
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { createPowVerifier } from '../dist/pool/verifier.js';
 import { coreFlavour } from '../dist/core/wasm.js';
@@ -16,6 +20,17 @@ const checksum = pseudoRandomBytes(64, 21);
 const address = pseudoRandomBytes(45, 22);
 let seed = 1;
 const claims = () => Array.from({ length: REQUEST_ITEMS }, () => ({ blockChecksum: checksum, solverAddress: address, nonce: pseudoRandomBytes(64, seed++), difficulty: 0xa2cb1211629f6141n }));
+
+/** Busy and total jiffies of the whole machine (Linux /proc/stat), or undefined elsewhere. */
+function machineTicks() {
+  try {
+    const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    return { busy: total - fields[3] - fields[4], total }; // minus idle and iowait
+  } catch {
+    return undefined;
+  }
+}
 
 async function measure(threads) {
   const verifier = createPowVerifier({ threads, maxQueue: 4096 });
@@ -33,12 +48,19 @@ async function measure(threads) {
   while (Date.now() < warm) await new Promise((r) => setTimeout(r, 20));
   const start = done;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const ticks0 = machineTicks();
   await new Promise((r) => setTimeout(r, TIME));
-  const rate = ((done - start) * 1000) / (performance.now() - t0);
+  const seconds = (performance.now() - t0) / 1000;
+  const verified = done - start;
+  const cpu = process.cpuUsage(cpu0);
+  const ticks1 = machineTicks();
   stop = true;
   await Promise.all(runners);
   await verifier.close();
-  return rate;
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  const machineCores = ticks0 && ticks1 ? ((ticks1.busy - ticks0.busy) / (ticks1.total - ticks0.total)) * cores : NaN;
+  return { rate: verified / seconds, cores: cpuSeconds / seconds, perCpuSecond: verified / cpuSeconds, others: machineCores - cpuSeconds / seconds };
 }
 
 console.log(machineLine());
@@ -46,11 +68,16 @@ console.log(`PoW verifier pool: Argon2id t=2 m=2048 p=2, salt 234,236 B; core bu
 const configs = [...new Set([1, cores])];
 const rates = new Map(configs.map((c) => [c, []]));
 for (let round = 0; round < ROUNDS; round++) for (const c of configs) rates.get(c).push(await measure(c));
-const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (runs) => [...runs].sort((a, b) => a.rate - b.rate)[Math.floor(runs.length / 2)];
 const one = median(rates.get(1));
-console.log(`\n${'configuration'.padEnd(28)} ${'verifications/s'.padStart(16)}  vs 1 worker`);
+console.log(`\n${'configuration'.padEnd(22)} ${'verifications/s'.padStart(16)}  vs 1 worker  ${'our CPU'.padStart(9)}  ${'per CPU-s'.padStart(9)}  ${'others'.padStart(7)}`);
 for (const c of configs) {
-  const r = median(rates.get(c));
-  console.log(`${`${c} worker thread${c > 1 ? 's' : ''}`.padEnd(28)} ${Math.round(r).toLocaleString('en-US').padStart(16)}  ${(r / one).toFixed(2)}×`);
+  const m = median(rates.get(c));
+  const label = `${c} worker thread${c > 1 ? 's' : ''}`.padEnd(22);
+  console.log(`${label} ${Math.round(m.rate).toLocaleString('en-US').padStart(16)}  ${`${(m.rate / one.rate).toFixed(2)}×`.padStart(11)}  ${`${m.cores.toFixed(2)} cores`.padStart(9)}  ${Math.round(m.perCpuSecond).toString().padStart(9)}  ${m.others.toFixed(2).padStart(7)}`);
 }
-if (configs.length > 1) console.log(`\nscaling on ${cores} cores: ${(median(rates.get(cores)) / one).toFixed(2)}× one worker (target ≥ 1.8)`);
+console.log('(our CPU: cores this process used, all threads; per CPU-s: verifications per CPU-second; others: cores busy with other processes)');
+if (configs.length > 1) {
+  const many = median(rates.get(cores));
+  console.log(`\nscaling on ${cores} cores: ${(many.rate / one.rate).toFixed(2)}× one worker (target ≥ 1.8); per CPU-second ${(many.perCpuSecond / one.perCpuSecond).toFixed(2)}× one worker's`);
+}
