@@ -133,8 +133,10 @@ async function blockApplication(raw) {
 function startNode(dataDir) {
   // CHAIN_BENCH_PROF=<dir>: write a CPU profile of the node process there.
   const prof = process.env.CHAIN_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CHAIN_BENCH_PROF}`] : [];
+  // CHAIN_BENCH_NODE_FLAGS="--flag …": V8/Node flags for the node process (e.g. GC settings to compare).
+  const flags = process.env.CHAIN_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [
-    ...prof, join(dist, 'cli/main.js'), 'start', '--network', 'reg', '--data-dir', dataDir, '--rpc-port', '0',
+    ...prof, ...flags, join(dist, 'cli/main.js'), 'start', '--network', 'reg', '--data-dir', dataDir, '--rpc-port', '0',
     '--block-interval', String(BLOCK_INTERVAL_S), '--pool-threads', '1', '--status-interval', '0',
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
