@@ -4,7 +4,8 @@
 // same run. Checks that all give the same hash first. For the single-core table run it as
 //   taskset -c 0 node bench/pow.bench.mjs        (BENCH_TIME=ms per task, BENCH_ROUNDS=n)
 // Rounds of short slices alternate the implementations; the table shows the median slice,
-// which keeps ratios meaningful when other processes load the machine.
+// which keeps ratios meaningful when other processes load the machine; the best slices and the
+// CPU time per hash follow as two more views of the same ratios.
 import { Algorithm, hashRawSync, Version } from '@node-rs/argon2';
 import { argon2id as hashWasmArgon2id } from 'hash-wasm';
 import { argon2id as nobleArgon2id } from '@noble/hashes/argon2.js';
@@ -67,4 +68,27 @@ console.log(`\nours ÷ @node-rs/argon2 = ${(ours / byPrefix('@node-rs')).toFixed
 const bestOf = (prefix) => Math.max(...perTask.get(impls.find((i) => i.name.startsWith(prefix)).name).map((r) => r.opsPerSec));
 const bestOurs = bestOf(impls[0].name);
 console.log(`best slices: ours ${Math.round(bestOurs)}/s; ÷ @node-rs/argon2 (${Math.round(bestOf('@node-rs'))}/s) = ${(bestOurs / bestOf('@node-rs')).toFixed(2)}; ÷ hash-wasm (${Math.round(bestOf('hash-wasm'))}/s) = ${(bestOurs / bestOf('hash-wasm')).toFixed(2)}`);
+
+// CPU time per hash (process.cpuUsage: every thread of this process), median of rounds. Under load
+// the wall-clock slices favour @node-rs/argon2, whose p=2 lanes run on two threads (two scheduler
+// entities against the other jobs on the pinned core); CPU time compares the work itself.
+async function cpuMsPerCall(fn, ms) {
+  const start = performance.now();
+  const cpu0 = process.cpuUsage();
+  let calls = 0;
+  do {
+    await fn();
+    calls++;
+  } while (performance.now() - start < ms);
+  const cpu = process.cpuUsage(cpu0);
+  return (cpu.user + cpu.system) / 1000 / calls;
+}
+const cpuImpls = [impls[0], ...['@node-rs', 'hash-wasm'].map((prefix) => impls.find((i) => i.name.startsWith(prefix)))];
+const cpuRuns = cpuImpls.map(() => []);
+for (let round = 0; round < ROUNDS; round++) {
+  for (const [k, impl] of cpuImpls.entries()) cpuRuns[k].push(await cpuMsPerCall(impl.fn, TIME));
+}
+const cpuMs = cpuRuns.map((runs) => runs.sort((a, b) => a - b)[Math.floor(runs.length / 2)]);
+console.log(`CPU time per hash: ${cpuImpls.map((impl, k) => `${impl.name.split(' ')[0]} ${cpuMs[k].toFixed(2)} ms`).join('; ')}`);
+console.log(`CPU-time ratios: ours ÷ @node-rs/argon2 = ${(cpuMs[1] / cpuMs[0]).toFixed(2)}; ours ÷ hash-wasm = ${(cpuMs[2] / cpuMs[0]).toFixed(2)}`);
 if (process.argv.includes('--json')) console.log(JSON.stringify({ date: new Date().toISOString(), machine: machineLine(), rows }));
