@@ -88,71 +88,79 @@ const pubKeyText = (pubKey: Uint8Array, options: StringFormTexts): string =>
  * @example toStringForm(decodeTransaction(bytes, 'test')).id // "11-284bKK4G…"
  */
 export function toStringForm(tx: WithChecksum, options: JsonFormOptions & StringFormTexts = {}): TransactionStringForm {
+  const form: Record<string, unknown> = {};
+  for (const [key, value] of stringFormMembers(tx, options)) form[key] = Array.isArray(value) ? Object.fromEntries(value) : value;
+  return form as unknown as TransactionStringForm;
+}
+
+/** A member value of the string form: text, the `version` number, or a `from`/`to` map as pairs. */
+type StringFormValue = string | number | [string, string][];
+
+/**
+ * The members of the string form (§9.2), in the reference's order: the one definition both
+ * {@link toStringForm} and {@link toStringFormJson} render.
+ */
+function stringFormMembers(tx: WithChecksum, options: JsonFormOptions & StringFormTexts): [keyof TransactionStringForm, StringFormValue][] {
   const checksum = checksumOf(tx, options);
   const { amount, fee, totalAmount } = transactionAmounts(tx);
-  const form: TransactionStringForm = {
-    id: options.id ?? transactionId(tx, checksum),
-    version: tx.version,
-    blockHeight: tx.blockHeight.toString(),
-    nonce: String(tx.nonce),
-  } as TransactionStringForm;
-  if (tx.signature) form.signature = toHex(tx.signature);
-  if (tx.pubKey) form.pubKey = pubKeyText(tx.pubKey, options);
+  const members: [keyof TransactionStringForm, StringFormValue][] = [
+    ['id', options.id ?? transactionId(tx, checksum)],
+    ['version', tx.version],
+    ['blockHeight', tx.blockHeight.toString()],
+    ['nonce', String(tx.nonce)],
+  ];
+  if (tx.signature) members.push(['signature', toHex(tx.signature)]);
+  if (tx.pubKey) members.push(['pubKey', pubKeyText(tx.pubKey, options)]);
   const data = tx.outputs[0]?.data;
-  if (data) form.data = toHex(data);
-  form.timestamp = tx.timestamp.toString();
-  form.type = String(tx.type);
-  form.amount = formatAmount(amount);
-  form.applied = tx.applied.toString();
-  form.checksum = toHex(checksum);
-  form.from = {};
-  for (const input of tx.inputs) form.from[encodeBase58(input.key)] = formatAmount(input.amount);
-  form.to = {};
-  for (const output of tx.outputs) form.to[addressToText(output.address)] = formatAmount(output.amount);
-  form.fee = formatAmount(fee);
-  form.totalAmount = formatAmount(totalAmount);
-  return form;
+  if (data) members.push(['data', toHex(data)]);
+  members.push(
+    ['timestamp', tx.timestamp.toString()],
+    ['type', String(tx.type)],
+    ['amount', formatAmount(amount)],
+    ['applied', tx.applied.toString()],
+    ['checksum', toHex(checksum)],
+    ['from', tx.inputs.map((i) => [encodeBase58(i.key), formatAmount(i.amount)])],
+    ['to', tx.outputs.map((o) => [addressToText(o.address), formatAmount(o.amount)])],
+    ['fee', formatAmount(fee)],
+    ['totalAmount', formatAmount(totalAmount)],
+  );
+  return members;
 }
 
 /** An object key JSON lists before the others (an array index: canonical decimal below 2^32 − 1). */
 const isArrayIndexKey = (k: string): boolean => /^(?:0|[1-9]\d{0,9})$/.test(k) && Number(k) < 0xffff_ffff;
 
-/** `"k":"v"` members of a `from`/`to` map, or null when an object would reorder or merge them. */
-function mapMembers(entries: [string, string][]): string | null {
-  if (entries.length > 1) {
-    const keys = new Set<string>();
-    for (const [k] of entries) {
-      if (keys.has(k) || isArrayIndexKey(k)) return null;
-      keys.add(k);
-    }
+/** Would an object built from these pairs reorder (array-index keys) or merge (repeated keys) them? */
+function objectWouldReorder(pairs: [string, string][]): boolean {
+  if (pairs.length < 2) return false;
+  const keys = new Set<string>();
+  for (const [k] of pairs) {
+    if (keys.has(k) || isArrayIndexKey(k)) return true;
+    keys.add(k);
   }
-  let out = '';
-  for (let i = 0; i < entries.length; i++) out += (i === 0 ? '"' : ',"') + entries[i]![0] + '":"' + entries[i]![1] + '"';
-  return out;
+  return false;
 }
 
 /**
  * `JSON.stringify(toStringForm(tx, options))`, written directly as text: no intermediate object and
  * no escaping scan (every member is Base58, hex or decimal text, which JSON needs no escapes for).
- * Maps whose keys an object would reorder (array-index keys) or merge (repeats) take the object path.
+ * Maps whose keys an object would reorder or merge take the object path, so the text is identical.
  */
 export function toStringFormJson(tx: WithChecksum, options: JsonFormOptions & StringFormTexts = {}): string {
-  const from: [string, string][] = tx.inputs.map((i) => [encodeBase58(i.key), formatAmount(i.amount)]);
-  const to: [string, string][] = tx.outputs.map((o) => [addressToText(o.address), formatAmount(o.amount)]);
-  const fromJson = mapMembers(from);
-  const toJson = mapMembers(to);
-  if (fromJson === null || toJson === null) return JSON.stringify(toStringForm(tx, options));
-  const checksum = checksumOf(tx, options);
-  const { amount, fee, totalAmount } = transactionAmounts(tx);
-  let out = '{"id":"' + (options.id ?? transactionId(tx, checksum)) + '","version":' + String(tx.version) +
-    ',"blockHeight":"' + tx.blockHeight.toString() + '","nonce":"' + String(tx.nonce) + '"';
-  if (tx.signature) out += ',"signature":"' + toHex(tx.signature) + '"';
-  if (tx.pubKey) out += ',"pubKey":"' + pubKeyText(tx.pubKey, options) + '"';
-  const data = tx.outputs[0]?.data;
-  if (data) out += ',"data":"' + toHex(data) + '"';
-  return out + ',"timestamp":"' + tx.timestamp.toString() + '","type":"' + String(tx.type) + '","amount":"' + formatAmount(amount) +
-    '","applied":"' + tx.applied.toString() + '","checksum":"' + toHex(checksum) + '","from":{' + fromJson + '},"to":{' + toJson +
-    '},"fee":"' + formatAmount(fee) + '","totalAmount":"' + formatAmount(totalAmount) + '"}';
+  const members = stringFormMembers(tx, options);
+  let out = '';
+  for (const [key, value] of members) {
+    out += (out === '' ? '{"' : ',"') + key + '":';
+    if (typeof value === 'number') out += String(value);
+    else if (typeof value === 'string') out += '"' + value + '"';
+    else {
+      if (objectWouldReorder(value)) return JSON.stringify(toStringForm(tx, options));
+      out += '{';
+      for (let i = 0; i < value.length; i++) out += (i === 0 ? '"' : ',"') + value[i]![0] + '":"' + value[i]![1] + '"';
+      out += '}';
+    }
+  }
+  return out + '}';
 }
 
 /** `{amount: <raw integer>}`: the decoded form of a CoinNumber. */
