@@ -148,7 +148,7 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     // Listen first: a taken port fails fast, before LMDB is opened, and probes answer during startup.
     const url = await server.listen();
     log.info({ network: config.network, dataDir: config.dataDir, transport: server.transportName }, 'starting node');
-    node = await deps.createNode(toNodeOptions(config), log.child({ module: 'node' }));
+    node = await deps.createNode(toNodeOptions(config), log);
     if (config.metricsPort !== undefined) metricsServer = await startMetricsServer(metrics, '127.0.0.1', config.metricsPort);
     state = 'running';
     log.info({ url, transport: server.transportName, metrics: metricsServer?.url ?? (config.metrics ? `${url}/metrics` : undefined) }, `RPC listening on ${url}`);

@@ -24,7 +24,12 @@ export interface DltNode {
   ready: boolean;
 }
 
+/**
+ * @param log the process logger; each part gets a child with its own `module` field (a child of a
+ * child with the same key would print the key twice).
+ */
 export async function createNode(options: NodeOptions, log: Logger): Promise<DltNode> {
+  const nodeLog = log.child({ module: 'node' });
   const store = openStore(options.dataDir);
   const cleanup: (() => Promise<void>)[] = [() => store.close()];
   try {
@@ -53,7 +58,7 @@ export async function createNode(options: NodeOptions, log: Logger): Promise<Dlt
     const context: NodeContext = {
       options,
       network: options.network,
-      log,
+      log: nodeLog,
       store,
       chain,
       mempool,
@@ -64,7 +69,7 @@ export async function createNode(options: NodeOptions, log: Logger): Promise<Dlt
       // Per transaction, batched by the mempool with the others of the same macrotask.
       submit: (txs) => Promise.all(txs.map((k) => mempool.submit(k))),
     };
-    log.info(
+    nodeLog.info(
       { network: options.network, height: Number(chain.height), address: signerKey.primaryText, pending: mempool.size },
       'node started',
     );
