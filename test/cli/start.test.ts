@@ -76,6 +76,26 @@ describe('dltnode start', () => {
     expect(s.exits).toEqual([]);
   });
 
+  it('counts RPC calls in /metrics with --metrics; without it /metrics is an unknown operation', async () => {
+    for (const withMetrics of [true, false]) {
+      const s = setup(withMetrics ? ['--metrics'] : []);
+      const starting = runStart(s.config, s.deps);
+      s.startNode();
+      const running = await starting;
+      expect((await (await fetch(`${running.url}/status`)).json()).result['Block Height']).toBe(42);
+      const metrics = await fetch(`${running.url}/metrics`);
+      if (withMetrics) {
+        expect(metrics.status).toBe(200);
+        expect(await metrics.text()).toContain('dltnode_rpc_requests_total{method="status",outcome="ok"} 1');
+      } else {
+        // Not served: the path is just an unknown operation.
+        expect((await metrics.json()).error.code).toBe(-32601);
+      }
+      s.signals.emit('SIGTERM');
+      expect(await running.stopped).toBe(0);
+    }
+  });
+
   it('answers RPC calls during startup with a retry error and /ready 503', async () => {
     const port = await freePort();
     const s = setup(['--rpc-port', String(port)]);
