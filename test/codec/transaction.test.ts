@@ -29,6 +29,7 @@ import {
   transferSigned,
   transferUnsigned,
 } from './vectors.js';
+import { runs } from '../fuzz-scale.js';
 
 const TEST_LOCK = new TextEncoder().encode('IxiTest');
 
@@ -53,7 +54,7 @@ describe('vectors (§8.6, §15.3)', () => {
         expect(toHex(tx.checksum)).toBe(REGNAME_CHECKSUM);
         expect(transactionId(tx)).toBe(REGNAME_ID);
       }),
-      { numRuns: 30 },
+      { numRuns: runs(30) },
     );
   });
 });
@@ -102,7 +103,7 @@ describe('encode / decode properties', () => {
         expect(again).toEqual(tx);
         expect(toHex(transactionChecksum(tx, 'test'))).toBe(toHex(checksum));
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -116,7 +117,7 @@ describe('encode / decode properties', () => {
         expect(toHex(canonicalTransactionBytes(bytes))).toBe(toHex(canonical));
         expect(signedSize(tx)).toBe(canonical.length);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -132,7 +133,7 @@ describe('encode / decode properties', () => {
           }
         }
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 
@@ -178,7 +179,7 @@ describe('batches', () => {
           else expect(batch[i]).toEqual(single);
         });
       }),
-      { numRuns: 50 },
+      { numRuns: runs(50) },
     );
   });
 

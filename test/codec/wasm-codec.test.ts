@@ -23,6 +23,7 @@ import {
   transferSigned,
   transferUnsigned,
 } from './vectors.js';
+import { runs } from '../fuzz-scale.js';
 
 const codec = new WasmCodec();
 const LOCKS = { main: 'Ixian', test: 'IxiTest', reg: 'IxiReg' } as const;
@@ -109,7 +110,7 @@ describe('WASM codec: spec vectors', () => {
         expect(tx.nonce).toBe(40792);
         expect(tx.outputs[0]!.data ?? new Uint8Array(0)).toEqual(data);
       }),
-      { numRuns: 50 },
+      { numRuns: runs(50) },
     );
     expect(toHex(codec.decodeOne(regNameWith(new Uint8Array(165).fill(0xab))).checksum)).toBe(REGNAME_CHECKSUM);
   });
@@ -124,7 +125,7 @@ describe('WASM codec vs the reference decoder', () => {
         expect(ref.ok).toBe(true);
         expect(viaWasm(bytes)).toEqual(ref);
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 
@@ -134,7 +135,7 @@ describe('WASM codec vs the reference decoder', () => {
         const bytes = ms.reduce(mutate, serialize(t));
         expect(viaWasm(bytes)).toEqual(viaReference(bytes));
       }),
-      { numRuns: 1500 },
+      { numRuns: runs(1500) },
     );
   });
 
@@ -144,7 +145,7 @@ describe('WASM codec vs the reference decoder', () => {
         const bytes = b.length > 0 && b[0]! < 7 ? Uint8Array.from([7, ...b]) : b;
         expect(viaWasm(bytes)).toEqual(viaReference(bytes));
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 
@@ -154,7 +155,7 @@ describe('WASM codec vs the reference decoder', () => {
         const bytes = serialize(t);
         expect(toHex(codec.canonicalize(bytes, true))).toBe(toHex(bytes));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -236,7 +237,7 @@ describe('WASM codec: batches', () => {
           } else expect(got).toMatchObject({ code: ref.code, offset: ref.offset });
         });
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 });

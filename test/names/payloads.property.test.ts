@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeNamePayload, encodeNamePayload, NameOp, type NamePayload } from '../../src/names/payloads.js';
 import { NameCodecError } from '../../src/names/reader.js';
+import { runs } from '../fuzz-scale.js';
 
 const section = fc.uint8Array({ minLength: 64, maxLength: 64 }).map((h) => Uint8Array.from([64, ...h]));
 const id = fc.array(section, { minLength: 1, maxLength: 3 }).map((s) => Uint8Array.from(s.flatMap((x) => [...x])));
@@ -50,7 +51,7 @@ describe('name payload codec properties', () => {
         expect(back).toEqual(p);
         expect(encodeNamePayload(back)).toEqual(bytes);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
   it('every truncation and a trailing byte are rejected with NameCodecError', () => {
@@ -62,7 +63,7 @@ describe('name payload codec properties', () => {
         }
         expect(() => decodeNamePayload(Uint8Array.from([...bytes, extra]))).toThrow(/trailing/);
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
   it('random bytes give a payload or a NameCodecError, nothing else', () => {
@@ -74,7 +75,7 @@ describe('name payload codec properties', () => {
           expect(err).toBeInstanceOf(NameCodecError);
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
   it('rejects unknown instructions, bad flags and non-canonical amounts with a clear message', () => {
