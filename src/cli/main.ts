@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `dltnode` command. `dltnode start [options]` runs a node; `--help`, `--version` and
- * `--print-config` are answered without opening anything.
+ * The `dltnode` command. `dltnode start [options]` runs a node; `dltnode bench pow` measures PoW
+ * verification; `--help`, `--version` and `--print-config` are answered without opening anything.
  * Exit codes: 0 stopped cleanly; 1 failed (startup or shutdown error); 2 bad command line or
  * configuration; 130 forced by a second signal.
  */
@@ -14,6 +14,7 @@ import { runStart } from './start.js';
 const USAGE_ERROR_CODE = 2;
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'bench') return benchCommand(argv.slice(1));
   const args = parseArgs(argv);
   if (args.version) {
     console.log(versionReport());
@@ -39,6 +40,25 @@ async function main(argv: string[]): Promise<number> {
   const [{ createNode }, { METHODS }] = await Promise.all([import('../node/node.js'), import('../rpc/methods/index.js')]);
   const running = await runStart(resolved.config, { createNode, methods: METHODS });
   return running.stopped;
+}
+
+/** `dltnode bench pow [...]`: the PoW verification benchmark (src/cli/bench-pow.ts). */
+async function benchCommand(argv: string[]): Promise<number> {
+  const { BENCH_POW_HELP, parseBenchPowArgs, runPowBench, formatPowBench } = await import('./bench-pow.js');
+  const [suite, ...rest] = argv;
+  if (suite === undefined || suite === '--help' || suite === '-h') {
+    console.log(BENCH_POW_HELP);
+    return suite === undefined ? USAGE_ERROR_CODE : 0;
+  }
+  if (suite !== 'pow') throw new ConfigError(`Unknown benchmark '${suite}'; dltnode bench pow is the one built in (npm run bench runs the comparisons)`);
+  const opts = parseBenchPowArgs(rest);
+  if (opts.help) {
+    console.log(BENCH_POW_HELP);
+    return 0;
+  }
+  const result = await runPowBench(opts);
+  console.log(opts.json ? JSON.stringify(result) : formatPowBench(result));
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

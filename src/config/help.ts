@@ -50,6 +50,7 @@ export function mainHelp(): string {
     '',
     'Commands:',
     '  start        Start a node (see dltnode start --help)',
+    '  bench pow    Measure PoW verification: verifications/s and latency (see dltnode bench pow --help)',
     '',
     'Options:',
     '  -V, --version  Print the versions of the node, the WASM build, the transport and Node.js',

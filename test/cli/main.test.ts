@@ -31,6 +31,22 @@ describe('dltnode command', () => {
     expect(printed.config['log-level']).toBe('debug');
     expect(printed.sources['log-level']).toBe('env');
   });
+  it('bench pow measures PoW verification through the pool and prints JSON', () => {
+    const r = run(['bench', 'pow', '--threads', '1', '--seconds', '1', '--in-flight', '2', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.params).toEqual({ timeCost: 2, memoryCost: 2048, parallelism: 2, hashLength: 32, saltLength: 234236 });
+    expect(out.threads).toBe(1);
+    expect(out.inFlight).toBe(2);
+    expect(out.verifications).toBeGreaterThan(0);
+    expect(out.perSecond).toBeGreaterThan(0);
+    expect(out.latencyMs.p50).toBeLessThanOrEqual(out.latencyMs.p99);
+    for (const args of [['bench', 'pow', '--threads', '-1'], ['bench', 'pow', '--seconds', '0'], ['bench', 'pow', '--nope'], ['bench', 'sha3']]) {
+      const bad = run(args);
+      expect(bad.status, args.join(' ')).toBe(2);
+      expect(bad.stderr).toMatch(/^dltnode: /);
+    }
+  });
   it('exits 2 with a message on bad usage', () => {
     for (const args of [['start', '--rpc-port', 'x'], ['frobnicate'], ['start', '--nope']]) {
       const r = run(args);
