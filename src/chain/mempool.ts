@@ -77,6 +77,9 @@ export class Mempool {
     let i = 0;
     for (const e of this.entries.values()) {
       if (out.length >= count) break;
+      // A committed block is visible in LMDB a moment before its commit promise resolves and the
+      // producer removes its transactions from the pool: never list what the chain already holds.
+      if (this.chain.hasTransaction(e.k.id)) continue;
       if (i++ >= fromIndex) out.push(e.k);
     }
     return out;
