@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
-import { ConfigError } from '../config/options.js';
+import { ConfigError, integer } from '../config/options.js';
+import { REG_MINING_DIFFICULTY } from '../chain/consensus.js';
 import { POW_PARAMS, type PowClaim } from '../core/pow.js';
 import { SIMD_SUPPORTED, coreFlavour } from '../core/wasm.js';
 import { createPowVerifier, defaultPoolThreads } from '../pool/verifier.js';
@@ -41,12 +42,9 @@ export interface PowBenchResult {
   node: string;
 }
 
-function intOption(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got '${value}'`);
-  return n;
-}
+/** An optional integer flag: absent → fallback, else the option table's integer rule. */
+const intOption = (value: string | undefined, name: string, fallback: number, min: number, max: number): number =>
+  value === undefined ? fallback : integer(min, max)(value, `--${name}`);
 
 export function parseBenchPowArgs(argv: string[]): { threads: number; seconds: number; inFlight: number; json: boolean; help: boolean } {
   let parsed;
@@ -85,7 +83,7 @@ export async function runPowBench(opts: { threads: number; seconds: number; inFl
     blockChecksum: randomBytes(64),
     solverAddress: randomBytes(45),
     nonce: randomBytes(64),
-    difficulty: 0xa2cb1211629f6141n,
+    difficulty: REG_MINING_DIFFICULTY,
   }));
   const verifier = createPowVerifier({ threads: opts.threads, maxQueue: Math.max(opts.inFlight, 1024) });
   const latencies: number[] = [];

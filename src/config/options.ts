@@ -77,7 +77,8 @@ const fail = (where: string, expected: string, raw: unknown): never => {
   throw new ConfigError(`${where}: expected ${expected}, got ${shown}`);
 };
 
-function integer(min: number, max: number) {
+/** Normaliser of an integer option in [min, max] (also used by `dltnode bench pow`). */
+export function integer(min: number, max: number) {
   return (raw: unknown, where: string): number => {
     const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isSafeInteger(n) || n < min || n > max) return fail(where, `an integer ${min}–${max}`, raw);
