@@ -8,7 +8,7 @@
 import { sha3_512sq } from '../core/hash.js';
 import { concatBytes } from '../formats/bytes.js';
 import { decodeAmount, encodeAmount } from '../formats/amount.js';
-import { merkleRoot } from '../names/merkle.js';
+import { merkleRoot } from '../formats/merkle.js';
 import {
   decodeVarBytes,
   decodeVarUint,
@@ -16,10 +16,11 @@ import {
   encodeVarBytes,
   encodeVarUint,
 } from '../formats/varint.js';
+import { SUPERBLOCK_INTERVAL as SUPERBLOCK_INTERVAL_BLOCKS } from '../formats/constants.js';
 import { StoreCorruptionError } from './errors.js';
 
-/** Every 1000th block is a superblock (reference-formats.md §14). */
-export const SUPERBLOCK_INTERVAL = 1000n;
+/** Every 1000th block is a superblock (reference-formats.md §14; the constant lives in formats). */
+export const SUPERBLOCK_INTERVAL = BigInt(SUPERBLOCK_INTERVAL_BLOCKS);
 /** Longest checksum a header field may carry (§10.3 row 3). */
 const MAX_CHECKSUM_LENGTH = 64;
 /** Bound on any other length-prefixed field of a stored block (a signer key, a signature). */
@@ -62,7 +63,7 @@ export interface Block {
   txIds: Uint8Array[];
 }
 
-const isSuperBlock = (num: bigint): boolean => num > 1n && num % SUPERBLOCK_INTERVAL === 0n;
+export const isSuperBlock = (num: bigint): boolean => num > 1n && num % SUPERBLOCK_INTERVAL === 0n;
 
 /** 8-byte little-endian u64 (signer bits, §10.3 row 9). */
 export function u64le(value: bigint): Uint8Array {
@@ -116,39 +117,76 @@ export function blockChecksum(header: Uint8Array): Uint8Array {
   return sha3_512sq(header);
 }
 
-/** Reader over stored block bytes; any inconsistency is a corruption of the store. */
+/** Block bytes that do not decode: the field and the byte offset where the problem is. */
+export class BlockCodecError extends RangeError {
+  override name = 'BlockCodecError';
+  constructor(
+    readonly offset: number,
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`invalid block: ${problem} in ${field} at byte ${offset}`);
+  }
+}
+
+/** Reader over block bytes; every failure names the field and the byte offset. */
 class Reader {
   offset = 0;
-  constructor(private readonly bytes: Uint8Array) {}
+  field = 'header';
+  constructor(private readonly bytes: Uint8Array, private readonly base = 0) {}
+  private guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof BlockCodecError) throw err;
+      throw new BlockCodecError(this.base + this.offset, this.field, (err as Error).message);
+    }
+  }
   uint(): bigint {
-    const d = decodeVarUint(this.bytes, this.offset);
-    this.offset = d.next;
-    return d.value;
+    return this.guard(() => {
+      const d = decodeVarUint(this.bytes, this.offset);
+      this.offset = d.next;
+      return d.value;
+    });
   }
   count(max: number): number {
-    const d = decodeVarUintNumber(this.bytes, this.offset, max);
-    this.offset = d.next;
-    return d.value;
+    return this.guard(() => {
+      const d = decodeVarUintNumber(this.bytes, this.offset, max);
+      this.offset = d.next;
+      return d.value;
+    });
   }
   varBytes(max: number): Uint8Array | null {
-    const d = decodeVarBytes(this.bytes, this.offset, max);
-    this.offset = d.next;
-    return d.value;
+    return this.guard(() => {
+      const d = decodeVarBytes(this.bytes, this.offset, max);
+      this.offset = d.next;
+      return d.value;
+    });
   }
   fixed(n: number): Uint8Array {
-    if (this.offset + n > this.bytes.length) throw new RangeError(`truncated: ${n} bytes expected`);
+    if (this.offset + n > this.bytes.length) throw new BlockCodecError(this.base + this.offset, this.field, `truncated: ${n} bytes expected`);
     const out = this.bytes.subarray(this.offset, this.offset + n);
     this.offset += n;
     return out;
   }
+  amount(): bigint {
+    return this.guard(() => {
+      const d = decodeAmount(this.bytes, this.offset);
+      this.offset = d.next;
+      return d.value;
+    });
+  }
+  fail(problem: string): never {
+    throw new BlockCodecError(this.base + this.offset, this.field, problem);
+  }
 }
 
 /**
- * Decodes block bytes written by `encodeBlock`.
- * @throws StoreCorruptionError naming the problem.
+ * Decodes block bytes received from a peer (or any untrusted source).
+ * @throws BlockCodecError naming the field and the byte offset.
  */
-export function decodeBlock(bytes: Uint8Array): { block: Block; headerLength: number } {
-  try {
+export function decodeBlockWire(bytes: Uint8Array): { block: Block; headerLength: number } {
+  {
     const r = new Reader(bytes);
     const version = Number(r.uint());
     const num = r.uint();
@@ -173,32 +211,50 @@ export function decodeBlock(bytes: Uint8Array): { block: Block; headerLength: nu
       for (let i = 0; i < n; i++) segments.push(r.varBytes(MAX_CHECKSUM_LENGTH) ?? new Uint8Array(0));
       block.superBlock = { lastSuperBlockNum, lastSuperBlockChecksum, segments };
     }
+    r.field = 'walletStateChecksum';
     block.walletStateChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
     if (version >= 11) {
+      r.field = 'regNameStateChecksum';
       block.regNameStateChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
-      const fee = decodeAmount(bytes, r.offset);
-      block.totalFee = fee.value;
-      r.offset = fee.next;
+      r.field = 'totalFee';
+      block.totalFee = r.amount();
     }
     const headerLength = r.offset;
+    r.field = 'signatures';
     const sigCount = r.count(bytes.length);
     for (let i = 0; i < sigCount; i++) {
+      r.field = `signatures[${i}]`;
+      const at = r.offset;
       const entry = r.varBytes(MAX_FIELD_LENGTH * 3);
-      if (!entry) throw new RangeError(`signature ${i} is empty`);
-      const e = new Reader(entry);
+      if (!entry) r.fail('empty signature entry');
+      const e = new Reader(entry!, at + (r.offset - at - entry!.length));
+      e.field = `signatures[${i}]`;
       block.signatures.push({
         signer: e.varBytes(MAX_FIELD_LENGTH) ?? new Uint8Array(0),
         powSolution: e.varBytes(MAX_FIELD_LENGTH),
         signature: e.varBytes(MAX_FIELD_LENGTH),
       });
+      if (e.offset !== entry!.length) e.fail(`${entry!.length - e.offset} trailing bytes`);
     }
     for (let i = 0; i < txCount; i++) {
+      r.field = `txIds[${i}]`;
       const id = r.varBytes(MAX_CHECKSUM_LENGTH + 18);
-      if (!id) throw new RangeError(`txid ${i} is empty`);
-      block.txIds.push(id);
+      if (!id) r.fail('empty txid');
+      block.txIds.push(id!);
     }
-    if (r.offset !== bytes.length) throw new RangeError(`${bytes.length - r.offset} trailing bytes`);
+    r.field = 'end';
+    if (r.offset !== bytes.length) r.fail(`${bytes.length - r.offset} trailing bytes`);
     return { block, headerLength };
+  }
+}
+
+/**
+ * Decodes block bytes from the node's own store.
+ * @throws StoreCorruptionError naming the problem (our own bytes that do not decode are corruption).
+ */
+export function decodeBlock(bytes: Uint8Array): { block: Block; headerLength: number } {
+  try {
+    return decodeBlockWire(bytes);
   } catch (err) {
     throw new StoreCorruptionError(`stored block cannot be decoded: ${(err as Error).message}`);
   }

@@ -1,24 +1,45 @@
 /**
- * The chain: its tip, the wallet state, and the application of a block in ONE LMDB write
- * transaction (transactions, wallet balances, applied index, pending removal, extension hooks,
- * header with checksums, tip metadata). A crash before the commit leaves the previous block as tip
- * and the transactions still pending; after it, the new block and its effects are all there.
+ * The chain: its tip, the committed state, and the one write path for blocks (reshape-for-peers
+ * §4.3). `produceBlock` computes an unsigned block from candidates without writing anything;
+ * `importBlock` checks a block (header rules, signatures in the pool, the state transition in
+ * import mode, the checksums it computed against the header's) and commits it in ONE LMDB write
+ * transaction, then emits `blockImported`. The node's own blocks take the same path as a peer's.
+ * A crash before the commit leaves the previous block as tip; after it, the block and all its
+ * effects are there.
+ *
+ * The chain reads no wall clock (the clock is injected), picks no signer (the proposer comes with
+ * the template or the block) and writes no other module's records (the mempool prunes itself on
+ * `blockImported`).
  */
-import type { Network, Transaction } from '../codec/types.js';
+import type { Network } from '../codec/types.js';
+import type { Clock } from '../clock.js';
 import { sha3_512sq } from '../core/hash.js';
-import { addressFromText } from '../formats/address.js';
-import { concatBytes } from '../formats/bytes.js';
-import type { Logger } from '../node/options.js';
-import { bytesKey, latin1Key, u64Key } from '../state/keys.js';
+import type { Emitter } from '../events.js';
+import { equalBytes, concatBytes } from '../formats/bytes.js';
+import { MAX_BLOCK_FUTURE_DRIFT_SECONDS } from '../formats/constants.js';
+import type { Logger } from '../log/logger.js';
+import { bytesKey, u64Key } from '../state/keys.js';
 import type { Store } from '../state/store.js';
-import { type Block, blockChecksum, decodeBlock, encodeBlock, SUPERBLOCK_INTERVAL, txIdRoot } from './block.js';
-import { FOUNDATION_ADDRESS, FOUNDATION_FEE_PERCENT } from '../formats/constants.js';
-import { BLOCK_VERSION, REG_MINING_DIFFICULTY, REG_SIGNER_BITS } from './consensus.js';
-import { TxRejectedError } from './errors.js';
-import type { BlockWriter, ChainExtensions, TxView } from './extensions.js';
+import {
+  type Block,
+  BlockCodecError,
+  type BlockSignature,
+  blockChecksum,
+  decodeBlock,
+  decodeBlockWire,
+  encodeBlock,
+  encodeBlockHeader,
+  isSuperBlock,
+  SUPERBLOCK_INTERVAL,
+  txIdRoot,
+} from './block.js';
+import { BLOCK_VERSION, MIN_IMPORT_BLOCK_VERSION } from './constants.js';
+import { BlockError, BlockErrorCode, StoreCorruptionError, TxError } from './errors.js';
+import type { ChainExtensions, TxView } from './extensions.js';
+import { applyBlockBody, type TransitionResult } from './state-transition.js';
 import { decodeStoredTx, encodeStoredTx, type KnownTx } from './tx-codec.js';
-import { inputSources, resolveSigner, sumInputs, sumOutputs } from './validate.js';
-import { decodeWalletState, emptyWallet, encodeWalletState, type WalletState } from './wallet-state.js';
+import { resolveSigner } from './validate.js';
+import { decodeWalletState, emptyWallet, type WalletState } from './wallet-state.js';
 
 /** Metadata keys of the `meta` sub-database, defined once. */
 export const META = {
@@ -29,62 +50,114 @@ export const META = {
   wsChecksum: 'walletStateChecksum',
 } as const;
 
-export interface BlockSigner {
-  /** Signer `addressNoChecksum`. */
-  address: Uint8Array;
-  /** RSA PKCS#1 v1.5 SHA-512 signature with the node's key. */
-  sign(data: Uint8Array): Uint8Array;
-}
-
 export interface TipInfo {
   block: Block;
   checksum: Uint8Array;
-  /** Local time (ms) the block was made or loaded. */
+  /** Local time (ms) the block was imported or loaded. */
   receivedAtMs: number;
 }
 
-export interface BlockResult {
+/** Verifies RSA signatures (in the worker pool): true when `signature` is valid for `data` under `publicKey`. */
+export type SignatureVerifier = (items: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[]) => Promise<boolean[]>;
+
+/**
+ * The acceptance rule for a block's signatures, owned by `consensus/` (reshape-for-peers §4.3):
+ * today one valid signature (the proposer's, required consensus 1); the consensus issue plugs the
+ * full rule of reference-network §5.4 in here.
+ */
+export interface BlockAcceptance {
+  /** Valid signatures from distinct signers a block needs to be imported. */
+  requiredSignatures(block: Block): number;
+  /** The RSA key of a signer address that the chain's wallet state may not know (own keys, presences). */
+  signerKey(signer: Uint8Array): Uint8Array | null;
+}
+
+/** Where a block comes from: this node's producer, a peer's gossip, or sync. */
+export type BlockSource = 'local' | 'peer' | 'sync';
+
+/** Events the chain emits (src/node/events.ts gathers every module's). */
+export interface ChainEvents {
+  blockImported: { block: Block; checksum: Uint8Array; txs: readonly KnownTx[]; source: BlockSource };
+  txApplied: { height: bigint; txs: readonly KnownTx[] };
+  blockSignaturesAdded: { num: bigint; added: readonly BlockSignature[] };
+}
+
+/** What the producer asks for (consensus fills it in: time, proposer, header values). */
+export interface BlockTemplate {
+  candidates: readonly KnownTx[];
+  /** Unix seconds, from the injected clock. */
+  timestamp: bigint;
+  /** `addressNoChecksum` of the proposer, who will sign and receives the fees. */
+  proposer: Uint8Array;
+  version?: number;
+  /** Argon2 mining difficulty (header row 8). */
+  difficulty: bigint;
+  /** Signer bits of block 1 and superblocks (row 9). */
+  signerBits: bigint;
+}
+
+/** An unsigned block and what produced it; sign `checksum` and hand both to `importBlock`. */
+export interface ProducedBlock {
   block: Block;
   checksum: Uint8Array;
-  applied: KnownTx[];
-  rejected: { tx: KnownTx; reason: string }[];
+  /** The block's transactions in order (the candidates that applied). */
+  txs: KnownTx[];
+  /** Candidates left out, with the error that refused each. */
+  rejected: { tx: KnownTx; error: TxError }[];
 }
 
-const WS_HASH_BYTES = 64;
-
-function xorInto(acc: Uint8Array, h: Uint8Array): void {
-  for (let i = 0; i < WS_HASH_BYTES; i++) acc[i]! ^= h[i]!;
+export interface ImportResult {
+  block: Block;
+  checksum: Uint8Array;
+  txs: readonly KnownTx[];
 }
 
-/** A wallet touched by the block being applied. */
-interface WalletEntry {
-  address: Uint8Array;
-  state: WalletState;
-  /** Stored bytes before this block; null for a wallet the block creates. */
-  before: Uint8Array | null;
-  /** Number of the last transaction of the block that touched it (undo journal). */
-  stamp: number;
+export interface ChainDeps {
+  store: Store;
+  network: Network;
+  extensions: ChainExtensions;
+  log: Logger;
+  clock: Clock;
+  events: Emitter<ChainEvents>;
+  verifySignatures: SignatureVerifier;
+  /** Transactions whose signature was already verified (the mempool's): not verified again on import. */
+  isVerified?(id: Uint8Array): boolean;
 }
-
-/** Hash of one wallet entry; the wallet-state checksum is the XOR of these over all wallets. */
-const walletEntryHash = (address: Uint8Array, encoded: Uint8Array): Uint8Array =>
-  sha3_512sq(concatBytes(address, encoded));
 
 export class Chain {
+  readonly store: Store;
+  readonly network: Network;
+  readonly extensions: ChainExtensions;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly events: Emitter<ChainEvents>;
+  private readonly verifySignatures: SignatureVerifier;
+  private readonly isVerified: (id: Uint8Array) => boolean;
+  private acceptance: BlockAcceptance = { requiredSignatures: () => 1, signerKey: () => null };
   private tipInfo: TipInfo | null = null;
+  /** Imports and signature additions run one at a time, in call order. */
+  private writing: Promise<unknown> = Promise.resolve();
 
-  constructor(
-    readonly store: Store,
-    readonly network: Network,
-    readonly extensions: ChainExtensions,
-    private readonly log: Logger,
-  ) {
+  constructor(deps: ChainDeps) {
+    this.store = deps.store;
+    this.network = deps.network;
+    this.extensions = deps.extensions;
+    this.log = deps.log;
+    this.clock = deps.clock;
+    this.events = deps.events;
+    this.verifySignatures = deps.verifySignatures;
+    this.isVerified = deps.isVerified ?? (() => false);
     const height = this.store.meta.get(META.tip) as number | undefined;
     if (height !== undefined) {
       const found = this.getBlock(BigInt(height));
-      if (!found) throw new TxRejectedError(`store names tip ${height} but holds no such block`);
+      if (!found) throw new StoreCorruptionError(`store names tip ${height} but holds no such block`);
       this.tipInfo = { block: found.block, checksum: found.checksum, receivedAtMs: Number(found.block.timestamp) * 1000 };
     }
+  }
+
+  /** Consensus installs its acceptance rule (the chain is built before consensus, which reads it). */
+  useAcceptance(rule: BlockAcceptance): void {
+    this.acceptance = rule;
   }
 
   get tip(): TipInfo | null {
@@ -106,6 +179,15 @@ export class Chain {
     if (!bytes) return null;
     const { block, headerLength } = decodeBlock(bytes);
     return { block, checksum: blockChecksum(bytes.subarray(0, headerLength)), bytes };
+  }
+
+  /** The transactions of a stored block, in block order (sync answers, block explorers). */
+  blockTransactions(block: Block): KnownTx[] {
+    return block.txIds.map((id) => {
+      const k = this.getTransaction(id);
+      if (!k) throw new StoreCorruptionError(`block ${block.num} lists a transaction the store does not hold`);
+      return k;
+    });
   }
 
   getTransaction(id: Uint8Array): KnownTx | null {
@@ -130,7 +212,7 @@ export class Chain {
   }
 
   walletStateChecksum(): Uint8Array {
-    return (this.store.meta.get(META.wsChecksum) as Uint8Array | undefined) ?? new Uint8Array(WS_HASH_BYTES);
+    return (this.store.meta.get(META.wsChecksum) as Uint8Array | undefined) ?? new Uint8Array(64);
   }
 
   /** Applied transactions, newest first: `fromIndex` 0 is the most recently applied (txa). */
@@ -145,222 +227,310 @@ export class Chain {
     return out;
   }
 
-  /** A read view on committed state, for mempool admission. */
+  /** A read view on committed state, for mempool admission (the next block's height and time). */
   view(): TxView {
     return {
       network: this.network,
       height: this.height + 1n,
-      timestamp: BigInt(Math.floor(Date.now() / 1000)),
+      timestamp: BigInt(Math.floor(this.clock.now() / 1000)),
       store: this.store,
       balanceOf: (a) => this.wallet(a).balance,
     };
   }
 
   /**
-   * Builds, applies and commits the next block from `candidates` (already signature-checked) in one
-   * write transaction. Candidates that break a state rule are left out and reported in `rejected`;
-   * all candidates leave the pending sub-database (`pendingKeys`).
+   * The next block from `template.candidates` (already signature-checked), unsigned. Candidates
+   * that break a state rule are left out and reported. Writes nothing: the transition runs in a
+   * write transaction whose writes are discarded.
    */
-  async commitBlock(
-    candidates: KnownTx[],
-    pendingKeys: Buffer[],
-    signer: BlockSigner,
-    genesis?: { address: Uint8Array; amount: bigint; tx: KnownTx },
-  ): Promise<BlockResult> {
+  async produceBlock(template: BlockTemplate): Promise<ProducedBlock> {
     const num = this.height + 1n;
-    const timestamp = BigInt(Math.floor(Date.now() / 1000));
-    const result = await this.store.write(() => this.applyInTxn(num, timestamp, candidates, pendingKeys, signer, genesis));
-    this.tipInfo = { block: result.block, checksum: result.checksum, receivedAtMs: Date.now() };
-    return result;
+    const parent = this.tipInfo;
+    const { result, block } = await this.store.dryRun(() => {
+      const result = this.transition(num, template.timestamp, template.proposer, template.candidates, 'produce');
+      return { result, block: this.assemble(num, template, result) };
+    });
+    if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${num} was produced`);
+    const checksum = blockChecksum(encodeBlockHeader(block));
+    return { block, checksum, txs: result.applied, rejected: result.rejected };
   }
 
-  private applyInTxn(
-    num: bigint,
-    timestamp: bigint,
-    candidates: KnownTx[],
-    pendingKeys: Buffer[],
-    signer: BlockSigner,
-    genesis?: { address: Uint8Array; amount: bigint; tx: KnownTx },
-  ): BlockResult {
-    const { store } = this;
-    const wallets = store.db('wallets');
-    const changed = new Map<string, WalletEntry>();
-    // Undo journal of the transaction being applied: the first prior value of each entry it
-    // touches (stamp = that transaction's number), and the entries it created.
-    let stamp = 0;
-    const journal: { e: WalletEntry; balance: bigint; publicKey: Uint8Array | null }[] = [];
-    const created: string[] = [];
-    const entry = (address: Uint8Array): WalletEntry => {
-      const key = latin1Key(address);
-      let e = changed.get(key);
-      if (!e) {
-        const before = wallets.getBinary(bytesKey(address)) ?? null;
-        e = { address, state: before ? decodeWalletState(before) : emptyWallet(), before: before ? Uint8Array.from(before) : null, stamp: -1 };
-        changed.set(key, e);
-        created.push(key);
+  /**
+   * Checks and commits the next block: `block` as wire bytes or decoded, `txs` its transactions in
+   * block order (the caller gathers them: mempool, peer, sync answer).
+   * @throws BlockError with the code of the first rule it breaks; nothing is written then.
+   */
+  importBlock(block: Block | Uint8Array, txs: readonly KnownTx[], opts: { source: BlockSource }): Promise<ImportResult> {
+    const run = this.writing.then(() => this.importNow(block, txs, opts.source));
+    this.writing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async importNow(input: Block | Uint8Array, txs: readonly KnownTx[], source: BlockSource): Promise<ImportResult> {
+    let block: Block;
+    let header: Uint8Array;
+    if (input instanceof Uint8Array) {
+      try {
+        const decoded = decodeBlockWire(input);
+        block = decoded.block;
+        header = input.subarray(0, decoded.headerLength);
+      } catch (err) {
+        const e = err as BlockCodecError;
+        throw new BlockError(BlockErrorCode.Malformed, e.message, { offset: e.offset, field: e.field });
       }
-      return e;
-    };
-    const touch = (address: Uint8Array): WalletEntry => {
-      const e = entry(address);
-      if (e.stamp !== stamp) {
-        e.stamp = stamp;
-        journal.push({ e, balance: e.state.balance, publicKey: e.state.publicKey });
+    } else {
+      block = input;
+      header = encodeBlockHeader(block);
+    }
+    this.checkHeader(block, txs);
+    const checksum = blockChecksum(header);
+    await this.checkSignatures(block, checksum);
+    await this.checkTransactionSignatures(txs);
+    const parent = this.tipInfo;
+    await this.store.write(() => {
+      if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${block.num} was checked`);
+      const proposer = block.signatures[0]?.signer ?? new Uint8Array(0);
+      const result = this.transition(block.num, block.timestamp, proposer, txs, 'import');
+      this.compareComputed(block, result);
+      this.commit(block, txs, result);
+    });
+    this.tipInfo = { block, checksum, receivedAtMs: this.clock.now() };
+    this.events.emit('blockImported', { block, checksum, txs, source });
+    if (txs.length > 0) this.events.emit('txApplied', { height: block.num, txs });
+    return { block, checksum, txs };
+  }
+
+  /**
+   * Adds signatures to a stored block (row 12, not covered by the block checksum): each is
+   * verified over `sha3_512sq(checksum)`; one per signer address (a later one for the same signer
+   * is ignored here; the consensus issue decides replacement by a better solution).
+   * @returns the signatures that were new.
+   */
+  addBlockSignatures(num: bigint, sigs: readonly BlockSignature[]): Promise<BlockSignature[]> {
+    const run = this.writing.then(async () => {
+      const found = this.getBlock(num);
+      if (!found) throw new BlockError(BlockErrorCode.NotFound, `block ${num} is not in this chain`);
+      const fresh = sigs.filter((s) => !found.block.signatures.some((t) => equalBytes(t.signer, s.signer)));
+      if (fresh.length === 0) return [];
+      const ok = await this.verifyBlockSignatures(fresh, found.checksum);
+      const bad = fresh.findIndex((_, i) => !ok[i]);
+      if (bad >= 0) throw new BlockError(BlockErrorCode.BadSignature, `signature ${bad} for block ${num} does not verify`, { num });
+      const block: Block = { ...found.block, signatures: [...found.block.signatures, ...fresh] };
+      await this.store.write(() => this.store.db('blocks').put(u64Key(num), Buffer.from(encodeBlock(block).bytes)));
+      if (this.tipInfo?.block.num === num) this.tipInfo = { ...this.tipInfo, block };
+      this.events.emit('blockSignaturesAdded', { num, added: fresh });
+      return fresh;
+    });
+    this.writing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Header rules that need no signature check and no state transition (reference-network §5.3). */
+  private checkHeader(block: Block, txs: readonly KnownTx[]): void {
+    const expected = this.height + 1n;
+    if (block.num > expected) throw new BlockError(BlockErrorCode.ParentUnknown, `block ${block.num} is ahead of the tip ${this.height}`, { num: block.num, tip: this.height });
+    if (block.num < expected) throw new BlockError(BlockErrorCode.AlreadyKnown, `block ${block.num} is at or below the tip ${this.height}`, { num: block.num, tip: this.height });
+    const parent = this.tipInfo;
+    const parentChecksum = parent?.checksum ?? null;
+    if (!sameBytes(block.lastBlockChecksum, parentChecksum)) {
+      throw new BlockError(BlockErrorCode.ParentMismatch, `block ${block.num} does not follow this chain's block ${this.height}`, { num: block.num });
+    }
+    const tipVersion = parent?.block.version ?? MIN_IMPORT_BLOCK_VERSION;
+    if (block.version < Math.max(MIN_IMPORT_BLOCK_VERSION, tipVersion) || block.version > BLOCK_VERSION) {
+      throw new BlockError(BlockErrorCode.BadVersion, `block version ${block.version} is not accepted after version ${tipVersion} (this node supports up to ${BLOCK_VERSION})`);
+    }
+    const nowS = BigInt(Math.floor(this.clock.now() / 1000));
+    if (block.timestamp > nowS + BigInt(MAX_BLOCK_FUTURE_DRIFT_SECONDS)) {
+      throw new BlockError(BlockErrorCode.BadTimestamp, `block ${block.num} is dated ${block.timestamp - nowS} s in the future (at most ${MAX_BLOCK_FUTURE_DRIFT_SECONDS} s)`);
+    }
+    if (parent && block.timestamp < parent.block.timestamp) {
+      throw new BlockError(BlockErrorCode.BadTimestamp, `block ${block.num} is dated before its parent`);
+    }
+    if (txs.length !== block.txIds.length || txs.some((k, i) => !equalBytes(k.id, block.txIds[i]!))) {
+      throw new BlockError(BlockErrorCode.TxMismatch, `the ${txs.length} transactions given are not the ${block.txIds.length} the block lists`);
+    }
+    if (!sameBytes(block.pitRoot, txIdRoot(block.txIds))) throw new BlockError(BlockErrorCode.TxMismatch, `block ${block.num}'s transaction root does not match its txids`);
+    if (!sameBytes(block.signatureFreezeChecksum, this.signatureFreezeChecksum(block.num))) {
+      throw new BlockError(BlockErrorCode.SignatureFreezeMismatch, `block ${block.num}'s signature-freeze checksum is not that of block ${block.num - 5n}'s signatures`);
+    }
+    if (isSuperBlock(block.num)) {
+      const sb = this.superBlockData(block.num);
+      const got = block.superBlock;
+      if (
+        !got ||
+        got.lastSuperBlockNum !== sb.lastSuperBlockNum ||
+        !sameBytes(got.lastSuperBlockChecksum, sb.lastSuperBlockChecksum) ||
+        got.segments.length !== sb.segments.length ||
+        got.segments.some((s, i) => !equalBytes(s, sb.segments[i]!))
+      ) {
+        throw new BlockError(BlockErrorCode.BadHeader, `superblock ${block.num} does not point at this chain's blocks since the last superblock`);
       }
-      return e;
+    }
+  }
+
+  /** Distinct valid signers ≥ the acceptance rule's requirement; any invalid signature fails the block. */
+  private async checkSignatures(block: Block, checksum: Uint8Array): Promise<void> {
+    const signers = new Set<string>();
+    for (const s of block.signatures) {
+      const key = Buffer.from(s.signer).toString('latin1');
+      if (signers.has(key)) throw new BlockError(BlockErrorCode.BadSignature, `block ${block.num} carries two signatures of one signer`);
+      signers.add(key);
+    }
+    const ok = await this.verifyBlockSignatures(block.signatures, checksum);
+    const bad = ok.findIndex((v) => !v);
+    if (bad >= 0) throw new BlockError(BlockErrorCode.BadSignature, `signature ${bad} of block ${block.num} does not verify`, { num: block.num, index: bad });
+    const required = this.acceptance.requiredSignatures(block);
+    if (block.signatures.length < required) {
+      throw new BlockError(BlockErrorCode.InsufficientSignatures, `block ${block.num} has ${block.signatures.length} valid signatures, ${required} required`, { required });
+    }
+  }
+
+  /** Each signature over `sha3_512sq(checksum)` (reference-network §5.2) with its signer's key. */
+  private async verifyBlockSignatures(sigs: readonly BlockSignature[], checksum: Uint8Array): Promise<boolean[]> {
+    const data = sha3_512sq(checksum);
+    const items: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[] = [];
+    const at: number[] = [];
+    const out = sigs.map((s, i) => {
+      const publicKey = this.signerKeyOf(s.signer);
+      if (!publicKey || !s.signature) return false;
+      items.push({ publicKey, data, signature: s.signature });
+      at.push(i);
+      return true;
+    });
+    if (items.length > 0) {
+      const ok = await this.verifySignatures(items);
+      ok.forEach((v, j) => (out[at[j]!] = v));
+    }
+    return out;
+  }
+
+  /** A signer is a full public key, or an address whose key the acceptance rule or the wallet state knows. */
+  private signerKeyOf(signer: Uint8Array): Uint8Array | null {
+    if (signer.length > 45) return signer;
+    return this.acceptance.signerKey(signer) ?? this.wallet(signer).publicKey;
+  }
+
+  /**
+   * Signatures of the block's transactions that no one verified yet (not from our mempool); keys
+   * resolve against the committed state and the keys earlier transactions of the block introduce.
+   */
+  private async checkTransactionSignatures(txs: readonly KnownTx[]): Promise<void> {
+    const introduced = new Map<string, Uint8Array>();
+    const walletOf = (a: Uint8Array): WalletState => {
+      const w = this.wallet(a);
+      return w.publicKey ? w : { ...w, publicKey: introduced.get(Buffer.from(a).toString('latin1')) ?? null };
     };
-    let supply = this.supply();
-    let totalFee = 0n;
-    const writer: BlockWriter = {
+    const items: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[] = [];
+    const which: KnownTx[] = [];
+    for (const k of txs) {
+      if (!k.tx.signature) continue; // genesis; unsigned transactions fail in the transition
+      let signer;
+      try {
+        signer = resolveSigner(k.tx, walletOf);
+      } catch (err) {
+        const e = err as TxError;
+        throw new BlockError(BlockErrorCode.InvalidTransaction, `transaction ${k.textId} fails: ${e.message}`, { txid: k.textId, code: e.code });
+      }
+      introduced.set(Buffer.from(signer.primary).toString('latin1'), signer.publicKey);
+      if (this.isVerified(k.id)) continue;
+      items.push({ publicKey: signer.publicKey, data: k.checksum, signature: k.tx.signature });
+      which.push(k);
+    }
+    if (items.length === 0) return;
+    const ok = await this.verifySignatures(items);
+    const bad = ok.findIndex((v) => !v);
+    if (bad >= 0) {
+      throw new BlockError(BlockErrorCode.InvalidTransaction, `transaction ${which[bad]!.textId} fails: signature does not verify`, { txid: which[bad]!.textId, code: 'TX_BAD_SIGNATURE' });
+    }
+  }
+
+  private transition(num: bigint, timestamp: bigint, proposer: Uint8Array, txs: readonly KnownTx[], mode: 'produce' | 'import'): TransitionResult {
+    return applyBlockBody({
+      store: this.store,
       network: this.network,
+      extensions: this.extensions,
+      mode,
       height: num,
       timestamp,
-      store,
-      signer: signer.address,
-      addFee: (amount) => {
-        if (amount < 0n) throw new RangeError(`a block fee addition must not be negative, got ${amount}`);
-        totalFee += amount;
-      },
-      balanceOf: (a) => entry(a).state.balance,
-      credit: (a, amount) => {
-        touch(a).state.balance += amount;
-      },
-      debit: (a, amount) => {
-        const e = touch(a);
-        if (e.state.balance < amount) throw new TxRejectedError('Balance is too low');
-        e.state.balance -= amount;
-      },
-    };
+      proposer,
+      txs,
+      hasTransaction: (id) => this.hasTransaction(id),
+      walletStateChecksum: this.walletStateChecksum(),
+      walletCount: this.walletCount(),
+      supply: this.supply(),
+    });
+  }
 
-    const applied: KnownTx[] = [];
-    const rejected: { tx: KnownTx; reason: string }[] = [];
-    if (genesis) {
-      writer.credit(genesis.address, genesis.amount);
-      supply += genesis.amount;
-      applied.push(genesis.tx);
+  /** The header's computed rows must equal what the transition computed (import mode). */
+  private compareComputed(block: Block, r: TransitionResult): void {
+    if (!sameBytes(block.walletStateChecksum, r.walletStateChecksum)) {
+      throw new BlockError(BlockErrorCode.WalletStateMismatch, `block ${block.num}'s wallet-state checksum differs from the state its transactions give`);
     }
-    // Ids of this block's transactions (stored after the loop, so `hasTransaction` cannot see them).
-    const inBlock = new Set<string>();
-    for (const k of candidates) {
-      stamp++;
-      journal.length = 0;
-      created.length = 0;
-      try {
-        const id = latin1Key(k.id);
-        if (inBlock.has(id) || this.hasTransaction(k.id)) throw new TxRejectedError('transaction is already applied');
-        this.applyTransaction(k.tx, writer, touch);
-        totalFee += sumInputs(k.tx) - sumOutputs(k.tx);
-        inBlock.add(id);
-        applied.push(k);
-      } catch (err) {
-        // A rejected transaction leaves no trace: restore what it touched, forget what it created.
-        for (let j = journal.length - 1; j >= 0; j--) {
-          const { e, balance, publicKey } = journal[j]!;
-          e.state.balance = balance;
-          e.state.publicKey = publicKey;
-        }
-        for (const key of created) changed.delete(key);
-        rejected.push({ tx: k, reason: (err as Error).message });
-      }
+    if (block.version >= 11 && !sameBytes(block.regNameStateChecksum, r.nameStateChecksum)) {
+      throw new BlockError(BlockErrorCode.NameStateMismatch, `block ${block.num}'s name-state checksum differs from the state its transactions give`);
     }
-    // Extensions first: what they add to the fees (name rewards, §5.5) is shared out with them.
-    this.extensions.onBlock(writer);
-    if (totalFee > 0n) {
-      const foundationShare = (totalFee * BigInt(FOUNDATION_FEE_PERCENT)) / 100n;
-      writer.credit(addressFromText(FOUNDATION_ADDRESS), foundationShare);
-      writer.credit(signer.address, totalFee - foundationShare);
+    if (block.version >= 11 && block.totalFee !== r.totalFee) {
+      throw new BlockError(BlockErrorCode.TotalFeeMismatch, `block ${block.num}'s totalFee ${block.totalFee} differs from its transactions' fees ${r.totalFee}`);
     }
+  }
 
-    // Wallet state: write changed wallets, keep the XOR checksum and the wallet count current.
-    const ws = Uint8Array.from(this.walletStateChecksum());
-    let walletCount = this.walletCount();
-    for (const e of changed.values()) {
-      const encoded = encodeWalletState(e.state);
-      if (e.before) xorInto(ws, walletEntryHash(e.address, e.before));
-      else walletCount++;
-      xorInto(ws, walletEntryHash(e.address, encoded));
-      wallets.put(bytesKey(e.address), Buffer.from(encoded));
-    }
-
-    // Transactions: records with their applied height, the applied-order index, pending removal.
+  /** Writes the block, its transactions and the running totals (inside the import's transaction). */
+  private commit(block: Block, txs: readonly KnownTx[], r: TransitionResult): void {
+    const { store } = this;
     let seq = this.appliedCount();
-    const txs = store.db('transactions');
+    const txDb = store.db('transactions');
     const appliedIdx = store.db('applied');
-    for (const k of applied) {
-      k.tx.applied = num;
-      txs.put(bytesKey(k.id), encodeStoredTx(k));
+    for (const k of txs) {
+      k.tx.applied = block.num;
+      txDb.put(bytesKey(k.id), encodeStoredTx(k));
       appliedIdx.put(u64Key(++seq), Buffer.from(k.id));
     }
-    const pending = store.db('pending');
-    for (const key of pendingKeys) pending.remove(key);
-
-    const block = this.buildBlock(num, timestamp, applied, totalFee, ws, writer);
-    const header = encodeBlock({ ...block, signatures: [] });
-    const checksum = blockChecksum(header.bytes.subarray(0, header.headerLength));
-    block.signatures = [
-      { signer: signer.address, powSolution: null, signature: signer.sign(sha3_512sq(checksum)) },
-    ];
-    store.db('blocks').put(u64Key(num), Buffer.from(encodeBlock(block).bytes));
-    store.meta.put(META.tip, Number(num));
+    store.db('blocks').put(u64Key(block.num), Buffer.from(encodeBlock(block).bytes));
+    store.meta.put(META.tip, Number(block.num));
     store.meta.put(META.appliedSeq, seq);
-    store.meta.put(META.walletCount, walletCount);
-    store.meta.put(META.supply, supply.toString());
-    store.meta.put(META.wsChecksum, ws);
-    return { block, checksum, applied, rejected };
+    store.meta.put(META.walletCount, r.walletCount);
+    store.meta.put(META.supply, r.supply.toString());
+    store.meta.put(META.wsChecksum, r.walletStateChecksum);
   }
 
-  /** Moves the coins of one transaction and runs its type hook (§8.8, §8.11). */
-  private applyTransaction(
-    tx: Transaction,
-    writer: BlockWriter,
-    touch: (a: Uint8Array) => WalletEntry,
-  ): void {
-    const signer = resolveSigner(tx, (a) => touch(a).state);
-    const hook = this.extensions.txType(tx.type);
-    hook?.validate(tx, writer);
-    for (const s of inputSources(tx, signer.primary)) writer.debit(s.address, s.amount);
-    for (const o of tx.outputs) writer.credit(o.address, o.amount);
-    const primary = touch(signer.primary).state;
-    if (!primary.publicKey) primary.publicKey = signer.publicKey;
-    hook?.apply(tx, writer);
-  }
-
-  private buildBlock(
-    num: bigint,
-    timestamp: bigint,
-    applied: KnownTx[],
-    totalFee: bigint,
-    ws: Uint8Array,
-    view: TxView,
-  ): Block {
-    const prev = this.tipInfo;
-    const frozen = num > 5n ? this.getBlock(num - 5n) : null;
-    const txIds = applied.map((k) => k.id);
+  /** The unsigned block of a produce-mode transition. */
+  private assemble(num: bigint, t: BlockTemplate, r: TransitionResult): Block {
+    const txIds = r.applied.map((k) => k.id);
     const block: Block = {
-      version: BLOCK_VERSION,
+      version: t.version ?? BLOCK_VERSION,
       num,
-      lastBlockChecksum: prev?.checksum ?? null,
-      // Signatures of block − 5 (§10.3 row 4).
-      signatureFreezeChecksum: frozen
-        ? sha3_512sq(concatBytes(...frozen.block.signatures.map((s) => concatBytes(s.signer, s.signature ?? new Uint8Array(0)))))
-        : null,
+      lastBlockChecksum: this.tipInfo?.checksum ?? null,
+      signatureFreezeChecksum: this.signatureFreezeChecksum(num),
       pitRoot: txIdRoot(txIds),
-      timestamp,
-      difficulty: REG_MINING_DIFFICULTY,
-      walletStateChecksum: ws,
-      regNameStateChecksum: this.extensions.stateChecksum(view),
-      totalFee,
+      timestamp: t.timestamp,
+      difficulty: t.difficulty,
+      walletStateChecksum: r.walletStateChecksum,
+      regNameStateChecksum: r.nameStateChecksum,
+      totalFee: r.totalFee,
       signatures: [],
       txIds,
     };
-    if (num === 1n || num % SUPERBLOCK_INTERVAL === 0n) block.signerBits = REG_SIGNER_BITS;
-    if (num > 1n && num % SUPERBLOCK_INTERVAL === 0n) {
-      const last = num - SUPERBLOCK_INTERVAL;
-      const segments: Uint8Array[] = [];
-      for (let n = last + 1n; n < num; n++) segments.push(this.getBlock(n)?.checksum ?? new Uint8Array(0));
-      block.superBlock = { lastSuperBlockNum: last, lastSuperBlockChecksum: this.getBlock(last)?.checksum ?? null, segments };
-    }
+    if (num === 1n || isSuperBlock(num)) block.signerBits = t.signerBits;
+    if (isSuperBlock(num)) block.superBlock = this.superBlockData(num);
     return block;
+  }
+
+  /** Header row 4: `sha3_512sq` over the signatures of block num − 5 (reference-formats §10.3). */
+  private signatureFreezeChecksum(num: bigint): Uint8Array | null {
+    const frozen = num > 5n ? this.getBlock(num - 5n) : null;
+    return frozen
+      ? sha3_512sq(concatBytes(...frozen.block.signatures.map((s) => concatBytes(s.signer, s.signature ?? new Uint8Array(0)))))
+      : null;
+  }
+
+  /** Rows of a superblock: the previous superblock and the checksums of the blocks since. */
+  private superBlockData(num: bigint): NonNullable<Block['superBlock']> {
+    const last = num - SUPERBLOCK_INTERVAL;
+    const segments: Uint8Array[] = [];
+    for (let n = last + 1n; n < num; n++) segments.push(this.getBlock(n)?.checksum ?? new Uint8Array(0));
+    return { lastSuperBlockNum: last, lastSuperBlockChecksum: this.getBlock(last)?.checksum ?? null, segments };
   }
 }
 
+const sameBytes = (a: Uint8Array | null | undefined, b: Uint8Array | null | undefined): boolean =>
+  a == null || a.length === 0 ? b == null || b.length === 0 : b != null && equalBytes(a, b);

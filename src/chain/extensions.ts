@@ -13,12 +13,12 @@
  * - sub-databases: `subDatabases` are opened in the node's one LMDB environment before the chain
  *   starts; reach them with `view.store.declare(spec)`.
  *
- * An area registers a factory once at module load (`registerChainExtension`); `createNode`
- * instantiates every registered factory with the node's store, network and logger. Importing the
- * area's module before the node starts (the RPC method table imports every area) is enough.
+ * Extensions are built explicitly by `createNode` (the name system: `createNameSystem`) and handed
+ * to the chain as a list: no registry, no import side effects (reshape-for-peers §3 P2). State that
+ * belongs to one block's application lives in the block's write context (`BlockWriter.local`), so a
+ * block retried at the same height, or a second candidate for a height, starts from a clean state.
  */
 import type { Network, Transaction } from '../codec/types.js';
-import type { Logger, NodeOptions } from '../node/options.js';
 import type { SubDbSpec } from '../state/schema.js';
 import type { Store } from '../state/store.js';
 
@@ -36,20 +36,25 @@ export interface TxView {
 
 /** Write access while applying a block (inside its one LMDB write transaction). */
 export interface BlockWriter extends TxView {
-  /** `addressNoChecksum` of the block's signer: the node's primary address, which signs its blocks. */
+  /** `addressNoChecksum` of the block's proposer (its first signer), who receives the fees. */
   readonly signer: Uint8Array;
+  /**
+   * Per-block state of an extension, created by `init` on first use within this block's
+   * application and dropped with it (an aborted or retried block starts again from `init`).
+   */
+  local<T>(key: string, init: () => T): T;
   /**
    * Adds to the block's `totalFee` (header row, reference-formats §10.3), shared out with the
    * transaction fees after `onBlock` (the name reward payout, reference-names §5.5).
    */
   addFee(amount: bigint): void;
   credit(address: Uint8Array, amount: bigint): void;
-  /** @throws TxRejectedError when the balance does not cover `amount`. */
+  /** @throws TxError TX_BALANCE_TOO_LOW when the balance does not cover `amount`. */
   debit(address: Uint8Array, amount: bigint): void;
 }
 
 export interface TxTypeHook {
-  /** Throws (preferably `TxRejectedError`) with a message naming the broken rule. */
+  /** Throws a `TxError` (TX_TYPE_RULE) with a message naming the broken rule. */
   validate(tx: Transaction, view: TxView): void;
   /** Applies the type-specific effects; the chain has already moved the coins of inputs/outputs. */
   apply(tx: Transaction, block: BlockWriter): void;
@@ -60,29 +65,16 @@ export interface ChainExtension {
   subDatabases?: SubDbSpec[];
   txTypes?: Record<number, TxTypeHook>;
   onBlock?(block: BlockWriter): void;
-  /** Contributes the regNameStateChecksum of the block header; null when there is no state. */
-  stateChecksum?(view: TxView): Uint8Array | null;
+  /**
+   * Contributes the regNameStateChecksum of the block header; null when there is no state.
+   * Called with the block's writer after `onBlock`, or with a read view (status).
+   */
+  stateChecksum?(view: TxView | BlockWriter): Uint8Array | null;
   /** Counters for `status` (e.g. `Names`, `Names Reward Pool`), read at request time. */
   statusFields?(view: TxView): Record<string, unknown>;
 }
 
-export interface ExtensionEnv {
-  store: Store;
-  network: Network;
-  options: NodeOptions;
-  log: Logger;
-}
-
-export type ChainExtensionFactory = (env: ExtensionEnv) => ChainExtension;
-
-const factories: ChainExtensionFactory[] = [];
-
-/** Registers an extension factory; call once at module load. */
-export function registerChainExtension(factory: ChainExtensionFactory): void {
-  if (!factories.includes(factory)) factories.push(factory);
-}
-
-/** The extensions of one node, instantiated from the registered factories. */
+/** The extensions of one node, in the order `createNode` lists them. */
 export class ChainExtensions {
   readonly list: readonly ChainExtension[];
   private readonly txTypes = new Map<number, TxTypeHook>();
@@ -98,10 +90,10 @@ export class ChainExtensions {
     }
   }
 
-  static instantiate(env: ExtensionEnv): ChainExtensions {
-    const list = factories.map((f) => f(env));
-    for (const ext of list) for (const spec of ext.subDatabases ?? []) env.store.declare(spec);
-    return new ChainExtensions(list);
+  /** Opens every extension's sub-databases in the node's store (before the chain starts). */
+  declareIn(store: Store): this {
+    for (const ext of this.list) for (const spec of ext.subDatabases ?? []) store.declare(spec);
+    return this;
   }
 
   txType(type: number): TxTypeHook | undefined {
@@ -113,7 +105,7 @@ export class ChainExtensions {
   }
 
   /** The first non-null contributor's checksum, or an empty array (no name state). */
-  stateChecksum(view: TxView): Uint8Array {
+  stateChecksum(view: TxView | BlockWriter): Uint8Array {
     for (const ext of this.list) {
       const c = ext.stateChecksum?.(view);
       if (c) return c;

@@ -14,14 +14,17 @@ import {
 import { equalBytes } from '../formats/bytes.js';
 import { MAX_TRANSACTION_SIZE, REDACTED_WINDOW, TransactionType } from '../formats/constants.js';
 import { transactionAmountProblem } from '../formats/fees.js';
-import { MAX_BLOCKHEIGHT_AHEAD, TX_VERSION } from './consensus.js';
-import { TxRejectedError } from './errors.js';
+import { MAX_BLOCKHEIGHT_AHEAD, TX_VERSION } from './constants.js';
+import { invalidTx, TxError, TxErrorCode } from './errors.js';
 import type { ChainExtensions } from './extensions.js';
 import type { KnownTx } from './tx-codec.js';
 import type { WalletState } from './wallet-state.js';
 
 const reject = (msg: string): never => {
-  throw new TxRejectedError(msg);
+  throw invalidTx(msg);
+};
+const unknownSigner = (msg: string): never => {
+  throw new TxError(TxErrorCode.UnknownSigner, msg);
 };
 
 export const sumInputs = (tx: Transaction): bigint => tx.inputs.reduce((s, i) => s + i.amount, 0n);
@@ -29,7 +32,7 @@ export const sumOutputs = (tx: Transaction): bigint => tx.outputs.reduce((s, o) 
 
 /**
  * Rules that need no chain state beyond the tip height.
- * @throws TxRejectedError naming the broken rule.
+ * @throws TxError (TX_INVALID) naming the broken rule.
  */
 export function checkTransaction(k: KnownTx, tipHeight: bigint, extensions: ChainExtensions): void {
   const { tx } = k;
@@ -94,7 +97,7 @@ export function resolveSigner(tx: Transaction, walletOf: (address: Uint8Array) =
   const pk = tx.pubKey ?? reject('transaction carries no public key');
   if (isValidAddressBytes(pk) && (pk.length === 33 || pk.length === 45)) {
     const stored = walletOf(pk).publicKey;
-    if (!stored) reject(`the wallet state holds no public key for ${addressToText(pk)}; send the full public key`);
+    if (!stored) unknownSigner(`the wallet state holds no public key for ${addressToText(pk)}; send the full public key`);
     return { primary: pk, publicKey: stored! };
   }
   let primary: Uint8Array;

@@ -10,7 +10,7 @@ import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
 import { ConfigError, integer } from '../config/options.js';
-import { REG_MINING_DIFFICULTY } from '../chain/consensus.js';
+import { REG_MINING_DIFFICULTY } from '../chain/constants.js';
 import { POW_PARAMS, type PowClaim } from '../core/pow.js';
 import { SIMD_SUPPORTED, coreFlavour } from '../core/wasm.js';
 import { createPowVerifier, defaultPoolThreads } from '../pool/verifier.js';

@@ -6,7 +6,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import { toNodeOptions } from '../config/load.js';
-import { PACKAGE_VERSION } from '../config/package-info.js';
+import { PACKAGE_VERSION } from '../version.js';
 import type { DltnodeConfig } from '../config/options.js';
 import { coreFlavour } from '../core/wasm.js';
 import { createLogger, type NodeLogger } from '../log/logger.js';
@@ -15,13 +15,17 @@ import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { validateParams } from '../rpc/dispatch.js';
 import { createRpcServer, type RpcServer } from '../rpc/server.js';
 import { RpcCode, RpcError, type MethodDef } from '../rpc/types.js';
-import type { Logger, NodeOptions } from '../node/options.js';
+import type { Logger } from '../log/logger.js';
+import type { NodeOptions } from '../node/options.js';
 
 /** What `start` needs of the node core (src/node/node.ts). */
 export interface StartableNode<Ctx> {
-  context: Ctx;
+  /** What the RPC handlers receive (the node's modules). */
+  modules: Ctx;
   ready: boolean;
   close(): Promise<void>;
+  /** Height, pending pool and DLT status for the status line, read from the modules (src/node). */
+  summary?(): { height: number; pending: number; dltStatus: string };
 }
 
 export interface StartDeps<Ctx> {
@@ -71,7 +75,7 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     methods: deps.methods,
     context: () => {
       if (!node) throw new RpcError(RpcCode.ServerBusy, 'The node is starting; retry when GET /ready answers 200');
-      return node.context;
+      return node.modules;
     },
     log: log.child({ module: 'rpc' }),
     host: config.rpcHost,
@@ -152,7 +156,7 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     if (config.metricsPort !== undefined) metricsServer = await startMetricsServer(metrics, '127.0.0.1', config.metricsPort);
     state = 'running';
     log.info({ url, transport: server.transportName, metrics: metricsServer?.url ?? (config.metrics ? `${url}/metrics` : undefined) }, `RPC listening on ${url}`);
-    if (config.statusInterval > 0) statusTimer = startStatusLine(config.statusInterval, server, deps.methods, () => node?.context, metrics, log);
+    if (config.statusInterval > 0) statusTimer = startStatusLine(config.statusInterval, server, deps.methods, () => node, metrics, log);
     if (pendingSignal) void shutdown(pendingSignal);
     return { stopped, url, shutdown };
   } catch (e) {
@@ -166,14 +170,15 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
 }
 
 /**
- * One info line every `seconds` (practice P50): block height and pending pool from the `status`
- * operation (verbose), RPC requests per second from the dispatcher.
+ * One info line every `seconds` (practice P50): block height, pending pool and DLT status read from
+ * the node's modules (`summary`; a node without one is asked through its `status` operation), RPC
+ * requests per second from the dispatcher.
  */
 function startStatusLine<Ctx>(
   seconds: number,
   server: RpcServer<Ctx>,
   methods: readonly MethodDef<Ctx>[],
-  context: () => Ctx | undefined,
+  running: () => StartableNode<Ctx> | undefined,
   metrics: ReturnType<typeof createMetrics>,
   log: Logger,
 ): NodeJS.Timeout {
@@ -187,17 +192,16 @@ function startStatusLine<Ctx>(
     lastCalls = calls;
     lastAt = now;
     const line: Record<string, unknown> = { rpcPerSecond, rpcInFlight: server.transport.inFlight };
-    const ctx = context();
-    if (status && ctx !== undefined) {
-      try {
-        const s = (await status.handler(validateParams(status, { verbose: true }), ctx)) as Record<string, unknown>;
-        line.height = s['Block Height'];
-        line.pending = s['Unapplied TX Count'];
-        line.dltStatus = s['DLT Status'];
-        metrics.setChain(Number(line.height ?? 0), Number(line.pending ?? 0));
-      } catch (e) {
-        line.statusError = (e as Error).message;
+    const node = running();
+    try {
+      if (node?.summary) Object.assign(line, node.summary());
+      else if (status && node) {
+        const s = (await status.handler(validateParams(status, { verbose: true }), node.modules)) as Record<string, unknown>;
+        Object.assign(line, { height: s['Block Height'], pending: s['Unapplied TX Count'], dltStatus: s['DLT Status'] });
       }
+      if (node) metrics.setChain(Number(line.height ?? 0), Number(line.pending ?? 0));
+    } catch (e) {
+      line.statusError = (e as Error).message;
     }
     log.info(line, 'status');
   }, seconds * 1000);

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_NAME, PACKAGE_VERSION } from '../config/package-info.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { SIMD_SUPPORTED, WASM_BUILD_DIR, coreFlavour } from '../core/wasm.js';
 import { loadUws } from '../rpc/transport-uws.js';
 

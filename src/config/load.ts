@@ -183,13 +183,14 @@ export function toNodeOptions(config: DltnodeConfig): NodeOptions {
   const options: NodeOptions = {
     network: config.network,
     dataDir: config.dataDir,
-    blockIntervalSeconds: config.blockInterval,
-    poolThreads: config.poolThreads,
-    genesisBalance: config.genesisBalance,
+    chain: { genesisBalance: config.genesisBalance },
+    consensus: { blockIntervalSeconds: config.blockInterval },
+    pool: { threads: config.poolThreads },
+    names: {},
   };
   if (config.walletPassword !== undefined) options.walletPassword = config.walletPassword;
-  if (config.nameMonthBlocks !== undefined) options.nameMonthBlocks = config.nameMonthBlocks;
-  if (config.nameGraceBlocks !== undefined) options.nameGraceBlocks = config.nameGraceBlocks;
+  if (config.nameMonthBlocks !== undefined) options.names.monthBlocks = config.nameMonthBlocks;
+  if (config.nameGraceBlocks !== undefined) options.names.graceBlocks = config.nameGraceBlocks;
   return options;
 }
 

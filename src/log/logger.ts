@@ -6,7 +6,15 @@
  * periodic status line; debug = per-request detail (never raw request bytes above debug).
  */
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
-import type { Logger } from '../node/options.js';
+
+/** Minimal logger shape (pino-compatible) injected into the node's modules. */
+export interface Logger {
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+  debug(obj: object | string, msg?: string): void;
+  child(bindings: Record<string, unknown>): Logger;
+}
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -2,7 +2,7 @@
  * Per-block rules of the name system: expiry and removal (reference-names.md §5.3), the reward
  * pool payout (§5.5) and the name-state checksum of the block header (§5.6).
  */
-import { merkleRoot } from './merkle.js';
+import { merkleRoot } from '../formats/merkle.js';
 import { nameRecordChecksum } from './name-record.js';
 import { SUPERBLOCK_INTERVAL, type NameParams } from './params.js';
 import type { NameState } from './state.js';

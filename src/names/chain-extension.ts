@@ -1,18 +1,23 @@
 /**
  * The name system on chain: the type-4 hooks (validate on admission and in blocks, apply in
  * blocks), expiry, the reward-pool payout, the name-state checksum of each block header and the
- * `status` counters, plugged in through `src/chain/extensions.ts`. Importing this module registers it.
+ * `status` counters, plugged in through `src/chain/extensions.ts`. `createNode` builds one name
+ * system per node (`createNameSystem`) and hands its extension to the chain; the per-block state
+ * (names touched, expiry done) lives in the block's write context, never in this closure.
  */
 import type { Transaction } from '../codec/types.js';
-import { registerChainExtension, type BlockWriter, type ChainExtension, type ExtensionEnv, type TxView } from '../chain/extensions.js';
-import { TxRejectedError } from '../chain/errors.js';
+import type { BlockWriter, ChainExtension, TxView } from '../chain/extensions.js';
+import { TxError, TxErrorCode } from '../chain/errors.js';
+import type { Network } from '../codec/types.js';
+import type { Logger } from '../log/logger.js';
+import type { Store } from '../state/store.js';
 import { addressFromText } from '../formats/address.js';
 import { formatAmount } from '../formats/amount.js';
 import { toHex } from '../formats/bytes.js';
 import { NAME_REWARD_POOL_ADDRESS, TransactionType } from '../formats/constants.js';
 import { expireNames, nameStateChecksum, payNameReward } from './block-rules.js';
 import { LmdbNameState, NAME_SUB_DATABASES } from './lmdb-state.js';
-import { nameParamsFor } from './params.js';
+import { nameParamsFor, type NameParams } from './params.js';
 import { NameCodecError } from './reader.js';
 import { applyNameTx, NameRuleError, planNameTx, type NameRulesEnv } from './rules.js';
 
@@ -26,7 +31,7 @@ function asRejection<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof NameRuleError || err instanceof NameCodecError) throw new TxRejectedError(err.message);
+    if (err instanceof NameRuleError || err instanceof NameCodecError) throw new TxError(TxErrorCode.TypeRule, err.message);
     throw err;
   }
 }
@@ -37,19 +42,31 @@ export interface NameSystem {
   extension: ChainExtension;
 }
 
-/** The name system of one node. */
-export function createNameSystem(envIn: ExtensionEnv): NameSystem {
+export interface NameSystemEnv {
+  store: Store;
+  network: Network;
+  /** Scaled month and grace period on `reg` (`nameParamsFor`); consensus values elsewhere. */
+  scale?: { nameMonthBlocks?: number; nameGraceBlocks?: number };
+  log: Logger;
+}
+
+/** Per-block state of the name system, kept in the block's write context (`BlockWriter.local`). */
+interface BlockNames {
+  /** Ids of names the block touched, for its header checksum (§5.6). */
+  touched: Uint8Array[];
+}
+
+/** The name system of one node: its state, the rule environment and its chain extension. */
+export function createNameSystem(envIn: NameSystemEnv): NameSystem {
   const state = new LmdbNameState(envIn.store);
-  const env: NameRulesEnv = { params: nameParamsFor(envIn.network, envIn.options), poolAddress: NAME_POOL_ADDRESS };
-  // Names touched by the block being built, for its header checksum (§5.6).
-  let touchedHeight = -1n;
-  let touched: Uint8Array[] = [];
-  const beginBlock = (height: bigint): void => {
-    if (touchedHeight === height) return;
-    touchedHeight = height;
-    touched = [];
-    expireNames(state, height, env.params);
-  };
+  const params: NameParams = nameParamsFor(envIn.network, envIn.scale ?? {});
+  const env: NameRulesEnv = { params, poolAddress: NAME_POOL_ADDRESS };
+  // Expiry runs once per block application, first thing, inside that block's write transaction.
+  const blockNames = (block: BlockWriter): BlockNames =>
+    block.local('names', () => {
+      expireNames(state, block.height, env.params);
+      return { touched: [] };
+    });
 
   const extension: ChainExtension = {
     name: 'names',
@@ -58,19 +75,19 @@ export function createNameSystem(envIn: ExtensionEnv): NameSystem {
       [TransactionType.RegName]: {
         validate(tx: Transaction, view: TxView): void {
           const block = isBlock(view);
-          if (block) beginBlock(view.height);
+          if (block) blockNames(view);
           asRejection(() => planNameTx(state, env, tx.outputs, view.height, { fees: !block, deferRecordChecks: block }));
         },
         apply(tx: Transaction, block: BlockWriter): void {
-          beginBlock(block.height);
+          const names = blockNames(block);
           const outcome = asRejection(() => applyNameTx(state, env, tx.outputs, block.height));
-          touched.push(...outcome.touched);
+          names.touched.push(...outcome.touched);
           if (!outcome.applied) envIn.log.info({ reason: outcome.reason }, 'updateRecord included without effect');
         },
       },
     },
     onBlock(block: BlockWriter): void {
-      beginBlock(block.height);
+      blockNames(block);
       // §5.5: the block's share of the pool leaves the pool address and joins the block's
       // totalFee, which the chain then pays to the signer (foundation share apart) like any fee.
       const reward = payNameReward(state, block.height);
@@ -79,8 +96,8 @@ export function createNameSystem(envIn: ExtensionEnv): NameSystem {
         block.addFee(reward);
       }
     },
-    stateChecksum(view: TxView): Uint8Array {
-      return nameStateChecksum(state, view.height, touchedHeight === view.height ? touched : []);
+    stateChecksum(view: TxView | BlockWriter): Uint8Array {
+      return nameStateChecksum(state, view.height, isBlock(view) ? blockNames(view).touched : []);
     },
     statusFields(): Record<string, unknown> {
       return nameStatusFields(state);
@@ -98,16 +115,3 @@ export function nameStatusFields(state: LmdbNameState): Record<string, unknown> 
   };
 }
 
-/** The name systems of the running nodes, by store path (the RPC handlers look theirs up). */
-const systems = new Map<string, NameSystem>();
-
-/** The name system of the node owning `store`. */
-export function nameSystemOf(storePath: string): NameSystem | undefined {
-  return systems.get(storePath);
-}
-
-registerChainExtension((envIn) => {
-  const system = createNameSystem(envIn);
-  systems.set(envIn.store.path, system);
-  return system.extension;
-});

@@ -22,7 +22,7 @@ import { verifySignature } from '../formats/rsa.js';
 import { dataRecordChecksum, recordSize, type DataRecord } from './data-record.js';
 import { capacityChangeMinimum, expectedFee, extensionCost, registrationCost } from './fees.js';
 import { AT_RECORD_KEY, idSections } from './id.js';
-import { merkleRoot } from './merkle.js';
+import { merkleRoot } from '../formats/merkle.js';
 import { nameRecordChecksum, type NameRecord } from './name-record.js';
 import { BYTES_PER_KB, MAX_SUBNAME_LEVELS, type NameParams } from './params.js';
 import {

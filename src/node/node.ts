@@ -1,81 +1,123 @@
 /**
- * Assembly of a node (style P3: options and collaborators in, a handle out): the LMDB store, the
- * chain extensions, the wallet, the chain with its mempool, the block producer of the embedded
- * network and the PoW verifier pool. `close()` stops in the order of style P52: block production,
- * pool, then the store (flushed).
+ * Assembly of a node (the composition root; lodestar's `BeaconNode.init`): every module is built
+ * here, explicitly, in dependency order — store, event bus, worker pool, name system (handed to the
+ * chain as its extension), wallet, chain, mempool, consensus — and each gets its own child logger.
+ * Nothing registers itself by being imported, and nothing is process-wide, so several nodes run in
+ * one process. `close()` stops in the reverse order (style P52): block production, mempool, pool,
+ * then the store (flushed).
  */
-import { createRsaVerifier } from '../pool/rsa-handlers.js';
-import { createPowVerifier } from '../pool/verifier.js';
+import { systemClock, type Clock } from '../clock.js';
 import { Chain } from '../chain/chain.js';
 import { ChainExtensions } from '../chain/extensions.js';
-import { Mempool } from '../chain/mempool.js';
-import { BlockProducer } from '../chain/producer.js';
+import { createConsensus } from '../consensus/index.js';
+import type { Logger } from '../log/logger.js';
+import { Mempool } from '../mempool/mempool.js';
+import { createNameSystem } from '../names/chain-extension.js';
+import { createRsaVerifier } from '../pool/rsa-handlers.js';
+import { createPowVerifier } from '../pool/verifier.js';
 import { openStore } from '../state/store.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { NodeWallet } from '../wallet/wallet.js';
-import type { NodeContext, PowVerify } from './context.js';
-import type { Logger, NodeOptions } from './options.js';
-
-/** Shortest block interval the producer accepts (the option's own floor, 0.1 s). */
-const MIN_BLOCK_INTERVAL_MS = 100;
+import { createNodeEvents } from './events.js';
+import type { NodeModules, NodePool } from './modules.js';
+import type { NodeOptions } from './options.js';
 
 export interface DltNode {
-  context: NodeContext;
+  modules: NodeModules;
+  /** A one-line summary for the periodic status line (src/cli/start.ts). */
+  summary(): { height: number; pending: number; dltStatus: string };
   close(): Promise<void>;
   ready: boolean;
+}
+
+export interface CreateNodeDeps {
+  /** Time source of every module (default: the system clock). */
+  clock?: Clock;
+}
+
+/** The node's worker pool. */
+function createPool(threads: number): NodePool {
+  const rsa = createRsaVerifier({ threads });
+  const pow = createPowVerifier({ threads });
+  return {
+    threads,
+    verifyPow: (claims) => pow.verify(claims),
+    verifyRsa: (items) => rsa.verify(items),
+    close: async () => {
+      await Promise.all([rsa.close(), pow.close()]);
+    },
+  };
 }
 
 /**
  * @param log the process logger; each part gets a child with its own `module` field (a child of a
  * child with the same key would print the key twice).
  */
-export async function createNode(options: NodeOptions, log: Logger): Promise<DltNode> {
+export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNodeDeps = {}): Promise<DltNode> {
+  const clock = deps.clock ?? systemClock;
   const nodeLog = log.child({ module: 'node' });
-  const store = openStore(options.dataDir);
-  const cleanup: (() => Promise<void>)[] = [() => store.close()];
+  const store = openStore(opts.dataDir);
+  const cleanup: (() => Promise<void> | void)[] = [() => store.close()];
   try {
-    const extensions = ChainExtensions.instantiate({ store, network: options.network, options, log: log.child({ module: 'extensions' }) });
-    const wallet = await NodeWallet.open(options.dataDir, options.walletPassword);
-    const chain = new Chain(store, options.network, extensions, log.child({ module: 'chain' }));
-    const rsa = createRsaVerifier({ threads: options.poolThreads });
-    cleanup.unshift(() => rsa.close());
-    const mempool = new Mempool(chain, (items) => rsa.verify(items));
-    const signerKey = wallet.primary;
-    const producer = new BlockProducer(
-      chain,
-      mempool,
-      { address: signerKey.primary, sign: (d) => signerKey.sign(d) },
-      options.network,
-      Math.max(MIN_BLOCK_INTERVAL_MS, Math.round(options.blockIntervalSeconds * 1000)),
-      log.child({ module: 'producer' }),
-    );
-    const pow = createPowVerifier({ threads: options.poolThreads });
-    cleanup.unshift(() => pow.close());
-    const verifyPow: PowVerify = (claims) => pow.verify(claims);
-    await producer.genesis(options.genesisBalance);
-    producer.start();
-    cleanup.unshift(() => producer.stop());
-
-    const context: NodeContext = {
-      options,
-      network: options.network,
-      log: nodeLog,
+    const events = createNodeEvents(nodeLog);
+    const pool = createPool(opts.pool.threads);
+    cleanup.unshift(() => pool.close());
+    const names = createNameSystem({
       store,
+      network: opts.network,
+      scale: { nameMonthBlocks: opts.names.monthBlocks, nameGraceBlocks: opts.names.graceBlocks },
+      log: log.child({ module: 'names' }),
+    });
+    const extensions = new ChainExtensions([names.extension]).declareIn(store);
+    const wallet = await NodeWallet.open(opts.dataDir, opts.walletPassword);
+    let mempool: Mempool | undefined;
+    const chain = new Chain({
+      store,
+      network: opts.network,
+      extensions,
+      log: log.child({ module: 'chain' }),
+      clock,
+      events,
+      verifySignatures: (items) => pool.verifyRsa(items),
+      // The mempool verified the signatures of what it holds.
+      isVerified: (id) => mempool?.has(id) === true,
+    });
+    mempool = new Mempool({ chain, verify: (items) => pool.verifyRsa(items), events, log: log.child({ module: 'mempool' }) });
+    const pendingPool = mempool;
+    cleanup.unshift(() => pendingPool.close());
+    const key = wallet.primary;
+    const consensus = createConsensus({
       chain,
       mempool,
+      signer: { address: key.primary, publicKey: key.publicKey, sign: (d) => key.sign(d) },
+      network: opts.network,
+      clock,
+      log: log.child({ module: 'consensus' }),
+      opts: { blockIntervalSeconds: opts.consensus.blockIntervalSeconds, genesisBalance: opts.chain.genesisBalance },
+    });
+    await consensus.start();
+    cleanup.unshift(() => consensus.stop());
+
+    const modules: NodeModules = {
+      opts,
+      network: opts.network,
+      log: nodeLog,
+      clock,
+      info: { startedAtMs: clock.now(), version: `${PACKAGE_NAME}-${PACKAGE_VERSION}` },
+      store,
+      events,
+      chain,
+      names,
+      mempool,
+      pool,
       wallet,
-      producer,
-      verifyPow,
-      startedAtMs: Date.now(),
-      // Per transaction, batched by the mempool with the others of the same macrotask.
-      submit: (txs) => Promise.all(txs.map((k) => mempool.submit(k))),
+      consensus,
     };
-    nodeLog.info(
-      { network: options.network, height: Number(chain.height), address: signerKey.primaryText, pending: mempool.size },
-      'node started',
-    );
+    nodeLog.info({ network: opts.network, height: Number(chain.height), address: key.primaryText, pending: mempool.size }, 'node started');
     const node: DltNode = {
-      context,
+      modules,
       ready: true,
+      summary: () => ({ height: Number(chain.height), pending: pendingPool.size, dltStatus: consensus.dltStatus() }),
       close: async () => {
         node.ready = false;
         for (const step of cleanup.splice(0)) await step();
@@ -83,7 +125,7 @@ export async function createNode(options: NodeOptions, log: Logger): Promise<Dlt
     };
     return node;
   } catch (err) {
-    for (const step of cleanup) await step().catch(() => undefined);
+    for (const step of cleanup) await Promise.resolve(step()).catch(() => undefined);
     throw err;
   }
 }

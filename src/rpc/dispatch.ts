@@ -5,7 +5,8 @@
  */
 import { errorBody, successBody, toJson, type RawParams, type RpcId, type RpcRequest } from './envelope.js';
 import { RpcCode, RpcError, invalidParams, type MethodDef, type ParamDef } from './types.js';
-import type { Logger } from '../node/options.js';
+import type { Logger } from '../log/logger.js';
+import { toRpcError } from './errors.js';
 
 /** Message of unexpected handler failures: safe to show (no internals), actionable (see the log). */
 export const INTERNAL_ERROR_MESSAGE = 'Internal error while processing the request; the node log has the details';
@@ -118,9 +119,10 @@ export class Dispatcher<Ctx = unknown> {
 
   private failure(def: MethodDef<Ctx>, e: unknown, id: RpcId, started: number): RpcReply {
     const seconds = this.observe ? (performance.now() - started) / 1000 : 0;
-    if (e instanceof RpcError) {
+    const rpcError = toRpcError(e);
+    if (rpcError) {
       this.observe?.(def.name, 'error', seconds);
-      return rpcErrorReply(e, id);
+      return rpcErrorReply(rpcError, id);
     }
     this.observe?.(def.name, 'internal', seconds);
     this.log.error({ err: e, method: def.name }, 'RPC handler failed');

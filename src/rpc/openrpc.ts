@@ -3,7 +3,7 @@
  * `rpc.discover`. Parameter schemas describe what the envelope accepts (DESIGN.md decision 1): JSON
  * values of the right kind, or their text form as GET delivers them.
  */
-import { PACKAGE_VERSION } from '../config/package-info.js';
+import { PACKAGE_VERSION } from '../version.js';
 import { DEFAULT_RPC_HOST, DEFAULT_RPC_PORT } from './server.js';
 import type { MethodDef, ParamDef } from './types.js';
 

@@ -14,6 +14,9 @@ const MAP_SIZE_BYTES = 64 * 2 ** 30;
 /** Named sub-databases an environment can hold (ours plus extensions, with room to spare). */
 const MAX_SUB_DATABASES = 32;
 
+/** Thrown inside `dryRun` to discard its writes (never escapes). */
+const DISCARD = Symbol('discard dry-run writes');
+
 export type BinaryDb = Database<Buffer, Buffer>;
 export type MetaDb = Database<unknown, string>;
 
@@ -28,8 +31,17 @@ export interface Store {
    * system's `names`. Declaring the same name twice returns the same database.
    */
   declare(spec: SubDbSpec): Database<unknown, Buffer>;
-  /** Runs `fn` synchronously inside one LMDB write transaction; resolves after the commit. */
+  /**
+   * Runs `fn` synchronously inside one LMDB write transaction; resolves after the commit. When
+   * `fn` throws, none of its writes are committed (it runs in a child transaction: lmdb-js does not
+   * abort a batched transaction on a throw) and the promise rejects with the error.
+   */
   write<T>(fn: () => T): Promise<T>;
+  /**
+   * Runs `fn` inside a write transaction whose writes are always discarded, and resolves with its
+   * result: computing what a block would do (produce mode) without committing anything.
+   */
+  dryRun<T>(fn: () => T): Promise<T>;
   /** Resolves once every write issued so far is committed and flushed to disk. */
   flushed(): Promise<void>;
   close(): Promise<void>;
@@ -68,7 +80,21 @@ export function openStore(dataDir: string): Store {
     db: (name) => openSub(SUB_DATABASES[name]) as BinaryDb,
     meta,
     declare: openSub,
-    write: (fn) => env.transaction(fn),
+    write: <T>(fn: () => T) => env.transaction(() => env.childTransaction(fn)) as unknown as Promise<T>,
+    dryRun: async (fn) => {
+      let result: ReturnType<typeof fn> | undefined;
+      await env
+        .transaction(() =>
+          env.childTransaction(() => {
+            result = fn();
+            throw DISCARD;
+          }),
+        )
+        .catch((err: unknown) => {
+          if (err !== DISCARD) throw err;
+        });
+      return result as ReturnType<typeof fn>;
+    },
     flushed: async () => {
       await env.flushed;
     },

@@ -1,16 +1,23 @@
 /**
- * A chain on a temporary LMDB store with the cached e2e wallet key (no RSA keygen per test):
- * store, extensions, chain, mempool (in-process RSA verification), producer with genesis.
+ * A chain on a temporary LMDB store with the cached e2e wallet key (no RSA keygen per test),
+ * wired like `createNode` wires it: store, event bus, extensions, chain, mempool (in-process RSA
+ * verification), consensus with its producer and the genesis block.
  */
 import { rmSync } from 'node:fs';
 import { verifySignature } from '../../src/formats/rsa.js';
-import { Chain } from '../../src/chain/chain.js';
+import { Chain, type SignatureVerifier } from '../../src/chain/chain.js';
 import { ChainExtensions, type ChainExtension } from '../../src/chain/extensions.js';
-import { Mempool, type SignatureVerifier } from '../../src/chain/mempool.js';
-import { BlockProducer } from '../../src/chain/producer.js';
-import { PaymentBuilder } from '../../src/chain/builder.js';
-import type { Logger } from '../../src/node/options.js';
+import type { TxError } from '../../src/chain/errors.js';
+import { REG_MINING_DIFFICULTY, REG_SIGNER_BITS } from '../../src/chain/constants.js';
+import type { KnownTx } from '../../src/chain/tx-codec.js';
+import { systemClock } from '../../src/clock.js';
+import { sha3_512sq } from '../../src/core/hash.js';
+import { createConsensus, type BlockProducer, type BlockSigner } from '../../src/consensus/index.js';
+import { Mempool } from '../../src/mempool/mempool.js';
+import { createNodeEvents, type NodeEventBus } from '../../src/node/events.js';
+import type { Logger } from '../../src/log/logger.js';
 import { openStore, type Store } from '../../src/state/store.js';
+import { PaymentBuilder } from '../../src/wallet/payments.js';
 import { NodeWallet } from '../../src/wallet/wallet.js';
 import { newDataDir } from '../e2e/harness.js';
 
@@ -36,9 +43,11 @@ export const verifyInProcess: SignatureVerifier = async (items) =>
 export interface TestChain {
   dataDir: string;
   store: Store;
+  events: NodeEventBus;
   chain: Chain;
   mempool: Mempool;
   wallet: NodeWallet;
+  signer: BlockSigner;
   producer: BlockProducer;
   builder: PaymentBuilder;
   /** Reopens store, chain and mempool on the same directory (a restart). */
@@ -46,34 +55,83 @@ export interface TestChain {
   close(): Promise<void>;
 }
 
-export async function openTestChain(extensions: ChainExtension[] = [], dataDir?: string): Promise<TestChain> {
+/** Extensions, or a function building them over the chain's store (the name system needs it). */
+export type TestExtensions = ChainExtension[] | ((store: Store) => ChainExtension[]);
+
+export async function openTestChain(extensions: TestExtensions = [], dataDir?: string): Promise<TestChain> {
   const dir = dataDir ?? (await newDataDir()).dataDir;
   const store = openStore(dir);
-  const exts = new ChainExtensions(extensions);
-  for (const e of extensions) for (const spec of e.subDatabases ?? []) store.declare(spec);
+  const exts = new ChainExtensions(typeof extensions === 'function' ? extensions(store) : extensions).declareIn(store);
   const wallet = await NodeWallet.open(dir);
-  const chain = new Chain(store, 'reg', exts, silentLog);
-  const mempool = new Mempool(chain, verifyInProcess);
+  const events = createNodeEvents(silentLog);
+  let mempool: Mempool | undefined;
+  const chain = new Chain({
+    store,
+    network: 'reg',
+    extensions: exts,
+    log: silentLog,
+    clock: systemClock,
+    events,
+    verifySignatures: verifyInProcess,
+    isVerified: (id) => mempool?.has(id) === true,
+  });
+  mempool = new Mempool({ chain, verify: verifyInProcess, events, log: silentLog });
   const key = wallet.primary;
-  const producer = new BlockProducer(chain, mempool, { address: key.primary, sign: (d) => key.sign(d) }, 'reg', 60_000, silentLog);
-  await producer.genesis(GENESIS);
+  const signer: BlockSigner = { address: key.primary, publicKey: key.publicKey, sign: (d) => key.sign(d) };
+  const consensus = createConsensus({
+    chain,
+    mempool,
+    signer,
+    network: 'reg',
+    clock: systemClock,
+    log: silentLog,
+    opts: { blockIntervalSeconds: 60, genesisBalance: GENESIS },
+  });
+  await consensus.producer.genesis(GENESIS);
+  const pool = mempool;
   const t: TestChain = {
     dataDir: dir,
     store,
+    events,
     chain,
     mempool,
     wallet,
-    producer,
-    builder: new PaymentBuilder(chain, mempool, 'reg'),
+    signer,
+    producer: consensus.producer,
+    builder: new PaymentBuilder(chain, mempool, 'reg', systemClock),
     async reopen() {
+      pool.close();
       await store.close();
       return openTestChain(extensions, dir);
     },
     async close() {
-      await producer.stop();
+      await consensus.stop();
+      pool.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
   return t;
+}
+
+/** The messages of an admission's results (null = admitted). */
+export async function admitReasons(t: Pick<TestChain, 'mempool'>, ks: KnownTx[]): Promise<(string | null)[]> {
+  return (await t.mempool.admit(ks)).map((e: TxError | null) => e?.message ?? null);
+}
+
+/**
+ * Produces a block from exactly `candidates` (not the mempool's), signs it with the node's key and
+ * imports it: what the producer does, with the candidates chosen by the test.
+ */
+export async function commitBlock(t: TestChain, candidates: KnownTx[]): Promise<{ applied: KnownTx[]; rejected: { tx: KnownTx; reason: string }[] }> {
+  const produced = await t.chain.produceBlock({
+    candidates,
+    timestamp: BigInt(Math.floor(Date.now() / 1000)),
+    proposer: t.signer.address,
+    difficulty: REG_MINING_DIFFICULTY,
+    signerBits: REG_SIGNER_BITS,
+  });
+  produced.block.signatures = [{ signer: t.signer.address, powSolution: null, signature: await t.signer.sign(sha3_512sq(produced.checksum)) }];
+  await t.chain.importBlock(produced.block, produced.txs, { source: 'local' });
+  return { applied: produced.txs, rejected: produced.rejected.map((r) => ({ tx: r.tx, reason: r.error.message })) };
 }

@@ -7,10 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { addressFromText } from '../../src/formats/address.js';
 import { FOUNDATION_ADDRESS, FOUNDATION_FEE_PERCENT, TransactionType } from '../../src/formats/constants.js';
-import type { ChainExtension } from '../../src/chain/extensions.js';
 import { createNameSystem, NAME_POOL_ADDRESS, type NameSystem } from '../../src/names/chain-extension.js';
-import { NAME_SUB_DATABASES } from '../../src/names/lmdb-state.js';
-import type { NodeOptions } from '../../src/node/options.js';
 import { GENESIS, openTestChain, silentLog, type TestChain } from './fixture.js';
 
 const COIN = 100_000_000n;
@@ -22,18 +19,13 @@ afterEach(async () => {
   t = undefined;
 });
 
-/** A chain with the real name extension (created once the chain's store exists). */
+/** A chain with the real name system, built over the chain's store as createNode builds it. */
 async function chainWithNames(): Promise<{ t: TestChain; names: NameSystem }> {
-  let names: NameSystem | undefined;
-  // Delegates to the name system; the genesis block runs before it exists (nothing to pay then).
-  const ext: ChainExtension = {
-    name: 'names',
-    subDatabases: [NAME_SUB_DATABASES.names, NAME_SUB_DATABASES.expiry],
-    onBlock: (block) => names?.extension.onBlock?.(block),
-    stateChecksum: (view) => names?.extension.stateChecksum?.(view) ?? null,
-  };
-  const chain = await openTestChain([ext]);
-  names = createNameSystem({ store: chain.store, network: 'reg', options: {} as NodeOptions, log: silentLog });
+  let names!: NameSystem;
+  const chain = await openTestChain((store) => {
+    names = createNameSystem({ store, network: 'reg', log: silentLog });
+    return [names.extension];
+  });
   return { t: chain, names };
 }
 

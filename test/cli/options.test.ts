@@ -52,7 +52,13 @@ describe('option precedence', () => {
   it('produces NodeOptions for the node core', () => {
     const { config } = resolve(['--genesis-balance', '0.5', '--pool-threads', '0', '--name-month-blocks', '10'], { DLTNODE_WALLET_PASSWORD: 'pw' });
     expect(toNodeOptions(config)).toEqual({
-      network: 'reg', dataDir: '.data/reg', blockIntervalSeconds: 3, poolThreads: 0, genesisBalance: 50_000_000n, walletPassword: 'pw', nameMonthBlocks: 10,
+      network: 'reg',
+      dataDir: '.data/reg',
+      walletPassword: 'pw',
+      chain: { genesisBalance: 50_000_000n },
+      consensus: { blockIntervalSeconds: 3 },
+      pool: { threads: 0 },
+      names: { monthBlocks: 10 },
     });
   });
   it('masks secrets in --print-config and reports sources', () => {

@@ -31,7 +31,7 @@ function setup(argv: string[] = []) {
   let startNode!: () => void;
   const nodeStarted = new Promise<void>((r) => (startNode = r));
   const node: StartableNode<FakeContext> = {
-    context: ctx,
+    modules: ctx,
     ready: true,
     close: async () => {
       events.push('node closed');

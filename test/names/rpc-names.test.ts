@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNode, type DltNode } from '../../src/node/node.js';
-import type { Logger } from '../../src/node/options.js';
-import type { NodeContext } from '../../src/node/context.js';
+import type { Logger } from '../../src/log/logger.js';
+import type { NodeModules } from '../../src/node/modules.js';
+import { validateParams } from '../../src/rpc/dispatch.js';
 import { nameMethods } from '../../src/rpc/methods/names.js';
-import { RpcError } from '../../src/rpc/types.js';
 import { decryptRecordValue } from '../../src/names/record-crypto.js';
 import { fromHex } from '../../src/formats/bytes.js';
 import { decodeDataRecord } from '../../src/names/data-record.js';
@@ -17,24 +17,29 @@ import { NAME_REWARD_POOL_ADDRESS } from '../../src/formats/constants.js';
 const silent: Logger = { info() {}, warn: (o: unknown, m?: string) => console.warn(m, JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))), error: (o: unknown) => console.error(o), debug() {}, child: () => silent };
 const dir = mkdtempSync(join(tmpdir(), 'names-rpc-'));
 let node: DltNode;
-let ctx: NodeContext;
+let ctx: NodeModules;
 const MONTH = 10;
 
 const call = async (name: string, params: Record<string, unknown>): Promise<any> => {
   const m = nameMethods.find((d) => d.name === name)!;
-  const p: Record<string, unknown> = { ...params };
-  for (const d of m.params) if (p[d.name] === undefined && d.default !== undefined) p[d.name] = d.default;
-  for (const d of m.params) if (d.required && p[d.name] === undefined) throw new RpcError(-32602, d.missingMessage ?? `Missing parameter '${d.name}'`);
-  return m.handler(p, ctx);
+  // The server's own validation (defaults, required parameters, coercion), then the handler.
+  return m.handler(validateParams(m, params), ctx);
 };
-const block = () => ctx.producer.produce();
+const block = () => ctx.consensus.producer.produce();
 
 beforeAll(async () => {
   node = await createNode(
-    { network: 'reg', dataDir: dir, blockIntervalSeconds: 3600, poolThreads: 0, genesisBalance: 10n ** 15n, nameMonthBlocks: MONTH, nameGraceBlocks: 5 },
+    {
+      network: 'reg',
+      dataDir: dir,
+      chain: { genesisBalance: 10n ** 15n },
+      consensus: { blockIntervalSeconds: 3600 },
+      pool: { threads: 0 },
+      names: { monthBlocks: MONTH, graceBlocks: 5 },
+    },
     silent,
   );
-  ctx = node.context;
+  ctx = node.modules;
 }, 60_000);
 afterAll(async () => {
   await node?.close();

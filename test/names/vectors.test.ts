@@ -6,7 +6,7 @@ import { addressFromText, addressToText } from '../../src/formats/address.js';
 import { NAME_REWARD_POOL_ADDRESS } from '../../src/formats/constants.js';
 import { encodeDataRecord, encodeDataRecordBody, dataRecordChecksum } from '../../src/names/data-record.js';
 import { nameId, nameLabels, recordKeyId } from '../../src/names/id.js';
-import { merkleRoot } from '../../src/names/merkle.js';
+import { merkleRoot } from '../../src/formats/merkle.js';
 import { decodeNameRecord, encodeNameRecord, nameRecordChecksum, type NameRecord } from '../../src/names/name-record.js';
 import { decodeNamePayload, encodeNamePayload, NameOp } from '../../src/names/payloads.js';
 import { decryptRecordValue, encryptRecordValue, recordValueKey } from '../../src/names/record-crypto.js';

@@ -7,7 +7,10 @@ import { toHex } from '../../formats/bytes.js';
 import { decodeBinaryTransactionId, transactionId } from '../../codec/transaction.js';
 import { TransactionType } from '../../formats/constants.js';
 import { U64_MAX } from '../../formats/varint.js';
-import type { NodeContext } from '../../node/context.js';
+import type { NodeModules } from '../../node/modules.js';
+
+/** The modules these operations use. */
+type BlockModules = Pick<NodeModules, 'chain'>;
 import { invalidParams, type MethodDef } from '../types.js';
 
 /** Text id of a binary id (§8.7): prefix 0 marks a staking reward. */
@@ -19,7 +22,7 @@ function textId(binary: Uint8Array): string {
 
 const hexOrNull = (b: Uint8Array | null): string | null => (b ? toHex(b) : null);
 
-export const blockMethods: MethodDef<NodeContext>[] = [
+export const blockMethods: MethodDef<BlockModules>[] = [
   {
     name: 'getBlock',
     group: 'Blocks',

@@ -1,10 +1,9 @@
 /**
- * The method table: every RPC operation of the node, aggregated from the per-area modules (each
- * exports its operations as `MethodDef[]` arrays), plus `rpc.discover`, which serves the OpenRPC
+ * The method table: every RPC operation of the node, gathered from the per-area modules, plus `rpc.discover`, which serves the OpenRPC
  * document of this same table. Dispatch, validation, the OpenRPC document, the typed client and the
  * README list all derive from `METHODS`.
  */
-import type { NodeContext } from '../../node/context.js';
+import type { NodeModules } from '../../node/modules.js';
 import { openRpcDocument } from '../openrpc.js';
 import type { MethodDef } from '../types.js';
 import * as blocks from './blocks.js';
@@ -15,25 +14,21 @@ import * as transactions from './transactions.js';
 import * as utilities from './utilities.js';
 import * as wallet from './wallet.js';
 
-export type NodeMethod = MethodDef<NodeContext>;
+export type NodeMethod = MethodDef<NodeModules>;
 
-/** Every `MethodDef[]` a module exports (other exports — helpers, constants — are skipped). */
-export function methodsOf(mod: Record<string, unknown>): NodeMethod[] {
-  const out: NodeMethod[] = [];
-  for (const value of Object.values(mod)) {
-    if (Array.isArray(value) && value.length > 0 && value.every(isMethodDef)) out.push(...(value as NodeMethod[]));
-  }
-  return out;
-}
-
-function isMethodDef(v: unknown): v is MethodDef<unknown> {
-  const d = v as Partial<MethodDef<unknown>> | null;
-  return typeof d === 'object' && d !== null && typeof d.name === 'string' && typeof d.handler === 'function' && Array.isArray(d.params);
-}
-
-const AREAS: Record<string, unknown>[] = [transactions, wallet, names, mining, utilities, status, blocks];
-
-const operations: NodeMethod[] = AREAS.flatMap(methodsOf);
+/**
+ * The operation groups, listed explicitly (no collection by shape): each group's handlers take the
+ * `Pick<NodeModules, …>` they declare, which the full module record satisfies.
+ */
+const operations: NodeMethod[] = [
+  ...transactions.transactionMethods,
+  ...wallet.walletMethods,
+  ...names.nameMethods,
+  ...mining.miningMethods,
+  ...utilities.utilityMethods,
+  ...status.statusMethods,
+  ...blocks.blockMethods,
+] as NodeMethod[];
 
 /** `rpc.discover`: the OpenRPC document of the whole table (computed once, on first call). */
 const discover: NodeMethod = {

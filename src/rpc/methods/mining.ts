@@ -3,14 +3,17 @@
  */
 import { addressWithChecksum } from '../../formats/address.js';
 import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
-import type { NodeContext } from '../../node/context.js';
+import type { NodeModules } from '../../node/modules.js';
+
+/** The modules these operations use. */
+type MiningModules = Pick<NodeModules, 'chain' | 'pool' | 'wallet'>;
 import { PoolBusyError } from '../../pool/errors.js';
 import { invalidParams, RpcCode, RpcError, type MethodDef } from '../types.js';
 
 const MAX_NONCE_BYTES = 64;
 
 /** Solver address of the hash input: without checksum from block v10, with it before. */
-const solverAddress = (ctx: NodeContext, blockVersion: number): Uint8Array =>
+const solverAddress = (ctx: MiningModules, blockVersion: number): Uint8Array =>
   blockVersion >= BLOCK_VERSION_V10 ? ctx.wallet.primary.primary : addressWithChecksum(ctx.wallet.primary.primary);
 
 /** A full PoW queue answers -32005 with the pool's retry-later message. */
@@ -19,7 +22,7 @@ const busyAsRpcError = <T>(work: Promise<T>): Promise<T> =>
     throw err instanceof PoolBusyError ? new RpcError(RpcCode.ServerBusy, err.message) : err;
   });
 
-export const miningMethods: MethodDef<NodeContext>[] = [
+export const miningMethods: MethodDef<MiningModules>[] = [
   {
     name: 'verifyMiningSolution',
     group: 'Mining',
@@ -36,7 +39,7 @@ export const miningMethods: MethodDef<NodeContext>[] = [
       if (nonce.length < 1 || nonce.length > MAX_NONCE_BYTES) throw invalidParams('Invalid nonce was specified');
       const found = ctx.chain.getBlock(p.blocknum as bigint);
       if (!found) throw invalidParams('Invalid block number specified');
-      const [ok] = await busyAsRpcError(ctx.verifyPow([
+      const [ok] = await busyAsRpcError(ctx.pool.verifyPow([
         {
           blockChecksum: found.checksum,
           solverAddress: solverAddress(ctx, found.block.version),

@@ -6,14 +6,15 @@
  * node's primary wallet, and submits it. Not copied from the reference: the swapped registerName
  * addresses, recovery signed with the owner key, values cut at commas (reference-names.md §8).
  */
-import { PaymentBuilder } from '../../chain/builder.js';
+import { PaymentBuilder } from '../../wallet/payments.js';
+import { submissionError } from '../errors.js';
 import { toStringForm } from '../../chain/tx-json.js';
 import type { TxOutput } from '../../codec/types.js';
 import { Address, primaryAddressFromPublicKey } from '../../formats/address.js';
 import { formatAmount } from '../../formats/amount.js';
 import { fromHex, toHex } from '../../formats/bytes.js';
 import { checksumLockBytes, TransactionType } from '../../formats/constants.js';
-import { NAME_POOL_ADDRESS, nameSystemOf, type NameSystem } from '../../names/chain-extension.js';
+import { NAME_POOL_ADDRESS, type NameSystem } from '../../names/chain-extension.js';
 import { encodeDataRecord, type DataRecord } from '../../names/data-record.js';
 import { capacityChangeCost, extensionCost, registrationCost } from '../../names/fees.js';
 import { idSections, nameId, recordKeyId } from '../../names/id.js';
@@ -30,18 +31,20 @@ import {
 import { encryptRecordValue } from '../../names/record-crypto.js';
 import { liveName, NameRuleError, signNamePayload, verifyNameTx } from '../../names/rules.js';
 import { NameCodecError } from '../../names/reader.js';
-import type { NodeContext } from '../../node/context.js';
+import type { NodeModules } from '../../node/modules.js';
+
+/** The modules the name operations use. */
+type NameModules = Pick<NodeModules, 'chain' | 'mempool' | 'wallet' | 'names' | 'network' | 'clock'>;
 import type { WalletKey } from '../../wallet/wallet.js';
 import { invalidParams, RpcCode, RpcError, type MethodDef, type ParamDef } from '../types.js';
 import { addressParam } from './params.js';
 
-const system = (ctx: NodeContext): NameSystem =>
-  nameSystemOf(ctx.store.path) ?? (() => { throw new RpcError(RpcCode.InternalError, 'The name system is not running on this node'); })();
+const system = (ctx: NameModules): NameSystem => ctx.names;
 
 /** The block a new transaction would enter. */
-const nextHeight = (ctx: NodeContext): bigint => ctx.chain.height + 1n;
+const nextHeight = (ctx: NameModules): bigint => ctx.chain.height + 1n;
 
-function idOfName(ctx: NodeContext, name: string): Uint8Array {
+function idOfName(ctx: NameModules, name: string): Uint8Array {
   try {
     return nameId(name, checksumLockBytes(ctx.network));
   } catch (err) {
@@ -51,19 +54,19 @@ function idOfName(ctx: NodeContext, name: string): Uint8Array {
 
 const notFound = (id: Uint8Array): RpcError => invalidParams(`Name with 'id' ${toHex(id)} does not exist.`);
 
-function existing(ctx: NodeContext, id: Uint8Array): NameRecord {
+function existing(ctx: NameModules, id: Uint8Array): NameRecord {
   const s = system(ctx);
   return liveName(s.state, id, nextHeight(ctx), s.env.params) ?? (() => { throw notFound(id); })();
 }
 
 /** An address parameter (Base58 with checksum) or the node's primary address by default. */
-function addressOr(ctx: NodeContext, text: unknown, what: string): Uint8Array {
+function addressOr(ctx: NameModules, text: unknown, what: string): Uint8Array {
   if (text === undefined || text === '') return ctx.wallet.primary.primary;
   return addressParam(text as string, `Invalid ${what} address was specified`).addressNoChecksum;
 }
 
 /** Funds, signs and submits a type-4 transaction from the primary wallet. */
-async function submitNameTx(ctx: NodeContext, payload: NamePayload, amount: bigint, extra: TxOutput[] = []): Promise<Record<string, unknown>> {
+async function submitNameTx(ctx: NameModules, payload: NamePayload, amount: bigint, extra: TxOutput[] = []): Promise<Record<string, unknown>> {
   const s = system(ctx);
   const outputs: TxOutput[] = [{ address: NAME_POOL_ADDRESS, amount, data: encodeNamePayload(payload) }, ...extra];
   try {
@@ -72,20 +75,19 @@ async function submitNameTx(ctx: NodeContext, payload: NamePayload, amount: bigi
     if (err instanceof NameRuleError || err instanceof NameCodecError) throw invalidParams(err.message);
     throw err;
   }
-  const builder = new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network);
+  const builder = new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network, ctx.clock);
   const k = builder.buildSigned({ key: ctx.wallet.primary, outputs, type: TransactionType.RegName });
-  const [reason] = await ctx.submit([k]);
-  if (reason === 'Balance is too low') throw new RpcError(RpcCode.InsufficientFunds, reason);
-  if (reason) throw invalidParams(`The name transaction was rejected: ${reason}`);
+  const error = await ctx.mempool.submit(k);
+  if (error) throw submissionError(error, 'name transaction');
   return toStringForm(k);
 }
 
 /** The node's key whose primary address is `address`, if it holds one. */
-const localKey = (ctx: NodeContext, address: Uint8Array): WalletKey | undefined =>
+const localKey = (ctx: NameModules, address: Uint8Array): WalletKey | undefined =>
   ctx.wallet.keys.find((k) => Buffer.from(k.primary).equals(Buffer.from(address)));
 
 /** `sigPk`: a hex public key, or an address whose public key the wallet state knows. */
-function publicKeyParam(ctx: NodeContext, text: string): Uint8Array {
+function publicKeyParam(ctx: NameModules, text: string): Uint8Array {
   if (/^[0-9a-fA-F]+$/.test(text) && text.length > 96) {
     const key = fromHex(text, 'sigPk');
     try {
@@ -105,7 +107,7 @@ function publicKeyParam(ctx: NodeContext, text: string): Uint8Array {
  * Signs a signed operation: with `sig`/`sigPk` from the caller, or with the node's key of the
  * required signer (the owner; for recover, the recovery address).
  */
-function signed<P extends SignedNamePayload>(ctx: NodeContext, current: NameRecord, unsigned: Omit<P, 'sigPk' | 'sig'>, p: Record<string, unknown>): P {
+function signed<P extends SignedNamePayload>(ctx: NameModules, current: NameRecord, unsigned: Omit<P, 'sigPk' | 'sig'>, p: Record<string, unknown>): P {
   const recovery = unsigned.op === NameOp.Recover;
   if (p.sig !== undefined && p.sig !== '') {
     if (p.sigPk === undefined || p.sigPk === '') throw invalidParams("Missing parameter 'sigPk'");
@@ -141,7 +143,7 @@ const lookupParams: ParamDef[] = [
   { name: 'useAbsoluteId', kind: 'boolean', default: true, description: 'false: the deepest registered name along the id' },
 ];
 
-function lookup(ctx: NodeContext, p: Record<string, unknown>): NameRecord {
+function lookup(ctx: NameModules, p: Record<string, unknown>): NameRecord {
   let id: Uint8Array;
   if (p.id !== undefined && p.id !== '') {
     try {
@@ -188,7 +190,7 @@ function parseRecordEntry(entry: string, i: number): { key: string; type: number
   return { key: entry.slice(0, a), type, value: value === 'null' ? null : value };
 }
 
-export const nameMethods: MethodDef<NodeContext>[] = [
+export const nameMethods: MethodDef<NameModules>[] = [
   {
     name: 'registerName',
     group: 'Name system',

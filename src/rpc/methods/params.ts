@@ -5,7 +5,7 @@
 import { Address } from '../../formats/address.js';
 import { parseAmount } from '../../formats/amount.js';
 import { ExtendedAddressFlag, parseExtendedAddress, type ExtendedAddress } from '../../formats/extended-address.js';
-import type { NodeContext } from '../../node/context.js';
+import type { NodeModules } from '../../node/modules.js';
 import type { WalletKey } from '../../wallet/wallet.js';
 import { invalidParams } from '../types.js';
 
@@ -59,7 +59,7 @@ export function amountList(text: string, side: 'to' | 'from'): { address: Addres
 }
 
 /** The signing key chosen by `wallet` and `primaryAddress` (interface.md addTransaction). */
-export function selectKey(ctx: NodeContext, wallet?: string, primaryAddress?: string): WalletKey {
+export function selectKey(ctx: Pick<NodeModules, 'wallet'>, wallet?: string, primaryAddress?: string): WalletKey {
   let key = ctx.wallet.primary;
   if (wallet !== undefined) {
     key = ctx.wallet.byPrimaryText(wallet) ?? (() => { throw invalidParams(`Unknown wallet ${wallet}: not one of this node's wallets`); })();

@@ -3,13 +3,13 @@
  * the node's state. This node runs the embedded single-node network: it has no peers, so the
  * network members report what is true of it (no clients/servers, its own height as network height).
  */
-import { NO_BLOCK_ERROR_SECONDS, REG_SIGNER_BITS, REG_SIGNER_DIFFICULTY } from '../../chain/consensus.js';
+import { REG_SIGNER_BITS, REG_SIGNER_DIFFICULTY } from '../../chain/constants.js';
 import { u64le } from '../../chain/block.js';
 import { formatAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
 import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
-import type { NodeContext } from '../../node/context.js';
-import { PACKAGE_NAME, PACKAGE_VERSION } from '../../config/package-info.js';
+import type { NodeModules } from '../../node/modules.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../../version.js';
 import type { MethodDef } from '../types.js';
 
 /** Node software version, from package.json, reported as Node Version. */
@@ -19,7 +19,10 @@ export const CORE_VERSION = 'xcore-0.9.8h';
 /** Core Status values (reference §2.9): 1 ready, 2 stalled (no block for 30 min). */
 const CORE_STATUS = { ready: 1, stalled: 2 } as const;
 
-export const statusMethods: MethodDef<NodeContext>[] = [
+/** The modules `status` reads. */
+type StatusModules = Pick<NodeModules, 'chain' | 'mempool' | 'consensus' | 'network' | 'clock'>;
+
+export const statusMethods: MethodDef<StatusModules>[] = [
   {
     name: 'status',
     group: 'Utilities',
@@ -31,10 +34,10 @@ export const statusMethods: MethodDef<NodeContext>[] = [
     ],
     result: { description: 'Status record' },
     handler: (p, ctx) => {
-      const nowS = Math.floor(Date.now() / 1000);
+      const nowS = Math.floor(ctx.clock.now() / 1000);
       const tip = ctx.chain.tip;
-      const agoS = tip ? Math.max(0, Math.floor((Date.now() - tip.receivedAtMs) / 1000)) : 0;
-      const noBlock = agoS > NO_BLOCK_ERROR_SECONDS;
+      const agoS = ctx.consensus.secondsSinceBlock();
+      const noBlock = ctx.consensus.dltStatus() === 'ErrorLongTimeNoBlock';
       const verbose = p.verbose === true || p.vv === true;
       const out: Record<string, unknown> = {
         'Core Version': CORE_VERSION,
@@ -49,7 +52,7 @@ export const statusMethods: MethodDef<NodeContext>[] = [
         Update: '',
         'DLT Status': noBlock ? 'ErrorLongTimeNoBlock' : 'Active',
         'Core Status': noBlock ? CORE_STATUS.stalled : CORE_STATUS.ready,
-        'Block Processor Status': ctx.producer.isRunning ? 'Running' : 'Stopped',
+        'Block Processor Status': ctx.consensus.isRunning ? 'Running' : 'Stopped',
         'Block Height': Number(ctx.chain.height),
         'Block Version': tip?.block.version ?? 0,
         'Block Signature Count': tip?.block.signatures.length ?? 0,
@@ -61,7 +64,7 @@ export const statusMethods: MethodDef<NodeContext>[] = [
       };
       if (verbose) {
         const ext = ctx.chain.extensions.statusFields(ctx.chain.view());
-        out['Required Consensus'] = 1;
+        out['Required Consensus'] = ctx.consensus.requiredConsensus();
         if ((tip?.block.version ?? 0) >= BLOCK_VERSION_V10) {
           // This node signs its blocks without a signer PoW (single-signer reg network): the
           // required difficulty is the minimum, it mines nothing, it has no solution to show.

@@ -1,14 +1,18 @@
 /**
  * Transactions (interface.md "Transactions"; reference-rpc-messaging.md §2.1–§2.5, §2.11).
  */
-import { PaymentBuilder, type PaymentRequest } from '../../chain/builder.js';
+import { PaymentBuilder, type PaymentRequest } from '../../wallet/payments.js';
+import { submissionError } from '../errors.js';
 import { knownTx, knownTxFromBytes, type KnownTx } from '../../chain/tx-codec.js';
 import { toDecodedForm, toStringForm, toStringFormJson } from '../../chain/tx-json.js';
 import { JsonText } from '../envelope.js';
 import { formatAmount, parseAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
 import { parseTransactionId } from '../../codec/transaction.js';
-import type { NodeContext } from '../../node/context.js';
+import type { NodeModules } from '../../node/modules.js';
+
+/** The modules the transaction operations use. */
+type TxModules = Pick<NodeModules, 'chain' | 'mempool' | 'wallet' | 'network' | 'clock'>;
 import { invalidParams, RpcCode, RpcError, type MethodDef, type ParamDef } from '../types.js';
 import { amountList, selectKey } from './params.js';
 
@@ -36,7 +40,7 @@ const rawParam: ParamDef = {
   missingMessage: 'transaction parameter is missing',
 };
 
-function paymentRequest(p: Record<string, unknown>, ctx: NodeContext): PaymentRequest {
+function paymentRequest(p: Record<string, unknown>, ctx: TxModules): PaymentRequest {
   const key = selectKey(ctx, p.wallet as string | undefined, p.primaryAddress as string | undefined);
   const outputs = amountList(p.to as string, 'to').map((e) => ({
     address: e.address.addressNoChecksum,
@@ -61,9 +65,9 @@ function paymentRequest(p: Record<string, unknown>, ctx: NodeContext): PaymentRe
   return { key, outputs, from, fee, autofee: p.autofee === true };
 }
 
-const builderOf = (ctx: NodeContext) => new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network);
+const builderOf = (ctx: TxModules) => new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network, ctx.clock);
 
-function decodeRaw(ctx: NodeContext, bytes: Uint8Array): KnownTx {
+function decodeRaw(ctx: TxModules, bytes: Uint8Array): KnownTx {
   try {
     // Decoded through a Buffer view: the codec's slices (signature, keys, addresses) are then views
     // of the parameter's bytes, not ~1 kB of copies per transaction.
@@ -73,10 +77,9 @@ function decodeRaw(ctx: NodeContext, bytes: Uint8Array): KnownTx {
   }
 }
 
-async function submit(ctx: NodeContext, k: KnownTx, code: number): Promise<KnownTx> {
-  const [reason] = await ctx.submit([k]);
-  if (reason === 'Balance is too low') throw new RpcError(RpcCode.InsufficientFunds, reason);
-  if (reason) throw new RpcError(code, `The transaction was rejected: ${reason}`);
+async function submit(ctx: TxModules, k: KnownTx): Promise<KnownTx> {
+  const error = await ctx.mempool.submit(k);
+  if (error) throw submissionError(error);
   return k;
 }
 
@@ -86,7 +89,7 @@ function page(map: KnownTx[]): Record<string, unknown> {
   return out;
 }
 
-export const transactionMethods: MethodDef<NodeContext>[] = [
+export const transactionMethods: MethodDef<TxModules>[] = [
   {
     name: 'addTransaction',
     group: 'Transactions',
@@ -94,7 +97,7 @@ export const transactionMethods: MethodDef<NodeContext>[] = [
     summary: 'Builds, signs and submits a payment from the node wallet',
     params: paymentParams,
     result: { description: 'Transaction (string form)' },
-    handler: async (p, ctx) => new JsonText(toStringFormJson(await submit(ctx, builderOf(ctx).buildSigned(paymentRequest(p, ctx)), RpcCode.InvalidParams))),
+    handler: async (p, ctx) => new JsonText(toStringFormJson(await submit(ctx, builderOf(ctx).buildSigned(paymentRequest(p, ctx))))),
   },
   {
     name: 'calculateTransactionFee',
@@ -127,7 +130,7 @@ export const transactionMethods: MethodDef<NodeContext>[] = [
     summary: 'Submits a signed raw transaction to the pool',
     params: [rawParam],
     result: { description: 'Transaction (string form)' },
-    handler: async (p, ctx) => new JsonText(toStringFormJson(await submit(ctx, decodeRaw(ctx, p.transaction as Uint8Array), RpcCode.InvalidParams))),
+    handler: async (p, ctx) => new JsonText(toStringFormJson(await submit(ctx, decodeRaw(ctx, p.transaction as Uint8Array)))),
   },
   {
     name: 'txu',

@@ -4,10 +4,13 @@
 import { validateAddress } from '../../formats/address.js';
 import { toHex } from '../../formats/bytes.js';
 import { messageDigest, verifyMessage } from '../../formats/rsa.js';
-import type { NodeContext } from '../../node/context.js';
+import type { NodeModules } from '../../node/modules.js';
+
+/** The modules these operations use. */
+type UtilityModules = Pick<NodeModules, 'wallet'>;
 import { invalidParams, type MethodDef } from '../types.js';
 
-export const utilityMethods: MethodDef<NodeContext>[] = [
+export const utilityMethods: MethodDef<UtilityModules>[] = [
   {
     name: 'verify',
     group: 'Utilities',

@@ -5,7 +5,10 @@ import { WALLET_TYPE_NAMES } from '../../chain/wallet-state.js';
 import { addressToText } from '../../formats/address.js';
 import { formatAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
-import type { NodeContext } from '../../node/context.js';
+import type { NodeModules } from '../../node/modules.js';
+
+/** The modules these operations use. */
+type WalletModules = Pick<NodeModules, 'chain' | 'wallet'>;
 import { invalidParams, type MethodDef } from '../types.js';
 import { addressParam } from './params.js';
 
@@ -17,7 +20,7 @@ const idParam = {
   missingMessage: "Parameter 'id' is missing",
 };
 
-export const walletMethods: MethodDef<NodeContext>[] = [
+export const walletMethods: MethodDef<WalletModules>[] = [
   {
     name: 'getWallet',
     group: 'Wallet',

@@ -17,3 +17,5 @@ export const REG_SIGNER_BITS = 0x39ffffffffffffffn;
 export const REG_SIGNER_DIFFICULTY = 100_000_000n;
 /** No block for this long → `DLT Status` ErrorLongTimeNoBlock (interface.md §Limits). */
 export const NO_BLOCK_ERROR_SECONDS = 1800;
+/** Oldest block version `importBlock` accepts: the v10+ layout this node decodes (reference-formats §10.3). */
+export const MIN_IMPORT_BLOCK_VERSION = 10;

@@ -2,7 +2,8 @@
  * Building the node's own payments (reference-rpc-messaging.md §2.1 "createTransactionHelper";
  * reference-formats.md §8.9 creation rules): input selection smallest balance first net of pending
  * spends, the size-dependent fee estimate with fee iteration, `autofee`, and the exact-sum rule.
- * Used by addTransaction, calculateTransactionFee and createRawTransaction.
+ * Used by addTransaction, calculateTransactionFee and createRawTransaction. Refusals are domain
+ * errors (`TxError` codes), mapped to RPC errors by `rpc/errors.ts`.
  */
 import type { Network, Transaction, TxInput, TxOutput } from '../codec/types.js';
 import { encodeTransaction } from '../codec/transaction.js';
@@ -10,12 +11,13 @@ import { equalBytes } from '../formats/bytes.js';
 import { FORCE_TRANSACTION_PRICE, TransactionType } from '../formats/constants.js';
 import { estimateFee } from '../formats/fees.js';
 import { formatAmount } from '../formats/amount.js';
-import { RpcCode, RpcError, invalidParams } from '../rpc/types.js';
-import type { WalletKey } from '../wallet/wallet.js';
-import type { Chain } from './chain.js';
-import { TX_VERSION } from './consensus.js';
-import type { Mempool } from './mempool.js';
-import { knownTx, type KnownTx } from './tx-codec.js';
+import type { Chain } from '../chain/chain.js';
+import { TX_VERSION } from '../chain/constants.js';
+import { balanceTooLow, TxError, TxErrorCode } from '../chain/errors.js';
+import { knownTx, type KnownTx } from '../chain/tx-codec.js';
+import type { Clock } from '../clock.js';
+import type { Mempool } from '../mempool/mempool.js';
+import type { WalletKey } from './wallet.js';
 
 /** Fee re-computations after the first estimate when the node picks the inputs (§2.1 step 11). */
 const FEE_ROUNDS = 3;
@@ -35,7 +37,7 @@ export interface PaymentRequest {
   type?: number;
 }
 
-export const balanceTooLow = (): RpcError => new RpcError(RpcCode.InsufficientFunds, 'Balance is too low');
+const badPayment = (message: string): TxError => new TxError(TxErrorCode.BadPayment, message);
 
 const compareBytes = (a: Uint8Array, b: Uint8Array): number => {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
@@ -50,6 +52,7 @@ export class PaymentBuilder {
     private readonly chain: Chain,
     private readonly mempool: Mempool,
     private readonly network: Network,
+    private readonly clock: Clock,
   ) {}
 
   private available(address: Uint8Array): bigint {
@@ -77,6 +80,7 @@ export class PaymentBuilder {
 
   private assemble(req: PaymentRequest, inputs: TxInput[]): Transaction {
     const stored = this.chain.wallet(req.key.primary).publicKey;
+    const now = this.clock.now();
     return {
       version: TX_VERSION,
       type: req.type ?? TransactionType.Normal,
@@ -84,12 +88,12 @@ export class PaymentBuilder {
       inputs,
       outputs: req.outputs,
       // §8.3: milliseconds-within-second × 1000 + random 0..999.
-      nonce: (Date.now() % 1000) * 1000 + Math.floor(Math.random() * 1000),
+      nonce: (now % 1000) * 1000 + Math.floor(Math.random() * 1000),
       // §2.1 step 7: only the address once the wallet state knows the key.
       pubKey: stored ? req.key.primary : req.key.publicKey,
       signature: null,
       applied: 0n,
-      timestamp: BigInt(Math.floor(Date.now() / 1000)),
+      timestamp: BigInt(Math.floor(now / 1000)),
     };
   }
 
@@ -100,14 +104,14 @@ export class PaymentBuilder {
 
   /**
    * Builds the transaction (unsigned) with its final fee.
-   * @throws RpcError -32001 'Balance is too low', -32602 for inconsistent `from` amounts.
+   * @throws TxError TX_BALANCE_TOO_LOW, TX_BAD_PAYMENT for inconsistent amounts or a fee below the minimum.
    */
   build(req: PaymentRequest): { tx: Transaction; fee: bigint } {
     const feeOf = (t: Transaction): bigint => req.fee ?? this.minimumFeeOf(t);
     const toTotal = req.outputs.reduce((s, o) => s + o.amount, 0n);
     // Name operations may send 0 (updateRecord and recover carry no fee to the pool, reference-names §4.2).
     const zeroAllowed = req.type === TransactionType.RegName && req.outputs.every((o) => o.amount >= 0n);
-    if (toTotal < 0n || (toTotal === 0n && !zeroAllowed)) throw invalidParams('Invalid to amount was specified');
+    if (toTotal < 0n || (toTotal === 0n && !zeroAllowed)) throw badPayment('Invalid to amount was specified');
     let tx: Transaction;
     let fee: bigint;
     if (!req.from) {
@@ -123,7 +127,7 @@ export class PaymentBuilder {
         tx = this.assemble(req, inputs);
         fee = feeOf(tx);
       }
-      if (target !== toTotal + fee) throw new RpcError(RpcCode.InternalError, 'The fee did not settle after three rounds; try again');
+      if (target !== toTotal + fee) throw new TxError(TxErrorCode.FeeUnsettled, 'The fee did not settle after three rounds; try again');
     } else {
       const inputs = sortInputs(req.from.map((f) => ({ key: req.key.nonceOf(f.address)!, amount: f.amount })));
       tx = this.assemble(req, inputs);
@@ -138,7 +142,7 @@ export class PaymentBuilder {
       }
       const fromTotal = inputs.reduce((s, i) => s + i.amount, 0n);
       if (fromTotal !== toTotal + fee) {
-        throw invalidParams(
+        throw badPayment(
           "From amounts (incl. fee) do not match to amounts. If you haven't accounted for the transaction fee in the from amounts, use the parameter 'autofee' to have the node do it automatically.",
         );
       }
@@ -149,7 +153,7 @@ export class PaymentBuilder {
     }
     const minimum = this.minimumFeeOf(tx);
     if (fee < minimum) {
-      throw invalidParams(`The fee ${formatAmount(fee)} is below the minimum fee ${formatAmount(minimum)} for this transaction's size`);
+      throw badPayment(`The fee ${formatAmount(fee)} is below the minimum fee ${formatAmount(minimum)} for this transaction's size`);
     }
     return { tx, fee };
   }

@@ -1,0 +1,219 @@
+/**
+ * The state transition of one block body (reference-formats.md §8.8, §8.11, §10.3 rows 10–11):
+ * the coins of each transaction, its type hook, the extensions' per-block work, the fee shares,
+ * and the wallet-state checksum. It runs inside the block's LMDB write transaction and writes the
+ * wallets it changed; it reads no clock, signs nothing and touches no other module's records.
+ *
+ * Two modes (reshape-for-peers §3 P1):
+ * - `produce`: a candidate that breaks a rule is skipped (rolled back, reported in `rejected`);
+ * - `import`: the block is exactly its transactions; the first one that fails fails the block.
+ */
+import type { Network } from '../codec/types.js';
+import { sha3_512sq } from '../core/hash.js';
+import { addressFromText } from '../formats/address.js';
+import { concatBytes } from '../formats/bytes.js';
+import { FOUNDATION_ADDRESS, FOUNDATION_FEE_PERCENT, TransactionType } from '../formats/constants.js';
+import { bytesKey, latin1Key } from '../state/keys.js';
+import type { Store } from '../state/store.js';
+import { balanceTooLow, BlockError, BlockErrorCode, invalidTx, TxError, TxErrorCode } from './errors.js';
+import type { BlockWriter, ChainExtensions } from './extensions.js';
+import type { KnownTx } from './tx-codec.js';
+import { inputSources, resolveSigner, sumInputs, sumOutputs } from './validate.js';
+import { decodeWalletState, emptyWallet, encodeWalletState, type WalletState } from './wallet-state.js';
+
+export type TransitionMode = 'produce' | 'import';
+
+/** The committed state the block starts from, and where it goes. */
+export interface TransitionInput {
+  store: Store;
+  network: Network;
+  extensions: ChainExtensions;
+  mode: TransitionMode;
+  height: bigint;
+  timestamp: bigint;
+  /** `addressNoChecksum` of the proposer: receives the fees (foundation share apart). */
+  proposer: Uint8Array;
+  /** In block order. Type-3 (Genesis) transactions are accepted in block 1 only. */
+  txs: readonly KnownTx[];
+  /** Is the transaction already in an earlier block? */
+  hasTransaction(id: Uint8Array): boolean;
+  /** Running totals of the parent block. */
+  walletStateChecksum: Uint8Array;
+  walletCount: number;
+  supply: bigint;
+}
+
+export interface TransitionResult {
+  applied: KnownTx[];
+  /** Produce mode only: candidates left out, with the error that refused each. */
+  rejected: { tx: KnownTx; error: TxError }[];
+  totalFee: bigint;
+  walletStateChecksum: Uint8Array;
+  /** Header row 11 (regNameStateChecksum): empty when no extension keeps name state. */
+  nameStateChecksum: Uint8Array;
+  walletCount: number;
+  supply: bigint;
+}
+
+const WS_HASH_BYTES = 64;
+
+function xorInto(acc: Uint8Array, h: Uint8Array): void {
+  for (let i = 0; i < WS_HASH_BYTES; i++) acc[i]! ^= h[i]!;
+}
+
+/** Hash of one wallet entry; the wallet-state checksum is the XOR of these over all wallets. */
+const walletEntryHash = (address: Uint8Array, encoded: Uint8Array): Uint8Array => sha3_512sq(concatBytes(address, encoded));
+
+/** A wallet touched by the block being applied. */
+interface WalletEntry {
+  address: Uint8Array;
+  state: WalletState;
+  /** Stored bytes before this block; null for a wallet the block creates. */
+  before: Uint8Array | null;
+  /** Number of the last transaction of the block that touched it (undo journal). */
+  stamp: number;
+}
+
+const FOUNDATION = addressFromText(FOUNDATION_ADDRESS);
+
+/** The error a transaction's failure is reported with (anything unexpected is a rule break). */
+const asTxError = (err: unknown): TxError => (err instanceof TxError ? err : invalidTx((err as Error).message));
+
+/**
+ * Applies `input.txs` as the body of block `input.height`. Must run inside the block's write
+ * transaction (reads see the writes of earlier transactions of the same block).
+ * @throws BlockError BLOCK_INVALID_TRANSACTION in import mode.
+ */
+export function applyBlockBody(input: TransitionInput): TransitionResult {
+  const { store, extensions, mode } = input;
+  const wallets = store.db('wallets');
+  const changed = new Map<string, WalletEntry>();
+  // Undo journal of the transaction being applied: the first prior value of each entry it
+  // touches (stamp = that transaction's number), and the entries it created.
+  let stamp = 0;
+  const journal: { e: WalletEntry; balance: bigint; publicKey: Uint8Array | null }[] = [];
+  const created: string[] = [];
+  const entry = (address: Uint8Array): WalletEntry => {
+    const key = latin1Key(address);
+    let e = changed.get(key);
+    if (!e) {
+      const before = wallets.getBinary(bytesKey(address)) ?? null;
+      e = { address, state: before ? decodeWalletState(before) : emptyWallet(), before: before ? Uint8Array.from(before) : null, stamp: -1 };
+      changed.set(key, e);
+      created.push(key);
+    }
+    return e;
+  };
+  const touch = (address: Uint8Array): WalletEntry => {
+    const e = entry(address);
+    if (e.stamp !== stamp) {
+      e.stamp = stamp;
+      journal.push({ e, balance: e.state.balance, publicKey: e.state.publicKey });
+    }
+    return e;
+  };
+  let supply = input.supply;
+  let totalFee = 0n;
+  const locals = new Map<string, unknown>();
+  const writer: BlockWriter = {
+    network: input.network,
+    height: input.height,
+    timestamp: input.timestamp,
+    store,
+    signer: input.proposer,
+    local: <T>(key: string, init: () => T): T => {
+      if (!locals.has(key)) locals.set(key, init());
+      return locals.get(key) as T;
+    },
+    addFee: (amount) => {
+      if (amount < 0n) throw new RangeError(`a block fee addition must not be negative, got ${amount}`);
+      totalFee += amount;
+    },
+    balanceOf: (a) => entry(a).state.balance,
+    credit: (a, amount) => {
+      touch(a).state.balance += amount;
+    },
+    debit: (a, amount) => {
+      const e = touch(a);
+      if (e.state.balance < amount) throw balanceTooLow({ address: a, needed: amount, balance: e.state.balance });
+      e.state.balance -= amount;
+    },
+  };
+
+  const applyOne = (k: KnownTx): bigint => {
+    const { tx } = k;
+    if (tx.type === TransactionType.Genesis) {
+      // Block 1 only: the network's initial funds (no inputs, no signature, no fee).
+      if (input.height !== 1n) throw invalidTx(`a genesis transaction is only valid in block 1, not in block ${input.height}`);
+      for (const o of tx.outputs) writer.credit(o.address, o.amount);
+      supply += sumOutputs(tx);
+      return 0n;
+    }
+    const signer = resolveSigner(tx, (a) => touch(a).state);
+    const hook = extensions.txType(tx.type);
+    hook?.validate(tx, writer);
+    for (const s of inputSources(tx, signer.primary)) writer.debit(s.address, s.amount);
+    for (const o of tx.outputs) writer.credit(o.address, o.amount);
+    const primary = touch(signer.primary).state;
+    if (!primary.publicKey) primary.publicKey = signer.publicKey;
+    hook?.apply(tx, writer);
+    return sumInputs(tx) - sumOutputs(tx);
+  };
+
+  const applied: KnownTx[] = [];
+  const rejected: { tx: KnownTx; error: TxError }[] = [];
+  // Ids of this block's transactions (stored after the loop, so `hasTransaction` cannot see them).
+  const inBlock = new Set<string>();
+  for (const k of input.txs) {
+    stamp++;
+    journal.length = 0;
+    created.length = 0;
+    try {
+      const id = latin1Key(k.id);
+      if (inBlock.has(id) || input.hasTransaction(k.id)) throw new TxError(TxErrorCode.AlreadyApplied, 'transaction is already applied');
+      totalFee += applyOne(k);
+      inBlock.add(id);
+      applied.push(k);
+    } catch (err) {
+      const error = asTxError(err);
+      if (mode === 'import') {
+        throw new BlockError(BlockErrorCode.InvalidTransaction, `transaction ${k.textId} fails: ${error.message}`, { txid: k.textId, code: error.code });
+      }
+      // A rejected transaction leaves no trace: restore what it touched, forget what it created.
+      for (let j = journal.length - 1; j >= 0; j--) {
+        const { e, balance, publicKey } = journal[j]!;
+        e.state.balance = balance;
+        e.state.publicKey = publicKey;
+      }
+      for (const key of created) changed.delete(key);
+      rejected.push({ tx: k, error });
+    }
+  }
+  // Extensions first: what they add to the fees (name rewards, §5.5) is shared out with them.
+  extensions.onBlock(writer);
+  if (totalFee > 0n) {
+    const foundationShare = (totalFee * BigInt(FOUNDATION_FEE_PERCENT)) / 100n;
+    writer.credit(FOUNDATION, foundationShare);
+    writer.credit(input.proposer, totalFee - foundationShare);
+  }
+
+  // Wallet state: write changed wallets, keep the XOR checksum and the wallet count current.
+  const ws = Uint8Array.from(input.walletStateChecksum);
+  let walletCount = input.walletCount;
+  for (const e of changed.values()) {
+    const encoded = encodeWalletState(e.state);
+    if (e.before) xorInto(ws, walletEntryHash(e.address, e.before));
+    else walletCount++;
+    xorInto(ws, walletEntryHash(e.address, encoded));
+    wallets.put(bytesKey(e.address), Buffer.from(encoded));
+  }
+  return {
+    applied,
+    rejected,
+    totalFee,
+    walletStateChecksum: ws,
+    nameStateChecksum: extensions.stateChecksum(writer),
+    walletCount,
+    supply,
+  };
+}

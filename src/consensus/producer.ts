@@ -1,0 +1,123 @@
+/**
+ * Block production on the embedded network (DESIGN.md decision 3; reshape-for-peers §4.3): the
+ * genesis block crediting the node's wallet, then one block every interval with the pool's
+ * candidates. Each block is produced by the chain (`produceBlock`, no writes), signed here with
+ * the node's key, and imported through `importBlock`, the path a peer's block takes. One block at a
+ * time; a slow import delays the next tick instead of overlapping it.
+ */
+import type { Network, Transaction } from '../codec/types.js';
+import type { Chain } from '../chain/chain.js';
+import { REG_MINING_DIFFICULTY, REG_SIGNER_BITS, TX_VERSION } from '../chain/constants.js';
+import { BlockError } from '../chain/errors.js';
+import { knownTx } from '../chain/tx-codec.js';
+import type { Clock } from '../clock.js';
+import { unixSeconds } from '../clock.js';
+import { sha3_512sq } from '../core/hash.js';
+import { MAX_TRANSACTIONS_PER_BLOCK, TransactionType } from '../formats/constants.js';
+import type { Logger } from '../log/logger.js';
+import type { Mempool } from '../mempool/mempool.js';
+
+/** The key that signs this node's blocks. */
+export interface BlockSigner {
+  /** Signer `addressNoChecksum`. */
+  address: Uint8Array;
+  publicKey: Uint8Array;
+  /** RSA PKCS#1 v1.5 SHA-512 signature with the node's key. */
+  sign(data: Uint8Array): Uint8Array | Promise<Uint8Array>;
+}
+
+/** The Genesis transaction (type 3) of block 1: one output crediting `address`. */
+export function genesisTransaction(address: Uint8Array, amount: bigint, timestamp: bigint): Transaction {
+  return {
+    version: TX_VERSION,
+    type: TransactionType.Genesis,
+    blockHeight: 1n,
+    inputs: [],
+    outputs: [{ address, amount }],
+    nonce: 0,
+    pubKey: null,
+    signature: null,
+    applied: 0n,
+    timestamp,
+  };
+}
+
+export interface ProducerDeps {
+  chain: Chain;
+  mempool: Mempool;
+  signer: BlockSigner;
+  network: Network;
+  clock: Clock;
+  intervalMs: number;
+  log: Logger;
+}
+
+export class BlockProducer {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+  private stopped = false;
+
+  constructor(private readonly deps: ProducerDeps) {}
+
+  /** Creates block 1 when the chain is empty. */
+  async genesis(amount: bigint): Promise<void> {
+    const { chain, signer, network, clock } = this.deps;
+    if (chain.tip) return;
+    const tx = knownTx(genesisTransaction(signer.address, amount, unixSeconds(clock)), network);
+    await this.produceAndImport([tx]);
+    this.deps.log.info({ height: 1, amount: amount.toString() }, 'genesis block created');
+  }
+
+  get isRunning(): boolean {
+    return this.timer !== null;
+  }
+
+  start(): void {
+    if (this.timer || this.stopped) return;
+    this.timer = setInterval(() => {
+      if (!this.running) this.running = this.produce().finally(() => (this.running = null));
+    }, this.deps.intervalMs);
+  }
+
+  /** Produces one block now from the pool's candidates. */
+  async produce(): Promise<void> {
+    try {
+      await this.produceAndImport(this.deps.mempool.candidates(MAX_TRANSACTIONS_PER_BLOCK));
+    } catch (err) {
+      // A peer's block for the same height won the race: nothing to do until the next tick.
+      if (err instanceof BlockError && err.action === 'IGNORE') this.deps.log.debug({ code: err.code }, err.message);
+      else this.deps.log.error({ err }, 'block production failed');
+    }
+  }
+
+  private async produceAndImport(candidates: Parameters<Chain['produceBlock']>[0]['candidates']): Promise<void> {
+    const { chain, mempool, signer, clock, log } = this.deps;
+    const parentTime = chain.tip?.block.timestamp ?? 0n;
+    const now = unixSeconds(clock);
+    const produced = await chain.produceBlock({
+      candidates,
+      timestamp: now > parentTime ? now : parentTime,
+      proposer: signer.address,
+      difficulty: REG_MINING_DIFFICULTY,
+      signerBits: REG_SIGNER_BITS,
+    });
+    if (produced.rejected.length > 0) {
+      for (const { tx, error } of produced.rejected) log.warn({ id: tx.textId, code: error.code, reason: error.message }, 'pending transaction dropped');
+      await mempool.drop(produced.rejected.map((r) => r.tx), 'refused by the block producer');
+    }
+    const signature = await signer.sign(sha3_512sq(produced.checksum));
+    produced.block.signatures = [{ signer: signer.address, powSolution: null, signature }];
+    await chain.importBlock(produced.block, produced.txs, { source: 'local' });
+    // The next block starts once the pool has forgotten this one's transactions on disk too.
+    await mempool.pruned();
+    log.debug({ height: Number(produced.block.num), txs: produced.txs.length }, 'block produced');
+  }
+
+  /** Stops the interval and waits for a block being imported. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}

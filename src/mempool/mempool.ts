@@ -1,0 +1,371 @@
+/**
+ * The pending pool: transactions admitted but not yet in a block, in arrival order (`txu`),
+ * persisted in the `pending` sub-database (key = arrival sequence), which the pool alone writes,
+ * so they survive a restart. Admission runs every rule of `chain/validate.ts`, checks balances net
+ * of the pool's own pending spends, and verifies the signature (in the worker pool) before the
+ * transaction is stored; a refusal is a `TxError` with its code (reshape-for-peers §3 P4).
+ *
+ * The pool follows the chain (§3 P6): on `blockImported` it forgets what the block included and
+ * re-checks the pending spends of the wallets the block touched; it emits `txAdmitted`, the
+ * source of transaction gossip.
+ */
+import type { Chain, ChainEvents } from '../chain/chain.js';
+import { TxError, TxErrorCode } from '../chain/errors.js';
+import type { Emitter } from '../events.js';
+import { decodeStoredTx, encodeStoredTx, type KnownTx } from '../chain/tx-codec.js';
+import { checkTransaction, inputSources, resolveSigner } from '../chain/validate.js';
+import type { WalletState } from '../chain/wallet-state.js';
+import type { SignatureVerifier } from '../chain/chain.js';
+import type { Logger } from '../log/logger.js';
+import { latin1Key, readU64Key, u64Key } from '../state/keys.js';
+
+export type { SignatureVerifier };
+
+/** Largest pool; past it admission answers with an error instead of growing without bound. */
+export const MAX_PENDING = 200_000;
+/**
+ * Submissions admitted together (one verifier call, one LMDB write). Small enough that the first
+ * are answered while the pool still verifies the rest (~80 µs per RSA-4096 signature).
+ */
+const ADMIT_CHUNK = 64;
+
+/** Events the mempool emits. */
+export interface MempoolEvents {
+  /** Transactions that entered the pool (in arrival order); `source` says who sent them. */
+  txAdmitted: { txs: readonly KnownTx[]; source: AdmitSource };
+  /** Transactions that left the pool without entering a block (refused by a block's producer, or no longer covered). */
+  txDropped: { txs: readonly KnownTx[]; reason: string };
+}
+
+/** Who submitted: this node's RPC, or a peer (by its id, for gossip scoring and no echo). */
+export type AdmitSource = 'rpc' | { peer: string };
+
+interface Entry {
+  k: KnownTx;
+  seq: bigint;
+  /** Source address (latin1Key) → amount this transaction withdraws. */
+  spends: Map<string, bigint>;
+}
+
+/** Committed wallet states, each address read from the store once (for one synchronous pass). */
+function batchWalletReader(chain: Chain): (address: Uint8Array) => WalletState {
+  const read = new Map<string, WalletState>();
+  return (address) => {
+    const key = latin1Key(address);
+    let w = read.get(key);
+    if (!w) read.set(key, (w = chain.wallet(address)));
+    return w;
+  };
+}
+
+export interface MempoolDeps {
+  chain: Chain;
+  verify: SignatureVerifier;
+  events: Emitter<ChainEvents & MempoolEvents>;
+  log: Logger;
+}
+
+export class Mempool {
+  private readonly chain: Chain;
+  private readonly verify: SignatureVerifier;
+  private readonly events: Emitter<ChainEvents & MempoolEvents>;
+  private readonly log: Logger;
+  private readonly entries = new Map<string, Entry>(); // by binary id (latin1Key), insertion = arrival order
+  private readonly pendingSpend = new Map<string, bigint>();
+  /** Ids being admitted by a batch that awaits its signatures: a concurrent duplicate is already pending. */
+  private readonly inFlight = new Set<string>();
+  private nextSeq = 1n;
+  /** Submissions of the current macrotask, admitted together (`submit`). */
+  private queue: { k: KnownTx; source: AdmitSource; resolve(error: TxError | null): void; reject(err: unknown): void }[] = [];
+  private readonly unsubscribe: () => void;
+  /** The removal of the records of what the last block included (see `pruned`). */
+  private pruning: Promise<void> = Promise.resolve();
+
+  constructor(deps: MempoolDeps) {
+    this.chain = deps.chain;
+    this.verify = deps.verify;
+    this.events = deps.events;
+    this.log = deps.log;
+    const stale: Entry[] = [];
+    for (const { key, value } of this.chain.store.db('pending').getRange({ snapshot: false })) {
+      const seq = readU64Key(key);
+      const k = decodeStoredTx(value, this.chain.network);
+      this.nextSeq = seq + 1n;
+      try {
+        // Applied before a restart cut the prune short: no longer pending.
+        if (this.chain.hasTransaction(k.id)) throw new TxError(TxErrorCode.AlreadyApplied, 'transaction is already applied');
+        this.track(k, seq, this.signerSpends(k).spends);
+      } catch (err) {
+        stale.push({ k, seq, spends: new Map() });
+        this.log.debug({ id: k.textId, err: (err as Error).message }, 'stored pending transaction no longer pending; removed');
+      }
+    }
+    if (stale.length > 0) void this.deleteStored(stale);
+    this.unsubscribe = this.events.on('blockImported', ({ txs }) => this.onBlockImported(txs));
+  }
+
+  /** Stops following the chain. */
+  close(): void {
+    this.unsubscribe();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  has(id: Uint8Array): boolean {
+    return this.entries.has(latin1Key(id));
+  }
+
+  get(id: Uint8Array): KnownTx | undefined {
+    return this.entries.get(latin1Key(id))?.k;
+  }
+
+  /** Pool transactions in arrival order, from `fromIndex`, at most `count` (txu). */
+  page(fromIndex: number, count: number): KnownTx[] {
+    const out: KnownTx[] = [];
+    let i = 0;
+    for (const e of this.entries.values()) {
+      if (out.length >= count) break;
+      // A committed block is visible in LMDB a moment before `blockImported` prunes the pool:
+      // never list what the chain already holds.
+      if (this.chain.hasTransaction(e.k.id)) continue;
+      if (i++ >= fromIndex) out.push(e.k);
+    }
+    return out;
+  }
+
+  /** Amount the pool's transactions withdraw from `address`. */
+  pendingSpendOf(address: Uint8Array): bigint {
+    return this.pendingSpend.get(latin1Key(address)) ?? 0n;
+  }
+
+  /** The signer's key and what each input address gives (§8.8: inputs resolve against one signer). */
+  private signerSpends(k: KnownTx, walletOf: (address: Uint8Array) => WalletState = (a) => this.chain.wallet(a)): {
+    publicKey: Uint8Array;
+    spends: Map<string, bigint>;
+  } {
+    const signer = resolveSigner(k.tx, walletOf);
+    const spends = new Map<string, bigint>();
+    for (const s of inputSources(k.tx, signer.primary)) {
+      const a = latin1Key(s.address);
+      spends.set(a, (spends.get(a) ?? 0n) + s.amount);
+    }
+    return { publicKey: signer.publicKey, spends };
+  }
+
+  private track(k: KnownTx, seq: bigint, spends: Map<string, bigint>, id = latin1Key(k.id)): void {
+    this.entries.set(id, { k, seq, spends });
+    for (const [a, amount] of spends) this.pendingSpend.set(a, (this.pendingSpend.get(a) ?? 0n) + amount);
+  }
+
+  /**
+   * Admits one transaction with the others submitted in the same macrotask: they are validated,
+   * signature-checked (one call to the verifier) and stored (one LMDB write) together, in chunks.
+   * Resolves with null (admitted) or the `TxError` that refused it.
+   */
+  submit(k: KnownTx, source: AdmitSource = 'rpc'): Promise<TxError | null> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ k, source, resolve, reject });
+      if (this.queue.length === 1) setImmediate(() => this.drainQueue());
+    });
+  }
+
+  private drainQueue(): void {
+    const queue = this.queue;
+    this.queue = [];
+    // Chunks finish (verified, stored, answered) as their signatures come back from the pool, so
+    // answered clients send again while the rest verify: the event loop and the pool overlap.
+    for (let at = 0; at < queue.length; at += ADMIT_CHUNK) {
+      const chunk = queue.slice(at, at + ADMIT_CHUNK);
+      this.admitWithSources(chunk.map((q) => q.k), chunk.map((q) => q.source)).then(
+        (results) => chunk.forEach((q, i) => q.resolve(results[i]!)),
+        (err: unknown) => chunk.forEach((q) => q.reject(err)),
+      );
+    }
+  }
+
+  /**
+   * Validates and admits a batch; each item gets `null` (admitted) or the `TxError` that refused it.
+   * Signatures of the whole batch are verified in one call to the verifier; the admitted ones are
+   * stored in one write transaction.
+   */
+  admit(batch: KnownTx[], source: AdmitSource = 'rpc'): Promise<(TxError | null)[]> {
+    return this.admitWithSources(batch, batch.map(() => source));
+  }
+
+  private async admitWithSources(batch: KnownTx[], sources: AdmitSource[]): Promise<(TxError | null)[]> {
+    const results: (TxError | null)[] = new Array(batch.length).fill(null);
+    const checked: { i: number; k: KnownTx; id: string; publicKey: Uint8Array; spends: Map<string, bigint> }[] = [];
+    const tip = this.chain.height;
+    // Senders repeat within a batch: each wallet is read once (committed state, before the await).
+    const walletOf = batchWalletReader(this.chain);
+    const view = this.chain.view();
+    for (let i = 0; i < batch.length; i++) {
+      const k = batch[i]!;
+      const id = latin1Key(k.id);
+      try {
+        if (this.entries.has(id) || this.inFlight.has(id)) throw new TxError(TxErrorCode.AlreadyPending, 'transaction is already pending');
+        if (this.entries.size + this.inFlight.size >= MAX_PENDING) throw new TxError(TxErrorCode.PoolFull, `the pending pool is full (${MAX_PENDING} transactions)`);
+        if (this.chain.hasTransaction(k.id)) throw new TxError(TxErrorCode.AlreadyApplied, 'transaction is already applied');
+        checkTransaction(k, tip, this.chain.extensions);
+        const { publicKey, spends } = this.signerSpends(k, walletOf);
+        this.chain.extensions.txType(k.tx.type)?.validate(k.tx, view);
+        this.inFlight.add(id);
+        checked.push({ i, k, id, publicKey, spends });
+      } catch (err) {
+        results[i] = err instanceof TxError ? err : new TxError(TxErrorCode.Invalid, (err as Error).message);
+      }
+    }
+    if (checked.length === 0) return results;
+    let valid: boolean[];
+    try {
+      valid = await this.verify(checked.map((c) => ({ publicKey: c.publicKey, data: c.k.checksum, signature: c.k.tx.signature! })));
+    } finally {
+      for (const c of checked) this.inFlight.delete(c.id);
+    }
+    // Balances net of pending spends, checked after the await so concurrent batches see each other
+    // (and a block committed meanwhile): read afresh.
+    const balanceOf = batchWalletReader(this.chain);
+    const admitted: Entry[] = [];
+    const admittedSources: AdmitSource[] = [];
+    for (let j = 0; j < checked.length; j++) {
+      const c = checked[j]!;
+      if (!valid[j]) {
+        results[c.i] = new TxError(TxErrorCode.BadSignature, 'signature does not verify');
+        continue;
+      }
+      if (this.entries.has(c.id)) {
+        results[c.i] = new TxError(TxErrorCode.AlreadyPending, 'transaction is already pending');
+        continue;
+      }
+      if (this.chain.hasTransaction(c.k.id)) {
+        results[c.i] = new TxError(TxErrorCode.AlreadyApplied, 'transaction is already applied');
+        continue;
+      }
+      let short = false;
+      for (const [a, amount] of c.spends) {
+        const balance = balanceOf(Buffer.from(a, 'latin1')).balance;
+        if (balance - (this.pendingSpend.get(a) ?? 0n) < amount) short = true;
+      }
+      if (short) {
+        results[c.i] = new TxError(TxErrorCode.BalanceTooLow, 'Balance is too low');
+        continue;
+      }
+      const seq = this.nextSeq++;
+      this.track(c.k, seq, c.spends, c.id);
+      admitted.push(this.entries.get(c.id)!);
+      admittedSources.push(sources[c.i]!);
+    }
+    if (admitted.length > 0) {
+      const pending = this.chain.store.db('pending');
+      try {
+        await this.chain.store.write(() => {
+          for (const e of admitted) pending.put(u64Key(e.seq), encodeStoredTx(e.k));
+        });
+      } catch (err) {
+        this.forget(admitted.map((e) => e.k)); // not stored: not pending either
+        throw err;
+      }
+      // One event per source (a peer's batch is relayed to every other peer, not back to it).
+      const bySource = new Map<AdmitSource | string, KnownTx[]>();
+      admitted.forEach((e, i) => {
+        const s = admittedSources[i]!;
+        const key = s === 'rpc' ? 'rpc' : s.peer;
+        const list = bySource.get(key) ?? [];
+        list.push(e.k);
+        bySource.set(key, list);
+      });
+      for (const [key, txs] of bySource) this.events.emit('txAdmitted', { txs, source: key === 'rpc' ? 'rpc' : { peer: key as string } });
+    }
+    return results;
+  }
+
+  /** Resolves once the stored records of what imported blocks included are removed. */
+  pruned(): Promise<void> {
+    return this.pruning;
+  }
+
+  /** Candidates for the next block, in arrival order. */
+  candidates(limit: number): KnownTx[] {
+    const txs: KnownTx[] = [];
+    for (const e of this.entries.values()) {
+      if (txs.length >= limit) break;
+      txs.push(e.k);
+    }
+    return txs;
+  }
+
+  /** Removes transactions that a producer refused (they would fail every later block too). */
+  async drop(ks: readonly KnownTx[], reason: string): Promise<void> {
+    const gone = this.forget(ks);
+    if (gone.length === 0) return;
+    await this.deleteStored(gone);
+    this.events.emit('txDropped', { txs: gone.map((e) => e.k), reason });
+  }
+
+  /** Forgets transactions that left the pool; returns their entries. */
+  private forget(ks: readonly KnownTx[]): Entry[] {
+    const gone: Entry[] = [];
+    for (const k of ks) {
+      const id = latin1Key(k.id);
+      const e = this.entries.get(id);
+      if (!e) continue;
+      this.entries.delete(id);
+      gone.push(e);
+      for (const [a, amount] of e.spends) {
+        const left = (this.pendingSpend.get(a) ?? 0n) - amount;
+        if (left > 0n) this.pendingSpend.set(a, left);
+        else this.pendingSpend.delete(a);
+      }
+    }
+    return gone;
+  }
+
+  private deleteStored(gone: readonly Entry[]): Promise<void> {
+    const pending = this.chain.store.db('pending');
+    return this.chain.store
+      .write(() => {
+        for (const e of gone) pending.remove(u64Key(e.seq));
+      })
+      .catch((err: unknown) => this.log.error({ err }, 'pending pool records could not be removed; they are pruned at the next start'));
+  }
+
+  /**
+   * A block was imported: forget what it included, then re-check the pending spends of every
+   * address it touched against the new balances, in arrival order; what no longer fits leaves.
+   */
+  private onBlockImported(txs: readonly KnownTx[]): void {
+    const included = this.forget(txs);
+    const touched = new Set<string>();
+    for (const k of txs) for (const o of k.tx.outputs) touched.add(latin1Key(o.address));
+    for (const e of included) for (const a of e.spends.keys()) touched.add(a);
+    const uncovered: KnownTx[] = [];
+    if (touched.size > 0 && this.entries.size > 0) {
+      const balanceOf = batchWalletReader(this.chain);
+      const left = new Map<string, bigint>();
+      for (const e of this.entries.values()) {
+        let fits = true;
+        for (const [a, amount] of e.spends) {
+          if (!touched.has(a)) continue;
+          const remaining = left.get(a) ?? balanceOf(Buffer.from(a, 'latin1')).balance;
+          if (remaining < amount) fits = false;
+        }
+        if (!fits) {
+          uncovered.push(e.k);
+          continue;
+        }
+        for (const [a, amount] of e.spends) if (touched.has(a)) left.set(a, (left.get(a) ?? balanceOf(Buffer.from(a, 'latin1')).balance) - amount);
+      }
+    }
+    const dropped = this.forget(uncovered);
+    if (included.length + dropped.length > 0) {
+      const removal = this.deleteStored([...included, ...dropped]);
+      this.pruning = this.pruning.then(() => removal);
+    }
+    if (dropped.length > 0) {
+      this.log.warn({ count: dropped.length }, 'pending transactions no longer covered by their balance; dropped');
+      this.events.emit('txDropped', { txs: dropped.map((e) => e.k), reason: 'Balance is too low' });
+    }
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * What the node is made of, as the RPC handlers and the notifier see it (reshape-for-peers §4.4,
+ * lodestar's `ApiModules`): each method group declares the modules it uses with a `Pick<…>`, so a
+ * handler test passes only those (or fakes of them), and the table shows which operation depends
+ * on which module.
+ */
+import type { Network } from '../codec/types.js';
+import type { Chain } from '../chain/chain.js';
+import type { Clock } from '../clock.js';
+import type { Consensus } from '../consensus/index.js';
+import type { PowClaim } from '../core/pow.js';
+import type { Logger } from '../log/logger.js';
+import type { Mempool } from '../mempool/mempool.js';
+import type { NameSystem } from '../names/chain-extension.js';
+import type { Store } from '../state/store.js';
+import type { NodeWallet } from '../wallet/wallet.js';
+import type { NodeEventBus } from './events.js';
+import type { NodeOptions } from './options.js';
+
+/** The node's worker pool as the modules use it (src/pool). */
+export interface NodePool {
+  readonly threads: number;
+  /** Mining PoW claims (reference-formats §11): does each Argon2id hash meet its difficulty? */
+  verifyPow(claims: readonly PowClaim[]): Promise<boolean[]>;
+  /** RSA PKCS#1 v1.5 SHA-512 signatures (§6.2). */
+  verifyRsa(items: readonly { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[]): Promise<boolean[]>;
+  close(): Promise<void>;
+}
+
+export interface NodeInfo {
+  /** Unix ms the node started. */
+  startedAtMs: number;
+  /** `<package name>-<version>`, reported as status `Node Version`. */
+  version: string;
+}
+
+export interface NodeModules {
+  readonly opts: NodeOptions;
+  readonly network: Network;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly info: NodeInfo;
+  readonly store: Store;
+  readonly events: NodeEventBus;
+  readonly chain: Chain;
+  readonly names: NameSystem;
+  readonly mempool: Mempool;
+  readonly pool: NodePool;
+  readonly wallet: NodeWallet;
+  readonly consensus: Consensus;
+}
