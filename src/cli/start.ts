@@ -17,6 +17,7 @@ import { createRpcServer, type RpcServer } from '../rpc/server.js';
 import { RpcCode, RpcError, type MethodDef } from '../rpc/types.js';
 import type { Logger } from '../log/logger.js';
 import type { NodeOptions } from '../node/options.js';
+import type { NodeEventBus } from '../node/events.js';
 
 /** What `start` needs of the node core (src/node/node.ts). */
 export interface StartableNode<Ctx> {
@@ -24,6 +25,8 @@ export interface StartableNode<Ctx> {
   modules: Ctx;
   ready: boolean;
   close(): Promise<void>;
+  /** The node's event bus, streamed on `ws /events`. */
+  events?: NodeEventBus;
   /** Height, pending pool and DLT status for the status line, read from the modules (src/node). */
   summary?(): { height: number; pending: number; dltStatus: string };
 }
@@ -90,6 +93,7 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     metrics: metricsWanted ? metrics : undefined,
     serveMetrics: config.metrics && config.metricsPort === undefined,
     drainTimeoutMs: config.shutdownTimeout * 1000,
+    events: () => node?.events,
   });
 
   const shutdown = (reason: string): Promise<number> => {

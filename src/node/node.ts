@@ -18,12 +18,13 @@ import { createPowVerifier } from '../pool/verifier.js';
 import { openStore } from '../state/store.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { NodeWallet } from '../wallet/wallet.js';
-import { createNodeEvents } from './events.js';
+import { createNodeEvents, type NodeEventBus } from './events.js';
 import type { NodeModules, NodePool } from './modules.js';
 import type { NodeOptions } from './options.js';
 
 export interface DltNode {
   modules: NodeModules;
+  events: NodeEventBus;
   /** A one-line summary for the periodic status line (src/cli/start.ts). */
   summary(): { height: number; pending: number; dltStatus: string };
   close(): Promise<void>;
@@ -116,6 +117,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     nodeLog.info({ network: opts.network, height: Number(chain.height), address: key.primaryText, pending: mempool.size }, 'node started');
     const node: DltNode = {
       modules,
+      events,
       ready: true,
       summary: () => ({ height: Number(chain.height), pending: pendingPool.size, dltStatus: consensus.dltStatus() }),
       close: async () => {

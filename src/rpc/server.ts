@@ -5,7 +5,11 @@
  *
  * Routes: `GET|POST /<operation>` and `POST /` (method in the body) → the method table;
  * `GET /health` → 200 while the process runs; `GET /ready` → 200 once the node is ready, 503 while
- * starting or draining; `GET /metrics` → Prometheus text when metrics are served on this port.
+ * starting or draining; `GET /metrics` → Prometheus text when metrics are served on this port;
+ * `ws /events` → the node's event stream (src/rpc/events.ts), behind the same access control.
+ *
+ * The server owns the one listener (reshape-for-peers §3 P7, option a): HTTP routes and WebSocket
+ * routes share its port, on uWS and on the node:http fallback alike.
  */
 import { AccessControl, isLoopbackHost, type AuthOptions } from './auth.js';
 import { Dispatcher, rpcErrorReply, type RpcReply } from './dispatch.js';
@@ -13,8 +17,10 @@ import { EnvelopeError, errorBody, operationFromPath, requestFromBody, requestFr
 import { NodeHttpTransport } from './transport-http.js';
 import { loadUws, UwsTransport } from './transport-uws.js';
 import { RpcCode, RpcError, type MethodDef } from './types.js';
-import type { HttpHandler, HttpReply, HttpRequestHead, Transport, TransportName } from './transport-api.js';
-import type { Logger } from '../node/options.js';
+import type { HttpHandler, HttpReply, HttpRequestHead, TransportName, WsCapableTransport, WsRouteHandler } from './transport-api.js';
+import type { Logger } from '../log/logger.js';
+import type { NodeEventBus } from '../node/events.js';
+import { EVENTS_PATH, EventStream } from './events.js';
 import type { NodeMetrics } from '../metrics/metrics.js';
 
 export const DEFAULT_RPC_HOST = '127.0.0.1';
@@ -48,6 +54,8 @@ export interface RpcServerOptions<Ctx> {
   metrics?: NodeMetrics;
   serveMetrics?: boolean;
   drainTimeoutMs?: number;
+  /** The node's event bus for `ws /events` (read per connection: the node may start after the server). */
+  events?: () => NodeEventBus | undefined;
 }
 
 /** Thrown before listening when the options are unsafe or inconsistent. */
@@ -59,7 +67,9 @@ const JSON_OK_HEALTH = '{"status":"ok"}';
 
 export class RpcServer<Ctx = unknown> {
   readonly dispatcher: Dispatcher<Ctx>;
-  readonly transport: Transport;
+  readonly transport: WsCapableTransport;
+  /** `ws /events` subscribers, when the server serves the node's events. */
+  readonly eventStream: EventStream | undefined;
   readonly host: string;
   private requestedPort: number;
   private boundPort = -1;
@@ -83,6 +93,10 @@ export class RpcServer<Ctx = unknown> {
     if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw new ServerConfigError(`maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
     this.dispatcher = new Dispatcher({ methods: opts.methods, context: opts.context, log: opts.log, observe: opts.metrics?.observeCall });
     this.transport = this.createTransport(opts.transport ?? 'auto', { handler: this.httpHandler(), maxBodyBytes });
+    if (opts.events) {
+      this.eventStream = new EventStream({ bus: opts.events, log: opts.log.child({ module: 'events' }) });
+      this.addWebSocketRoute(EVENTS_PATH, this.eventStream.route());
+    }
     opts.metrics?.setInFlightSource(() => this.transport.inFlight);
     opts.metrics?.setTransport(this.transport.name);
   }
@@ -99,6 +113,27 @@ export class RpcServer<Ctx = unknown> {
 
   get transportName(): TransportName {
     return this.transport.name;
+  }
+
+  /**
+   * Adds a WebSocket route on the RPC's port, behind the RPC's access control (allow-list, Basic
+   * users) and refused while draining. Call before `listen`.
+   */
+  addWebSocketRoute(path: string, handler: WsRouteHandler): void {
+    this.transport.addWebSocketRoute(path, {
+      ...handler,
+      upgrade: (head) => {
+        if (this.draining) return jsonError(503, 'The node is shutting down');
+        if (this.access.restricted) {
+          const decision = this.access.check(head.remoteAddress, head.authorization);
+          if (decision === 'forbidden') return jsonError(403, `Address ${head.remoteAddress} is not allowed to call this node (--rpc-allow)`);
+          if (decision === 'unauthorized') {
+            return { ...jsonError(401, 'Authentication required: send HTTP Basic credentials of an --rpc-user'), headers: { 'WWW-Authenticate': 'Basic realm="dltnode", charset="UTF-8"' } };
+          }
+        }
+        return handler.upgrade(head);
+      },
+    });
   }
 
   /** Binds; rejects with a ListenError whose message names the port when it is taken. */
@@ -135,7 +170,7 @@ export class RpcServer<Ctx = unknown> {
     this.transport.closeConnections();
   }
 
-  private createTransport(choice: TransportChoice, topts: ConstructorParameters<typeof NodeHttpTransport>[0]): Transport {
+  private createTransport(choice: TransportChoice, topts: ConstructorParameters<typeof NodeHttpTransport>[0]): WsCapableTransport {
     if (choice === 'http') return new NodeHttpTransport(topts);
     const uws = loadUws();
     if (!(uws instanceof Error)) return new UwsTransport(uws, topts);

@@ -116,3 +116,39 @@ export class InFlightCounter {
 export function addressInUseMessage(host: string, port: number): string {
   return `Cannot listen on ${host}:${port}: the address is already in use or cannot be bound; choose another port with --rpc-port (or stop the other process)`;
 }
+
+/** One accepted WebSocket connection, whatever the transport. */
+export interface WsConnection {
+  /** Unique per transport, for logs and maps. */
+  readonly id: number;
+  readonly remoteAddress: string;
+  /**
+   * Queues a message (text for a string, binary for bytes). False when the connection's unsent
+   * backlog is past the route's `maxBackpressureBytes` (the message was not queued) or it is closed.
+   */
+  send(data: string | Uint8Array): boolean;
+  /** Bytes queued and not yet written to the socket. */
+  readonly bufferedAmount: number;
+  close(code?: number, reason?: string): void;
+}
+
+/** A WebSocket route on the listener (`/events` today, peers later). */
+export interface WsRouteHandler {
+  /** Largest incoming message; a larger one closes the connection (1009). */
+  maxPayloadBytes: number;
+  /** Largest unsent backlog per connection: past it `send` refuses, so a slow reader never grows memory. */
+  maxBackpressureBytes: number;
+  /** A connection silent this long is closed (0 = never). */
+  idleTimeoutSeconds: number;
+  /** Decides on the upgrade from the request head (access control): undefined accepts, a reply refuses. */
+  upgrade(head: HttpRequestHead): HttpReply | undefined;
+  open(conn: WsConnection, head: HttpRequestHead): void;
+  message(conn: WsConnection, data: Uint8Array, isBinary: boolean): void;
+  close(conn: WsConnection, code: number, reason: string): void;
+}
+
+/** A transport that can serve WebSocket routes beside HTTP on the same port. */
+export interface WsCapableTransport extends Transport {
+  /** Adds a WebSocket route; call before `listen`. */
+  addWebSocketRoute(path: string, handler: WsRouteHandler): void;
+}

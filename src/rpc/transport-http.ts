@@ -9,14 +9,16 @@ import {
   addressInUseMessage,
   type HttpReply,
   type HttpRequestHead,
-  type Transport,
   type TransportOptions,
+  type WsCapableTransport,
+  type WsRouteHandler,
 } from './transport-api.js';
+import { HttpWebSocketRoutes } from './ws-http.js';
 
 /** Keep-alive idle timeout: long enough for benchmark and client reuse, short enough to free sockets. */
 const KEEP_ALIVE_TIMEOUT_MS = 10_000;
 
-export class NodeHttpTransport implements Transport {
+export class NodeHttpTransport implements WsCapableTransport {
   readonly name = 'node:http' as const;
   private readonly server: Server;
   private readonly counter = new InFlightCounter();
@@ -27,6 +29,12 @@ export class NodeHttpTransport implements Transport {
 
   get inFlight(): number {
     return this.counter.count;
+  }
+
+  private wsRoutes: HttpWebSocketRoutes | undefined;
+
+  addWebSocketRoute(path: string, handler: WsRouteHandler): void {
+    (this.wsRoutes ??= new HttpWebSocketRoutes(this.server)).add(path, handler);
   }
 
   listen(host: string, port: number): Promise<number> {
@@ -55,6 +63,7 @@ export class NodeHttpTransport implements Transport {
 
   closeConnections(): void {
     this.stopAccepting();
+    this.wsRoutes?.closeAll();
     this.server.closeAllConnections();
   }
 

@@ -14,9 +14,11 @@ import {
   addressInUseMessage,
   type HttpReply,
   type HttpRequestHead,
-  type Transport,
   type TransportOptions,
+  type WsCapableTransport,
+  type WsRouteHandler,
 } from './transport-api.js';
+import { addUwsWebSocketRoute } from './ws-uws.js';
 
 type UwsModule = typeof UWS;
 
@@ -53,7 +55,7 @@ function statusLine(status: number): string {
   return line;
 }
 
-export class UwsTransport implements Transport {
+export class UwsTransport implements WsCapableTransport {
   readonly name = 'uws' as const;
   private readonly app: UWS.TemplatedApp;
   private listenSocket: UWS.us_listen_socket | null = null;
@@ -69,6 +71,10 @@ export class UwsTransport implements Transport {
 
   get inFlight(): number {
     return this.counter.count;
+  }
+
+  addWebSocketRoute(path: string, handler: WsRouteHandler): void {
+    addUwsWebSocketRoute(this.app, path, handler);
   }
 
   listen(host: string, port: number): Promise<number> {
