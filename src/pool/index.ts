@@ -15,7 +15,6 @@
  * - `threads: 0` runs everything in-process on the calling thread (tests, tiny machines) (D26).
  * - `close()` stops accepting, finishes buffered and started work, then stops the workers (D28).
  */
-import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -30,14 +29,7 @@ import type { PoolTask, PoolTaskName, PoolWorkerData, PoolWorkerInfo } from './t
 export type { PoolTaskName, PoolWorkerInfo } from './tasks/types.js';
 export type { RsaItem, RsaSignItem } from './tasks/rsa.js';
 export { PoolBusyError, PoolClosedError } from './errors.js';
-
-/**
- * Worker threads of the node, in total: one per core, less one for the event loop (at least one).
- * The one definition (config/options.ts should import it rather than define its own).
- */
-export function defaultPoolThreads(): number {
-  return Math.max(1, availableParallelism() - 1);
-}
+export { defaultPoolThreads } from './threads.js';
 
 /** Default bound of each task's queue, in items waiting or running. */
 export const TASK_MAX_QUEUE: Readonly<Record<PoolTaskName, number>> = Object.freeze({
@@ -119,6 +111,7 @@ export function poolWorkerFile(): string {
   return here.endsWith('.ts') ? resolve(dirname(here), '../../dist/pool/worker.js') : join(dirname(here), 'worker.js');
 }
 
+/** @internal Option check shared with the facades in verifier.ts. */
 export function checkCount(where: string, name: string, value: number, min: number): number {
   if (!Number.isInteger(value) || value < min) {
     throw new RangeError(`${where} ${name}: expected an integer ≥ ${min}, got ${String(value)}`);

@@ -7,7 +7,6 @@ import type { PowClaim } from '../core/pow.js';
 import {
   checkCount,
   createWorkerPool,
-  defaultPoolThreads,
   DEFAULT_BATCH_DELAY_MS,
   poolWorkerFile,
   TASK_BATCH_MAX_ITEMS,
@@ -16,6 +15,7 @@ import {
   type PoolWorkerInfo,
   type RsaItem,
 } from './index.js';
+import { defaultPoolThreads } from './threads.js';
 
 export { defaultPoolThreads, poolWorkerFile, DEFAULT_BATCH_DELAY_MS, type PoolTaskName, type RsaItem };
 
