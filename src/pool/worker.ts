@@ -1,8 +1,8 @@
 /**
  * Entry of the pool's worker threads. Each named export is a handler Piscina calls by `name`
- * (practice D22): synchronous, per-item results, an invalid PoW is a result (0), not an error.
- * To add work (e.g. RSA verification), export another handler here and add its name to
- * `PoolTaskName` in verifier.ts.
+ * (practice D22): synchronous, per-item results (an invalid proof or signature is a result, not
+ * an error), results moved back. This file loads only `tasks/*` and the core WASM: no main-thread
+ * pool code runs in a worker. To add a task, see `PoolTaskName` in tasks/types.ts.
  *
  * The worker instantiates the core WASM once, from the compiled Module the pool passes in
  * `workerData.coreModule` (no recompilation per worker), and reserves the PoW's Argon2 memory at
@@ -13,18 +13,13 @@ import { Piscina } from 'piscina';
 import { reserveArgon2Memory } from '../core/argon2.js';
 import type { CoreAccess } from '../core/blake2b.js';
 import { adoptCoreModule, coreInstance } from '../core/instance.js';
-import { POW_PARAMS, powVerifyVariant } from '../core/pow.js';
-import { coreFlavour, type WasmFlavour } from '../core/wasm.js';
-import { unpackPowClaims } from './pack.js';
+import { POW_PARAMS } from '../core/pow.js';
+import { coreFlavour } from '../core/wasm.js';
+import { verifyPowTask } from './tasks/pow.js';
+import { signRsaTask, verifyRsaTask } from './tasks/rsa.js';
+import type { PoolTaskName, PoolWorkerData, PoolWorkerInfo, TaskContext } from './tasks/types.js';
 
-/** RSA signature verification for transaction admission (handler `verifyRsa`). */
-export { verifyRsa } from './rsa-handlers.js';
-
-/** What the pool hands every worker. */
-export interface PoolWorkerData {
-  coreModule?: WebAssembly.Module;
-  flavour?: WasmFlavour;
-}
+export type { PoolWorkerData, PoolWorkerInfo } from './tasks/types.js';
 
 const data = (Piscina.workerData ?? {}) as PoolWorkerData;
 const compiledInWorker = !(data.coreModule instanceof WebAssembly.Module);
@@ -32,22 +27,19 @@ const flavour = compiledInWorker ? coreFlavour() : (data.flavour ?? coreFlavour(
 // This thread's core instance (shared by every wrapper in the worker), from the passed Module.
 const core: CoreAccess = compiledInWorker ? coreInstance() : adoptCoreModule(data.coreModule!, flavour);
 reserveArgon2Memory(core, POW_PARAMS.memoryCost);
+const context: TaskContext = { core };
 
-/** Verifies a packed batch of PoW claims; returns one byte per claim (1 = valid), moved back. */
-export function verifyPow(task: ArrayBuffer): Uint8Array {
-  const items = unpackPowClaims(task);
-  const results = new Uint8Array(items.length);
-  for (let i = 0; i < items.length; i++) {
-    results[i] = powVerifyVariant(items[i]!.variant, items[i]!.claim, core) ? 1 : 0;
-  }
-  return Piscina.move(results) as Uint8Array;
-}
+type Handler = (task: ArrayBuffer) => Uint8Array;
 
-export interface PoolWorkerInfo {
-  threadId: number;
-  compiledInWorker: boolean;
-  flavour: string;
-}
+/** Verifies a packed batch of PoW claims (tasks/pow.ts). */
+export const verifyPow: Handler = (task) => Piscina.move(verifyPowTask.handle(task, context)) as Uint8Array;
+/** Verifies a packed batch of RSA signatures (tasks/rsa.ts). */
+export const verifyRsa: Handler = (task) => Piscina.move(verifyRsaTask.handle(task, context)) as Uint8Array;
+/** Signs a packed batch with RSA private keys (tasks/rsa.ts). */
+export const signRsa: Handler = (task) => Piscina.move(signRsaTask.handle(task, context)) as Uint8Array;
+
+// Every task name has its handler here (a compile error otherwise).
+void ({ verifyPow, verifyRsa, signRsa } satisfies Record<PoolTaskName, Handler>);
 
 /** Describes this worker (used by tests and `--version`-style diagnostics). */
 export function describeWorker(): PoolWorkerInfo {

@@ -1,0 +1,398 @@
+/**
+ * The node's one worker pool (design reshape-for-peers §3 P5): one Piscina, named tasks
+ * (tasks/types.ts `PoolTaskName`), each with its own bounded queue of items.
+ *
+ * - Each task's queue is bounded in items (waiting + running): past its bound a call rejects with
+ *   PoolBusyError (code 'POOL_BUSY') instead of building a backlog (D25); `canAccept(task, n)`
+ *   lets a caller (gossip, admission) ask first.
+ * - `verifyPow` packs small requests (items wait at most `batchDelayMs`, 0 = the next macrotask, or
+ *   until `batchMaxItems` are buffered, D23) and splits big ones over the threads.
+ * - `verifyRsa` and `signRsa` gather the items of every call made in one macrotask into tasks of at
+ *   most `batchMaxItems`, with at most two tasks in flight per worker: items arriving meanwhile
+ *   leave together when a task completes, so tasks grow with the load instead of each call paying
+ *   a hand-off.
+ * - Every task and result is one owned ArrayBuffer, transferred (tasks/codec.ts, D24).
+ * - `threads: 0` runs everything in-process on the calling thread (tests, tiny machines) (D26).
+ * - `close()` stops accepting, finishes buffered and started work, then stops the workers (D28).
+ */
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { assertBytes, describeType } from '../formats/bytes.js';
+import { powClaimVariant, powNonceValid, type PowClaim } from '../core/pow.js';
+import { coreFlavour, wasmModule } from '../core/wasm.js';
+import { PoolBusyError, PoolClosedError } from './errors.js';
+import { verifyPowTask, type PackedClaim } from './tasks/pow.js';
+import { signRsaTask, verifyRsaTask, type RsaItem, type RsaSignItem } from './tasks/rsa.js';
+import type { PoolTask, PoolTaskName, PoolWorkerData, PoolWorkerInfo } from './tasks/types.js';
+
+export type { PoolTaskName, PoolWorkerInfo } from './tasks/types.js';
+export type { RsaItem, RsaSignItem } from './tasks/rsa.js';
+export { PoolBusyError, PoolClosedError } from './errors.js';
+export { defaultPoolThreads } from './threads.js';
+
+/** Default bound of each task's queue, in items waiting or running. */
+export const TASK_MAX_QUEUE: Readonly<Record<PoolTaskName, number>> = Object.freeze({
+  /**
+   * ~1,000 × ~1–2 ms ≈ 1 s of work on two cores, so a "busy" answer comes before clients time
+   * out. Revisit with the queue-wait metric.
+   */
+  verifyPow: 1024,
+  /**
+   * ~16,000 × ~80 µs (RSA-4096) ≈ 1.3 s of work on one core: far above admission's bursts (256
+   * concurrent submitters × 64 per chunk would fill it) yet below a memory or latency hazard when
+   * peers gossip. Verifying a whole block of MAX_TRANSACTIONS_PER_BLOCK needs chunking (canAccept)
+   * or a larger bound.
+   */
+  verifyRsa: 16_384,
+  /** ~256 × ~4 ms (RSA-4096 signing) ≈ 1 s on one core; the node signs a block or a message at a time. */
+  signRsa: 256,
+});
+
+/** Default items per task. */
+export const TASK_BATCH_MAX_ITEMS: Readonly<Record<PoolTaskName, number>> = Object.freeze({
+  /** Large enough to amortise the ~50 µs hand-off, small enough to balance cores. */
+  verifyPow: 32,
+  /**
+   * ~70–110 µs each, so a full task is ~4–7 ms of work against a ~50–100 µs hand-off, and results
+   * come back often enough for admission to stream (src/chain/mempool.ts).
+   */
+  verifyRsa: 64,
+  /** ~4 ms each: 8 is ~30 ms of work per task, so a burst still spreads over the workers. */
+  signRsa: 8,
+});
+
+/** How long a partial PoW batch waits for more items; 0 = dispatch on the next macrotask. */
+export const DEFAULT_BATCH_DELAY_MS = 0;
+
+/** Tasks in flight per worker for the gathering tasks (RSA): one running, one ready to start. */
+const GATHER_TASKS_PER_WORKER = 2;
+
+export interface WorkerPoolOptions {
+  /** Worker threads in total (e.g. `defaultPoolThreads()`); 0 = everything in-process. */
+  threads: number;
+  /** Bound of each task's queue, in items waiting or running (default TASK_MAX_QUEUE). */
+  maxQueue?: Partial<Record<PoolTaskName, number>>;
+  /** Maximum items packed into one task (default TASK_BATCH_MAX_ITEMS). */
+  batchMaxItems?: Partial<Record<PoolTaskName, number>>;
+  /** Maximum wait of a partial PoW batch in ms (default DEFAULT_BATCH_DELAY_MS). */
+  batchDelayMs?: number;
+  /** Called for each task sent to a worker, after the send (for metrics: items per task). */
+  onTask?: (task: { name: PoolTaskName; items: number; buffer: ArrayBuffer }) => void;
+}
+
+export interface WorkerPool {
+  /**
+   * One boolean per claim, in order (rpc-messaging `verifyminingsolution`).
+   * @throws TypeError/RangeError naming the bad item; PoolBusyError; PoolClosedError.
+   */
+  verifyPow(claims: readonly PowClaim[]): Promise<boolean[]>;
+  /** One boolean per item, in order; an unusable key or signature is `false`. */
+  verifyRsa(items: readonly RsaItem[]): Promise<boolean[]>;
+  /**
+   * One RSASSA-PKCS1-v1_5 SHA-512 signature per item, in order (reference-formats §6.2).
+   * @throws RsaKeyError (code ERR_RSA_KEY) naming the item whose key was refused.
+   */
+  signRsa(items: readonly RsaSignItem[]): Promise<Uint8Array[]>;
+  /** Whether `items` more of `task` would be accepted now (open, and within the task's bound). */
+  canAccept(task: PoolTaskName, items?: number): boolean;
+  /** Items of `task` waiting or running. */
+  pending(task: PoolTaskName): number;
+  readonly threads: number;
+  /** Asks one worker to describe itself (thread id, whether it compiled WASM itself). */
+  describeWorker(): Promise<PoolWorkerInfo>;
+  /** Stops accepting, finishes buffered and running work, stops the workers. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The built worker entry: dist/pool/worker.js, also when this module runs from src/ under vitest. */
+export function poolWorkerFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  return here.endsWith('.ts') ? resolve(dirname(here), '../../dist/pool/worker.js') : join(dirname(here), 'worker.js');
+}
+
+/** @internal Option check shared with the facades in verifier.ts. */
+export function checkCount(where: string, name: string, value: number, min: number): number {
+  if (!Number.isInteger(value) || value < min) {
+    throw new RangeError(`${where} ${name}: expected an integer ≥ ${min}, got ${String(value)}`);
+  }
+  return value;
+}
+
+interface Request<R> {
+  results: R[];
+  remaining: number;
+  resolve(results: R[]): void;
+  reject(error: unknown): void;
+  failed: boolean;
+}
+
+interface Entry<I, R> {
+  item: I;
+  request: Request<R>;
+  index: number;
+}
+
+interface LaneConfig<I, R> {
+  task: PoolTask<I, R>;
+  pool: Piscina;
+  threads: number;
+  maxQueue: number;
+  batchMaxItems: number;
+  /** 'split': PoW (timer packing, big requests split); 'gather': RSA (macrotask, in-flight cap). */
+  schedule: 'split' | 'gather';
+  batchDelayMs: number;
+  onTask?: WorkerPoolOptions['onTask'];
+}
+
+/** One task's bounded queue and its batching. */
+class Lane<I, R> {
+  pending = 0;
+  private batch: Entry<I, R>[] = [];
+  private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  private tasksInFlight = 0;
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly cfg: LaneConfig<I, R>) {}
+
+  canAccept(items: number): boolean {
+    return this.pending + items <= this.cfg.maxQueue;
+  }
+
+  /** Queues the items; resolves with one result per item. @throws PoolBusyError past the bound */
+  submit(items: readonly I[]): Promise<R[]> {
+    const { maxQueue, task } = this.cfg;
+    if (!this.canAccept(items.length)) return Promise.reject(new PoolBusyError(this.pending, maxQueue, items.length, task.name));
+    if (items.length === 0) return Promise.resolve([]);
+    return new Promise<R[]>((resolvePromise, rejectPromise) => {
+      const request: Request<R> = { results: new Array<R>(items.length), remaining: items.length, resolve: resolvePromise, reject: rejectPromise, failed: false };
+      const entries = items.map((item, index) => ({ item, request, index }));
+      this.pending += entries.length;
+      if (this.cfg.schedule === 'split') this.enqueueSplit(entries);
+      else this.enqueueGather(entries);
+    });
+  }
+
+  /** Sends everything buffered, whatever the caps, and waits for every task. */
+  async drain(): Promise<void> {
+    this.clearTimer();
+    while (this.batch.length > 0) this.dispatch(this.batch.splice(0, this.cfg.batchMaxItems));
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private settle(entries: Entry<I, R>[], outcome: R[] | Error): void {
+    this.pending -= entries.length;
+    for (let i = 0; i < entries.length; i++) {
+      const { request, index } = entries[i]!;
+      if (request.failed) continue;
+      const result = outcome instanceof Error ? outcome : outcome[i]!;
+      if (result instanceof Error) {
+        request.failed = true;
+        if (!(outcome instanceof Error)) result.message = `item ${index}: ${result.message}`;
+        request.reject(result);
+        continue;
+      }
+      request.results[index] = result;
+      if (--request.remaining === 0) request.resolve(request.results);
+    }
+  }
+
+  private dispatch(entries: Entry<I, R>[]): void {
+    const { task, pool } = this.cfg;
+    const buffer = task.pack(entries.map((e) => e.item));
+    this.tasksInFlight++;
+    const run = pool.run(buffer, { name: task.name, transferList: [buffer] }) as Promise<Uint8Array>;
+    this.cfg.onTask?.({ name: task.name, items: entries.length, buffer });
+    const done = run
+      .then((packed) => task.results(packed, entries.length))
+      .then(
+        (results) => this.settle(entries, results),
+        (error: unknown) => this.settle(entries, error instanceof Error ? error : new Error(String(error))),
+      )
+      .finally(() => {
+        this.running.delete(done);
+        this.tasksInFlight--;
+        if (this.cfg.schedule === 'gather' && this.batch.length > 0 && this.timer === undefined) this.flushGather();
+      });
+    this.running.add(done);
+  }
+
+  private clearTimer(): void {
+    if (this.timer === undefined) return;
+    if (this.cfg.schedule === 'split' && this.cfg.batchDelayMs > 0) clearTimeout(this.timer as NodeJS.Timeout);
+    else clearImmediate(this.timer as NodeJS.Immediate);
+    this.timer = undefined;
+  }
+
+  private readonly flushSplit = (): void => {
+    this.clearTimer();
+    if (this.batch.length === 0) return;
+    const entries = this.batch;
+    this.batch = [];
+    this.dispatch(entries);
+  };
+
+  private enqueueSplit(entries: Entry<I, R>[]): void {
+    const { batchMaxItems, batchDelayMs, threads } = this.cfg;
+    if (entries.length >= batchMaxItems) {
+      // Big request: split evenly over the workers, at most batchMaxItems per task.
+      const perTask = Math.min(batchMaxItems, Math.ceil(entries.length / threads));
+      for (let at = 0; at < entries.length; at += perTask) this.dispatch(entries.slice(at, at + perTask));
+      return;
+    }
+    for (const entry of entries) {
+      this.batch.push(entry);
+      if (this.batch.length >= batchMaxItems) this.flushSplit();
+    }
+    if (this.batch.length > 0 && this.timer === undefined) {
+      this.timer = batchDelayMs === 0 ? setImmediate(this.flushSplit) : setTimeout(this.flushSplit, batchDelayMs);
+    }
+  }
+
+  private readonly flushGather = (): void => {
+    this.timer = undefined;
+    const maxInFlight = Math.max(1, this.cfg.threads) * GATHER_TASKS_PER_WORKER;
+    while (this.batch.length > 0 && this.tasksInFlight < maxInFlight) {
+      // Spread what waits over the free task slots, at most batchMaxItems per task.
+      const per = Math.max(1, Math.min(this.cfg.batchMaxItems, Math.ceil(this.batch.length / (maxInFlight - this.tasksInFlight))));
+      this.dispatch(this.batch.splice(0, per));
+    }
+  };
+
+  private enqueueGather(entries: Entry<I, R>[]): void {
+    for (const entry of entries) this.batch.push(entry);
+    if (this.timer === undefined) this.timer = setImmediate(this.flushGather);
+  }
+}
+
+/** Runs a task's items on the calling thread (threads: 0); the first refused item throws. */
+function runInProcess<I, R>(task: PoolTask<I, R>, items: readonly I[]): R[] {
+  return items.map((item, i) => {
+    const result = task.runOne(item, {});
+    if (result instanceof Error) {
+      result.message = `item ${i}: ${result.message}`;
+      throw result;
+    }
+    return result;
+  });
+}
+
+function checkArray(what: string, items: unknown): void {
+  if (!Array.isArray(items)) throw new TypeError(`${what}: expected an array of items, got ${describeType(items)}`);
+}
+
+function checkObject(what: string, i: number, item: unknown): void {
+  if (item === null || typeof item !== 'object') throw new TypeError(`${what}: item ${i}: expected an object, got ${describeType(item)}`);
+}
+
+/**
+ * Creates the node's worker pool.
+ * @example
+ * const pool = createWorkerPool({ threads: defaultPoolThreads() });
+ * const [ok] = await pool.verifyRsa([{ publicKey, data, signature }]);
+ * await pool.close();
+ */
+export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
+  const where = 'createWorkerPool';
+  const threads = checkCount(where, 'threads', options?.threads, 0);
+  const batchDelayMs = checkCount(where, 'batchDelayMs', options.batchDelayMs ?? DEFAULT_BATCH_DELAY_MS, 0);
+  const bound = (task: PoolTaskName) => checkCount(where, `maxQueue.${task}`, options.maxQueue?.[task] ?? TASK_MAX_QUEUE[task], 1);
+  const batchMax = (task: PoolTaskName) => checkCount(where, `batchMaxItems.${task}`, options.batchMaxItems?.[task] ?? TASK_BATCH_MAX_ITEMS[task], 1);
+  const limits = { verifyPow: bound('verifyPow'), verifyRsa: bound('verifyRsa'), signRsa: bound('signRsa') };
+  const batches = { verifyPow: batchMax('verifyPow'), verifyRsa: batchMax('verifyRsa'), signRsa: batchMax('signRsa') };
+
+  const workerData: PoolWorkerData = { coreModule: wasmModule('core'), flavour: coreFlavour() };
+  const pool = threads === 0 ? undefined : new Piscina({
+    filename: poolWorkerFile(),
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: Number.MAX_SAFE_INTEGER, // a steady server: never churn threads
+    maxQueue: limits.verifyPow + limits.verifyRsa + limits.signRsa, // tasks ≤ items: the item bounds trip first
+    // No per-task run/wait-time histograms: nothing reads them, and admission posts many tasks.
+    recordTiming: false,
+    workerData,
+  });
+
+  const lane = <I, R>(task: PoolTask<I, R>, schedule: 'split' | 'gather') =>
+    pool && new Lane<I, R>({ task, pool, threads, maxQueue: limits[task.name], batchMaxItems: batches[task.name], schedule, batchDelayMs, onTask: options.onTask });
+  const lanes = {
+    verifyPow: lane(verifyPowTask, 'split'),
+    verifyRsa: lane(verifyRsaTask, 'gather'),
+    signRsa: lane(signRsaTask, 'gather'),
+  } satisfies Record<PoolTaskName, unknown>;
+
+  let closed = false;
+
+  async function verifyPow(claims: readonly PowClaim[]): Promise<boolean[]> {
+    if (closed) throw new PoolClosedError('verifyPow');
+    if (!Array.isArray(claims)) throw new TypeError(`verify: expected an array of PoW claims, got ${describeType(claims)}`);
+    const packed: PackedClaim[] = claims.map((claim, i) => {
+      try {
+        return { claim, variant: powClaimVariant(claim) };
+      } catch (error) {
+        if (error instanceof Error) error.message = `item ${i}: ${error.message}`;
+        throw error;
+      }
+    });
+    if (!lanes.verifyPow) return runInProcess(verifyPowTask, packed);
+    // A nonce of the wrong length fails without work (and is not sent).
+    const work = packed.filter((p) => powNonceValid(p.claim.nonce, p.variant));
+    if (work.length === packed.length) return lanes.verifyPow.submit(packed);
+    const results = await lanes.verifyPow.submit(work);
+    let next = 0;
+    return packed.map((p) => work[next] === p && results[next++]!);
+  }
+
+  async function verifyRsa(items: readonly RsaItem[]): Promise<boolean[]> {
+    if (closed) throw new PoolClosedError('verifyRsa');
+    checkArray('verifyRsa', items);
+    items.forEach((item, i) => {
+      checkObject('verifyRsa', i, item);
+      assertBytes(item.publicKey, `verifyRsa: item ${i}: publicKey`);
+      assertBytes(item.data, `verifyRsa: item ${i}: data`);
+      assertBytes(item.signature, `verifyRsa: item ${i}: signature`);
+    });
+    return lanes.verifyRsa ? lanes.verifyRsa.submit(items) : runInProcess(verifyRsaTask, items);
+  }
+
+  async function signRsa(items: readonly RsaSignItem[]): Promise<Uint8Array[]> {
+    if (closed) throw new PoolClosedError('signRsa');
+    checkArray('signRsa', items);
+    items.forEach((item, i) => {
+      checkObject('signRsa', i, item);
+      assertBytes(item.privateKeyDer, `signRsa: item ${i}: privateKeyDer`);
+      assertBytes(item.data, `signRsa: item ${i}: data`);
+    });
+    return (lanes.signRsa ? lanes.signRsa.submit(items) : runInProcess(signRsaTask, items)) as Promise<Uint8Array[]> | Uint8Array[];
+  }
+
+  let closing: Promise<void> | undefined;
+  function close(): Promise<void> {
+    closing ??= (async () => {
+      closed = true;
+      if (!pool) return;
+      await Promise.all(Object.values(lanes).map((l) => l!.drain()));
+      await pool.close();
+    })();
+    return closing;
+  }
+
+  return {
+    verifyPow,
+    verifyRsa,
+    signRsa,
+    canAccept(task, items = 1) {
+      if (closed) return false;
+      return lanes[task]?.canAccept(items) ?? true;
+    },
+    pending(task) {
+      return lanes[task]?.pending ?? 0;
+    },
+    threads,
+    async describeWorker() {
+      if (!pool) throw new Error('describeWorker: the pool runs in-process (threads: 0)');
+      return (await pool.run(null, { name: 'describeWorker' })) as PoolWorkerInfo;
+    },
+    close,
+  };
+}
