@@ -28,4 +28,4 @@ export type { NodeEvents, NodeEventBus } from './node/events.js';
 export type { NodeOptions } from './node/options.js';
 export type { Logger } from './log/logger.js';
 export type { Clock } from './clock.js';
-export { createRsaVerifier, type RsaVerifier, type RsaItem } from './pool/rsa-handlers.js';
+export { createWorkerPool, type WorkerPool, type WorkerPoolOptions, type PoolTaskName, type RsaItem, type RsaSignItem } from './pool/index.js';

@@ -4,7 +4,7 @@
  * else (argument parsing, env and config-file reading, `--help`, `--print-config`, the README flag
  * list) is generated from it. Precedence: flags > environment > config file > defaults.
  */
-import { availableParallelism } from 'node:os';
+import { defaultPoolThreads } from '../pool/threads.js';
 import { join } from 'node:path';
 import { parseAmount } from '../formats/amount.js';
 import { parseRpcUser, type RpcUser } from '../rpc/auth.js';
@@ -130,7 +130,6 @@ function list<T>(item: (s: string, where: string) => T) {
 const def = <K extends OptionKey>(d: OptionDef<K>): OptionDef<K> => d;
 
 /** Default worker threads: every core but the one serving RPC, at least one. */
-export const defaultPoolThreads = (): number => Math.max(1, availableParallelism() - 1);
 
 /** Block interval of the embedded reg network; main and test use the reference's 30 s (reference-formats §14). */
 const REG_BLOCK_INTERVAL_SECONDS = 3;

@@ -13,8 +13,7 @@ import { createConsensus } from '../consensus/index.js';
 import type { Logger } from '../log/logger.js';
 import { Mempool } from '../mempool/mempool.js';
 import { createNameSystem } from '../names/chain-extension.js';
-import { createRsaVerifier } from '../pool/rsa-handlers.js';
-import { createPowVerifier } from '../pool/verifier.js';
+import { createWorkerPool } from '../pool/index.js';
 import { openStore } from '../state/store.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { NodeWallet } from '../wallet/wallet.js';
@@ -36,20 +35,6 @@ export interface CreateNodeDeps {
   clock?: Clock;
 }
 
-/** The node's worker pool. */
-function createPool(threads: number): NodePool {
-  const rsa = createRsaVerifier({ threads });
-  const pow = createPowVerifier({ threads });
-  return {
-    threads,
-    verifyPow: (claims) => pow.verify(claims),
-    verifyRsa: (items) => rsa.verify(items),
-    close: async () => {
-      await Promise.all([rsa.close(), pow.close()]);
-    },
-  };
-}
-
 /**
  * @param log the process logger; each part gets a child with its own `module` field (a child of a
  * child with the same key would print the key twice).
@@ -61,7 +46,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
   const cleanup: (() => Promise<void> | void)[] = [() => store.close()];
   try {
     const events = createNodeEvents(nodeLog);
-    const pool = createPool(opts.pool.threads);
+    // One pool for the node: threads = cores − 1 in total (named tasks, each with its own bound).
+    const pool: NodePool = createWorkerPool({ threads: opts.pool.threads });
     cleanup.unshift(() => pool.close());
     const names = createNameSystem({
       store,

@@ -1,10 +1,14 @@
 /**
- * RSA verification in the worker pool (src/pool/rsa-handlers.ts) for transaction admission: the
+ * RSA verification in the worker pool (src/pool/tasks/rsa.ts, src/pool/verifier.ts) for transaction admission: the
  * task format round-trips, and a pool of one worker (the BUILT dist/pool/worker.js) agrees with the
  * in-process check on valid, tampered and unusable inputs, across calls batched together.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createRsaVerifier, packRsaItems, unpackRsaItems, type RsaItem } from '../../src/pool/rsa-handlers.js';
+import { createRsaVerifier } from '../../src/pool/verifier.js';
+import { verifyRsaTask, type RsaItem } from '../../src/pool/tasks/rsa.js';
+
+const packRsaItems = (items: readonly RsaItem[]): ArrayBuffer => verifyRsaTask.pack(items);
+const unpackRsaItems = (task: ArrayBuffer): RsaItem[] => verifyRsaTask.unpack(task);
 import { NodeWallet } from '../../src/wallet/wallet.js';
 import { newDataDir } from '../e2e/harness.js';
 

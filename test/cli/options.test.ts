@@ -1,7 +1,8 @@
 // Option table: precedence flags > env > config file > defaults, normalisers, argument parsing.
 import { describe, expect, it } from 'vitest';
 import { parseArgs, printableConfig, resolveConfig, toNodeOptions } from '../../src/config/load.js';
-import { ConfigError, OPTIONS, defaultPoolThreads } from '../../src/config/options.js';
+import { ConfigError, OPTIONS } from '../../src/config/options.js';
+import { defaultPoolThreads } from '../../src/pool/threads.js';
 import { optionsMarkdown, startHelp } from '../../src/config/help.js';
 
 const resolve = (argv: string[], env: Record<string, string> = {}, file?: Record<string, unknown>) =>
