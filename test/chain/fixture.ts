@@ -58,7 +58,7 @@ export interface TestChain {
 /** Extensions, or a function building them over the chain's store (the name system needs it). */
 export type TestExtensions = ChainExtension[] | ((store: Store) => ChainExtension[]);
 
-export async function openTestChain(extensions: TestExtensions = [], dataDir?: string): Promise<TestChain> {
+export async function openTestChain(extensions: TestExtensions = [], dataDir?: string, opts: { genesis?: boolean } = {}): Promise<TestChain> {
   const dir = dataDir ?? (await newDataDir()).dataDir;
   const store = openStore(dir);
   const exts = new ChainExtensions(typeof extensions === 'function' ? extensions(store) : extensions).declareIn(store);
@@ -87,7 +87,7 @@ export async function openTestChain(extensions: TestExtensions = [], dataDir?: s
     log: silentLog,
     opts: { blockIntervalSeconds: 60, genesisBalance: GENESIS },
   });
-  await consensus.producer.genesis(GENESIS);
+  if (opts.genesis !== false) await consensus.producer.genesis(GENESIS);
   const pool = mempool;
   const t: TestChain = {
     dataDir: dir,
@@ -102,7 +102,7 @@ export async function openTestChain(extensions: TestExtensions = [], dataDir?: s
     async reopen() {
       pool.close();
       await store.close();
-      return openTestChain(extensions, dir);
+      return openTestChain(extensions, dir, opts);
     },
     async close() {
       await consensus.stop();

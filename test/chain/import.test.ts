@@ -1,0 +1,213 @@
+/**
+ * The one write path for blocks (issue 8; reshape-for-peers §3 P1): a second node imports, through
+ * `importBlock`, every block a first node produced and ends on the same chain, state and name
+ * state; a block with one invalid transaction, a wrong checksum or signature, an unknown parent or
+ * malformed bytes is refused with its code and leaves nothing behind; a block retried at the same
+ * height after an aborted import gives the same state as a clean import.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { blockChecksum, encodeBlock, encodeBlockHeader, type Block } from '../../src/chain/block.js';
+import { BlockError, BlockErrorCode } from '../../src/chain/errors.js';
+import type { KnownTx } from '../../src/chain/tx-codec.js';
+import { sha3_512sq } from '../../src/core/hash.js';
+import { addressFromText } from '../../src/formats/address.js';
+import { checksumLockBytes, TransactionType } from '../../src/formats/constants.js';
+import { createNameSystem, NAME_POOL_ADDRESS, type NameSystem } from '../../src/names/chain-extension.js';
+import { registrationCost } from '../../src/names/fees.js';
+import { nameId } from '../../src/names/id.js';
+import { encodeNamePayload, NameOp } from '../../src/names/payloads.js';
+import { openTestChain, silentLog, type TestChain } from './fixture.js';
+
+const STRANGER = addressFromText('4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr');
+const COIN = 100_000_000n;
+const hex = (b: Uint8Array | null | undefined) => (b ? Buffer.from(b).toString('hex') : '');
+
+const open: TestChain[] = [];
+afterEach(async () => {
+  for (const t of open.splice(0)) await t.close();
+});
+
+/** A chain with the real name system; `genesis: false` starts empty, to import another's blocks. */
+async function chainWithNames(genesis = true): Promise<{ t: TestChain; names: NameSystem }> {
+  let names!: NameSystem;
+  const t = await openTestChain(
+    (store) => {
+      names = createNameSystem({ store, network: 'reg', log: silentLog });
+      return [names.extension];
+    },
+    undefined,
+    { genesis },
+  );
+  open.push(t);
+  return { t, names };
+}
+
+/** Blocks 1..tip of `t` as wire bytes with their transactions, in order. */
+function blocksOf(t: TestChain): { bytes: Uint8Array; block: Block; txs: KnownTx[] }[] {
+  const out = [];
+  for (let n = 1n; n <= t.chain.height; n++) {
+    const { block, bytes } = t.chain.getBlock(n)!;
+    out.push({ bytes: Uint8Array.from(bytes), block, txs: t.chain.blockTransactions(block) });
+  }
+  return out;
+}
+
+/** A name registration (type 4) from the node's wallet. */
+function registration(t: TestChain, names: NameSystem, name: string): KnownTx {
+  const me = t.wallet.primary.primary;
+  const months = 6;
+  const payload = {
+    op: NameOp.Register,
+    id: nameId(name, checksumLockBytes('reg')),
+    registrationTimeInBlocks: months * names.env.params.monthBlocks,
+    capacity: 10,
+    recoveryHash: me,
+    nextPkHash: me,
+  } as const;
+  const cost = registrationCost(payload.registrationTimeInBlocks, payload.capacity, names.env.params);
+  return t.builder.buildSigned({ key: t.wallet.primary, outputs: [{ address: NAME_POOL_ADDRESS, amount: cost, data: encodeNamePayload(payload) }], type: TransactionType.RegName });
+}
+
+/** Produces a few blocks on `a`: payments, a name registration, empty blocks. */
+async function history(a: TestChain, names: NameSystem): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    const ks = [1n, 2n, 3n].map((c) => a.builder.buildSigned({ key: a.wallet.primary, outputs: [{ address: STRANGER, amount: c * COIN + BigInt(round) }] }));
+    if (round === 1) ks.push(registration(a, names, 'imported'));
+    for (const k of ks) expect(await a.mempool.submit(k)).toBeNull();
+    await a.producer.produce();
+    await a.producer.produce(); // an empty block
+  }
+}
+
+const codeOf = async (p: Promise<unknown>): Promise<string> => {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof BlockError) return err.code;
+    throw err;
+  }
+  return 'imported';
+};
+
+/** Re-signs a modified block with the node's key (its checksum changes with the header). */
+async function resign(t: TestChain, block: Block): Promise<Block> {
+  const checksum = blockChecksum(encodeBlockHeader(block));
+  return { ...block, signatures: [{ signer: t.signer.address, powSolution: null, signature: await t.signer.sign(sha3_512sq(checksum)) }] };
+}
+
+describe('importBlock', () => {
+  it("imports every block another node produced: same checksums, balances, wallet and name state", async () => {
+    const { t: a, names: namesA } = await chainWithNames();
+    await history(a, namesA);
+    const { t: b, names: namesB } = await chainWithNames(false);
+    const imported: bigint[] = [];
+    b.events.on('blockImported', ({ block, source }) => {
+      expect(source).toBe('peer');
+      imported.push(block.num);
+    });
+    for (const { bytes, txs } of blocksOf(a)) await b.chain.importBlock(bytes, txs, { source: 'peer' });
+    expect(imported).toEqual(blocksOf(a).map((x) => x.block.num));
+    expect(b.chain.height).toBe(a.chain.height);
+    for (let n = 1n; n <= a.chain.height; n++) expect(hex(b.chain.getBlock(n)!.bytes)).toBe(hex(a.chain.getBlock(n)!.bytes));
+    expect(hex(b.chain.walletStateChecksum())).toBe(hex(a.chain.walletStateChecksum()));
+    for (const addr of [STRANGER, a.wallet.primary.primary, NAME_POOL_ADDRESS]) expect(b.chain.wallet(addr).balance).toBe(a.chain.wallet(addr).balance);
+    expect(b.chain.supply()).toBe(a.chain.supply());
+    expect(namesB.state.count()).toBe(1);
+    expect(hex(b.chain.tip!.block.regNameStateChecksum)).toBe(hex(a.chain.tip!.block.regNameStateChecksum));
+    expect(namesB.state.getMeta()).toEqual(namesA.state.getMeta());
+  });
+
+  it('refuses bad blocks with their codes and writes nothing', async () => {
+    const { t: a, names } = await chainWithNames();
+    await history(a, names);
+    const blocks = blocksOf(a);
+    const { t: b } = await chainWithNames(false);
+    for (const x of blocks.slice(0, 5)) await b.chain.importBlock(x.bytes, x.txs, { source: 'peer' });
+    const state = () => [b.chain.height, hex(b.chain.walletStateChecksum()), b.chain.supply(), b.chain.appliedCount()];
+    const before = state();
+    const third = blocks[5]!; // block 6: three payments
+    expect(third.txs.length).toBe(3);
+
+    // Parent unknown: a block above tip + 1; already known: a block at or below the tip.
+    expect(await codeOf(b.chain.importBlock(blocks[6]!.bytes, blocks[6]!.txs, { source: 'peer' }))).toBe(BlockErrorCode.ParentUnknown);
+    expect(await codeOf(b.chain.importBlock(blocks[1]!.bytes, blocks[1]!.txs, { source: 'peer' }))).toBe(BlockErrorCode.AlreadyKnown);
+
+    // One invalid transaction (its signature altered: same id, so the header still matches) fails the block.
+    const forged = third.txs.map((k, i) => (i === 1 ? { ...k, tx: { ...k.tx, signature: k.tx.signature!.map((v, j) => (j === 7 ? v ^ 1 : v)) } } : k));
+    const err = await b.chain.importBlock(third.bytes, forged, { source: 'peer' }).catch((e: unknown) => e as BlockError);
+    expect(err).toBeInstanceOf(BlockError);
+    expect(err.code).toBe(BlockErrorCode.InvalidTransaction);
+    expect(err.context.txid).toBe(third.txs[1]!.textId);
+
+    // Transactions that are not the block's.
+    expect(await codeOf(b.chain.importBlock(third.bytes, third.txs.slice(0, 2), { source: 'peer' }))).toBe(BlockErrorCode.TxMismatch);
+
+    // A wrong signature.
+    const badSig: Block = { ...third.block, signatures: [{ ...third.block.signatures[0]!, signature: third.block.signatures[0]!.signature!.map((v, j) => (j === 3 ? v ^ 1 : v)) }] };
+    expect(await codeOf(b.chain.importBlock(badSig, third.txs, { source: 'peer' }))).toBe(BlockErrorCode.BadSignature);
+    // A header row changed without re-signing: the signature no longer covers the checksum.
+    const moved: Block = { ...third.block, totalFee: third.block.totalFee + 1n };
+    expect(await codeOf(b.chain.importBlock(moved, third.txs, { source: 'peer' }))).toBe(BlockErrorCode.BadSignature);
+    // Re-signed, the wrong checksums and fee are caught by the state transition.
+    expect(await codeOf(b.chain.importBlock(await resign(a, moved), third.txs, { source: 'peer' }))).toBe(BlockErrorCode.TotalFeeMismatch);
+    const wrongWs = await resign(a, { ...third.block, walletStateChecksum: new Uint8Array(64).fill(1) });
+    expect(await codeOf(b.chain.importBlock(wrongWs, third.txs, { source: 'peer' }))).toBe(BlockErrorCode.WalletStateMismatch);
+    const wrongNames = await resign(a, { ...third.block, regNameStateChecksum: new Uint8Array(64).fill(2) });
+    expect(await codeOf(b.chain.importBlock(wrongNames, third.txs, { source: 'peer' }))).toBe(BlockErrorCode.NameStateMismatch);
+    // A block that does not follow our tip.
+    const fork = await resign(a, { ...third.block, lastBlockChecksum: new Uint8Array(64).fill(3) });
+    expect(await codeOf(b.chain.importBlock(fork, third.txs, { source: 'peer' }))).toBe(BlockErrorCode.ParentMismatch);
+    // No signature at all.
+    expect(await codeOf(b.chain.importBlock({ ...third.block, signatures: [] }, third.txs, { source: 'peer' }))).toBe(BlockErrorCode.InsufficientSignatures);
+
+    // Malformed wire bytes: a codec error with the byte offset.
+    const truncated = third.bytes.subarray(0, third.bytes.length - 3);
+    const malformed = await b.chain.importBlock(truncated, third.txs, { source: 'peer' }).catch((e: unknown) => e as BlockError);
+    expect(malformed.code).toBe(BlockErrorCode.Malformed);
+    expect(typeof malformed.context.offset).toBe('number');
+    expect(malformed.message).toMatch(/at byte \d+/);
+
+    expect(state()).toEqual(before);
+    // The good block still imports afterwards.
+    await b.chain.importBlock(third.bytes, third.txs, { source: 'peer' });
+    expect(hex(b.chain.walletStateChecksum())).toBe(hex(a.chain.getBlock(6n)!.block.walletStateChecksum));
+  });
+
+  it('a block retried at the same height after an aborted import gives the state of a clean import', async () => {
+    const { t: a, names } = await chainWithNames();
+    await history(a, names);
+    const blocks = blocksOf(a);
+    // The name registration's block: its transition writes name state before the checksum check fails.
+    const withName = blocks.find((x) => x.txs.some((k) => k.tx.type === TransactionType.RegName))!;
+    const { t: b, names: namesB } = await chainWithNames(false);
+    for (const x of blocks) {
+      if (x === withName) {
+        const broken = await resign(a, { ...x.block, walletStateChecksum: new Uint8Array(64).fill(7) });
+        expect(await codeOf(b.chain.importBlock(broken, x.txs, { source: 'peer' }))).toBe(BlockErrorCode.WalletStateMismatch);
+        expect(namesB.state.count()).toBe(0);
+        expect(await codeOf(b.chain.importBlock(broken, x.txs, { source: 'peer' }))).toBe(BlockErrorCode.WalletStateMismatch);
+      }
+      await b.chain.importBlock(x.bytes, x.txs, { source: 'peer' });
+    }
+    for (let n = 1n; n <= a.chain.height; n++) expect(hex(b.chain.getBlock(n)!.bytes)).toBe(hex(a.chain.getBlock(n)!.bytes));
+    expect(namesB.state.count()).toBe(1);
+    expect(hex(b.chain.walletStateChecksum())).toBe(hex(a.chain.walletStateChecksum()));
+  });
+
+  it('produceBlock writes nothing; addBlockSignatures adds a verified signature without changing the checksum', async () => {
+    const { t: a } = await chainWithNames();
+    const k = a.builder.buildSigned({ key: a.wallet.primary, outputs: [{ address: STRANGER, amount: COIN }] });
+    expect(await a.mempool.submit(k)).toBeNull();
+    const before = [a.chain.height, hex(a.chain.walletStateChecksum()), a.chain.wallet(STRANGER).balance];
+    const produced = await a.chain.produceBlock({ candidates: [k], timestamp: a.chain.tip!.block.timestamp, proposer: a.signer.address, difficulty: 1n, signerBits: 1n });
+    expect(produced.txs).toEqual([k]);
+    expect([a.chain.height, hex(a.chain.walletStateChecksum()), a.chain.wallet(STRANGER).balance]).toEqual(before);
+
+    await a.producer.produce();
+    const tip = a.chain.tip!;
+    // A second signature by the same signer is not added twice.
+    expect(await a.chain.addBlockSignatures(tip.block.num, tip.block.signatures)).toEqual([]);
+    await expect(a.chain.addBlockSignatures(99n, tip.block.signatures)).rejects.toMatchObject({ code: BlockErrorCode.NotFound });
+    expect(hex(encodeBlock(a.chain.getBlock(tip.block.num)!.block).bytes)).toBe(hex(a.chain.getBlock(tip.block.num)!.bytes));
+  });
+});
