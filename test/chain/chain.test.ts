@@ -178,6 +178,15 @@ describe('mempool', () => {
     expect(t.mempool.size).toBe(1);
   });
 
+  it('a duplicate submitted concurrently is already pending, not "Balance is too low"', async () => {
+    const t = await chainWith();
+    const big = pay(t, (GENESIS * 6n) / 10n); // two copies would not both fit the balance
+    const [first, second] = await Promise.all([admitReasons(t, [big]), admitReasons(t, [big])]);
+    expect([first[0], second[0]]).toEqual([null, 'transaction is already pending']);
+    const copies = await Promise.all(Array.from({ length: 3 }, () => t.mempool.submit(pay(t, COIN))));
+    expect(copies).toEqual([null, null, null]);
+  });
+
   it('persists in arrival order and reloads after a restart; a block drains it', async () => {
     const t = await chainWith();
     const ks = [pay(t, COIN), pay(t, 2n * COIN), pay(t, 3n * COIN)];
