@@ -383,7 +383,7 @@ describe.each(FLAVOURS)('signer PoW hashing and search, %s build', (flavour) => 
     expect(hex(digest)).toBe(hex(sha3sq(new Uint8Array([...signedChecksum, ...solution.solution]))));
     const sig = signBytes(privateKey, digest);
     expect(verifySignature(solution.signingPubKey, digest, sig)).toBe(true);
-    expect(verifySignature(solution.signingPubKey, blockSignatureDigest(signedChecksum, new Uint8Array(32)), sig)).toBe(false);
+    expect(verifySignature(solution.signingPubKey, blockSignatureDigest(signedChecksum, incrementSolution(solution.solution)), sig)).toBe(false);
   });
 
   it('rejects bad search arguments with RangeError/TypeError', () => {
