@@ -4,7 +4,7 @@
 //
 // JS writes the constant prefix (everything before the solution) and the first solution into
 // SPOW_INPUT, the 64-byte little-endian target into SPOW_TARGET, and calls signerPowSearch.
-import { sha3_512sq_into } from './sha3';
+import { absorbBlocks, sha3_512sq_into } from './sha3';
 
 /** Capacity of the challenge window: prefix (≤ 9 + 64 + 45 + 64 = 182 bytes) ‖ solution (≤ 64). */
 export const SPOW_INPUT_SIZE: i32 = 256;
@@ -18,6 +18,20 @@ const SPOW_TARGET: usize = memory.data(HASH_BYTES, 16);
 const SPOW_HASH: usize = memory.data(HASH_BYTES, 16);
 const SPOW_BEST_HASH: usize = memory.data(HASH_BYTES, 16);
 const SPOW_BEST_SOLUTION: usize = memory.data(MAX_SOLUTION, 16);
+
+// The search absorbs the challenge's constant leading blocks once (MID_STATE) and, per solution,
+// only the padded tail that holds the solution (TAIL), then the one-block second hash: two
+// Keccak permutations per solution for a typical 210-byte challenge instead of four.
+const RATE: i32 = 72; // SHA3-512
+const RATE_LANES: i32 = RATE >> 3;
+const STATE_BYTES: i32 = 200;
+const DOMAIN: u8 = 0x06; // SHA-3 suffix and first pad bit (FIPS 202 B.2)
+const PAD_END: u8 = 0x80; // last pad bit
+const MID_STATE: usize = memory.data(STATE_BYTES, 16);
+const WORK_STATE: usize = memory.data(STATE_BYTES, 16);
+const DIGEST_BLOCK: usize = memory.data(RATE, 16);
+/** Padded tail: up to (window − 0) bytes + padding, rounded up to whole blocks. */
+const TAIL: usize = memory.data(SPOW_INPUT_SIZE + RATE, 16);
 
 /** Address of the challenge window (prefix ‖ solution). */
 export function signerPowInput(): usize {
@@ -91,18 +105,44 @@ export function signerPowHash(length: i32): void {
  */
 export function signerPowSearch(prefixLength: i32, solutionLength: i32, count: i32): i32 {
   const length = prefixLength + solutionLength;
-  const solution = SPOW_INPUT + <usize>prefixLength;
+  // constant full blocks: those entirely before the solution
+  const constBlocks = prefixLength / RATE;
+  const tailStart = constBlocks * RATE;
+  const tailLength = length - tailStart;
+  const tailBlocks = tailLength / RATE + 1;
+  for (let i: usize = 0; i < <usize>STATE_BYTES; i += 8) store<u64>(MID_STATE + i, 0);
+  if (constBlocks > 0) absorbBlocks(MID_STATE, SPOW_INPUT, constBlocks, RATE_LANES);
+  // the padded tail (pad10*1 with the SHA-3 suffix), built once; the solution is incremented in place
+  memory.fill(TAIL, 0, tailBlocks * RATE);
+  memory.copy(TAIL, SPOW_INPUT + <usize>tailStart, tailLength);
+  store<u8>(TAIL + <usize>tailLength, DOMAIN);
+  const last = TAIL + <usize>(tailBlocks * RATE - 1);
+  store<u8>(last, load<u8>(last) | PAD_END);
+  const solution = TAIL + <usize>(prefixLength - tailStart);
+  // the digest block of the second hash: 64 digest bytes, then suffix and the final pad bit
+  store<u64>(DIGEST_BLOCK, (<u64>PAD_END << 56) | <u64>DOMAIN, 64);
+  let found: i32 = 0;
   for (let k: i32 = 1; k <= count; k++) {
-    sha3_512sq_into(SPOW_INPUT, length, SPOW_HASH);
+    for (let i: usize = 0; i < <usize>STATE_BYTES; i += 8) store<u64>(WORK_STATE + i, load<u64>(MID_STATE + i));
+    absorbBlocks(WORK_STATE, TAIL, tailBlocks, RATE_LANES);
+    for (let i: usize = 0; i < <usize>HASH_BYTES; i += 8) store<u64>(DIGEST_BLOCK + i, load<u64>(WORK_STATE + i));
+    for (let i: usize = 0; i < <usize>STATE_BYTES; i += 8) store<u64>(WORK_STATE + i, 0);
+    absorbBlocks(WORK_STATE, DIGEST_BLOCK, 1, RATE_LANES);
     // the sign bit is the top bit of byte 63: negative hashes have difficulty 0
-    if (load<u8>(SPOW_HASH + <usize>(HASH_BYTES - 1)) < 0x80 && !isZero512(SPOW_HASH)) {
-      if (compareLE512(SPOW_HASH, SPOW_BEST_HASH) < 0) {
-        memory.copy(SPOW_BEST_HASH, SPOW_HASH, HASH_BYTES);
+    if (load<u8>(WORK_STATE + <usize>(HASH_BYTES - 1)) < 0x80 && !isZero512(WORK_STATE)) {
+      if (compareLE512(WORK_STATE, SPOW_BEST_HASH) < 0) {
+        memory.copy(SPOW_BEST_HASH, WORK_STATE, HASH_BYTES);
         memory.copy(SPOW_BEST_SOLUTION, solution, solutionLength);
       }
-      if (compareLE512(SPOW_HASH, SPOW_TARGET) <= 0) return k;
+      if (compareLE512(WORK_STATE, SPOW_TARGET) <= 0) {
+        found = k;
+        break;
+      }
     }
     increment(solution, solutionLength);
   }
-  return 0;
+  // leave the hit (or the next solution to try) in the window, and the last hash in SPOW_HASH
+  memory.copy(SPOW_INPUT + <usize>prefixLength, solution, solutionLength);
+  memory.copy(SPOW_HASH, WORK_STATE, HASH_BYTES);
+  return found;
 }

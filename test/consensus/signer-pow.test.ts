@@ -358,6 +358,33 @@ describe.each(FLAVOURS)('signer PoW hashing and search, %s build', (flavour) => 
     expect(hex(hit.next)).toBe(hex(incrementSolution(hashes[firstHit]!.sol)));
   });
 
+  it('the search hashes like node:crypto for every prefix and solution length (block boundaries of the midstate)', () => {
+    const cap = signerPowTargetForDifficulty(0n); // every non-negative, non-zero hash passes
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 192 }), fc.uint8Array({ minLength: 1, maxLength: 64 }), (prefix, solution) => {
+        const expected = sha3sq(new Uint8Array([...prefix, ...solution]));
+        const r = signerPowSearch(prefix, solution, cap, 1, core);
+        if (expected[63]! >= 0x80) {
+          expect(r.solution).toBeNull();
+          expect(r.bestHash).toBeNull();
+        } else {
+          expect(hex(r.hash!)).toBe(hex(expected));
+          expect(hex(r.bestHash!)).toBe(hex(expected));
+          expect(hex(r.solution!)).toBe(hex(solution));
+        }
+      }),
+      { numRuns: 400 },
+    );
+    // the lengths where the tail ends exactly on, or one byte before, a block boundary
+    for (const [p, n] of [[0, 1], [71, 1], [72, 64], [80, 64], [144, 62], [143, 1], [150, 64], [136, 64]] as const) {
+      const prefix = Uint8Array.from({ length: p }, (_, i) => i);
+      const solution = Uint8Array.from({ length: n }, (_, i) => 255 - i);
+      const r = signerPowSearch(prefix, solution, new Uint8Array(64), 1, core);
+      const expected = sha3sq(new Uint8Array([...prefix, ...solution]));
+      expect(r.bestHash === null ? expected[63]! >= 0x80 : hex(r.bestHash) === hex(expected), `${p} + ${n}`).toBe(true);
+    }
+  });
+
   it('a found solution verifies, signs and checks as a block signature (window, difficulty, RSA)', () => {
     const minDifficulty = coin('2'); // ~1 in 2 hashes pass
     const solutionBlock = 40n;
