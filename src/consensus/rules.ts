@@ -136,13 +136,23 @@ export function requiredConsensusOf(
   if (blockNum >= BOOTSTRAP_BLOCKS) {
     for (let i = 0n; i < BigInt(AVERAGE_SIG_BLOCK_COUNT); i++) {
       const k = blockNum - REQUIRED_CONSENSUS_OFFSET - i;
-      if (k < 0n) break;
+      if (k < 1n) break; // blocks are numbered from 1
       const c = frozenCountOf(k);
       if (c === undefined) break;
       counts.push(c);
     }
   }
   return requiredConsensus(blockNum, counts, options);
+}
+
+/**
+ * How many of a block's signers also signed its election block n − 6 (`extractRequiredSignatures`
+ * with no limit): both lists frozen if frozen, else live.
+ */
+export function countContinuitySigners(signers: readonly Uint8Array[], electionSigners: readonly Uint8Array[]): number {
+  let n = 0;
+  for (const s of signers) if (electionSigners.some((e) => bytesEqual(e, s))) n++;
+  return n;
 }
 
 /**

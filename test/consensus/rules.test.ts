@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ConsensusError } from '../../src/consensus/errors.js';
 import {
   adjustSignerDifficultyToRatio, adoptFirstCandidate, boundSignerDifficultyChange, carriesSignerBits, checkBlockSignatures,
-  compactSignatureEntry, compareBytes, consensusTiming, continuityRequirement, electedSignerPositions, electedSigners,
+  compactSignatureEntry, compareBytes, consensusTiming, continuityRequirement, countContinuitySigners, electedSignerPositions, electedSigners,
   electionOffset, electionSeed, freezeSignatures, freezesSignatures, hasElectedSignature, hasRequiredSignatureCount,
   isRecoveryMode, isSuperBlock, meetsSignerDifficulty, minSignerPowDifficulty, newBlockTimestamp, preferIncomingBlock,
   previousSuperBlock, recoveryForgives, requiredConsensus, requiredConsensusOf, requiredSignerBits, requiredSignerDifficulty,
@@ -59,6 +59,8 @@ describe('required consensus (§5.4, BlockChain.getRequiredConsensus)', () => {
     // n = 17: blocks 10 … 1 all held with 4 → 3; block 0 would be the 11th and is not read
     expect(requiredConsensusOf(17n, (k) => (k >= 1n ? 4 : 1000))).toBe(3);
     expect(requiredConsensusOf(8n, (k) => (k === 1n ? 1 : undefined))).toBe(2);
+    // block 0 does not exist: n = 9 reads blocks 2 and 1 only, even if the lookup answers for 0
+    expect(requiredConsensusOf(9n, (k) => (k === 0n ? 1000 : 8), { adjusted: false })).toBe(8);
   });
 
   it('rejects negative counts and non-bigint block numbers', () => {
@@ -69,6 +71,9 @@ describe('required consensus (§5.4, BlockChain.getRequiredConsensus)', () => {
   it('continuity requirement: required/2 + 1, or 1 when required ≤ 2', () => {
     // 1 → 1; 2 → 1; 3 → 3/2 = 1, +1 = 2; 4 → 3; 5 → 3; 750 → 376
     expect([1, 2, 3, 4, 5, 750].map(continuityRequirement)).toEqual([1, 1, 2, 3, 3, 376]);
+    const s = (i: number) => Uint8Array.of(1, i);
+    // signers 1, 2, 3, 4 of block n; 2, 4, 9 signed n − 6 → 2
+    expect(countContinuitySigners([s(1), s(2), s(3), s(4)], [s(2), s(4), s(9)])).toBe(2);
   });
 });
 
