@@ -27,7 +27,7 @@ export const SIGNER_POW_KEY_INLINE_MAX = 64;
 export const SIGNER_POW_WINDOW = 256;
 /** Longest challenge prefix: varint 9 + checksum 64 + address 45 + K 64. */
 export const SIGNER_POW_MAX_PREFIX = SIGNER_POW_WINDOW - SIGNER_POW_MAX_SOLUTION;
-/** Largest batch of one search call (keeps one call well under a millisecond-scale slice × 100). */
+/** Largest batch of one search call: about a second of hashing at ~1 M hashes/s, so a worker stays responsive. */
 export const SIGNER_POW_MAX_BATCH = 1 << 20;
 
 /** Block checksum lengths the challenge accepts: 64 (v10+ blocks; the only ones with signer PoW). */

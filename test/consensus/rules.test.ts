@@ -1,11 +1,12 @@
 // Consensus rules of reference-network.md §5, against tables computed by hand from the text of §5
 // (and the reference functions it names). Each row's comment shows the arithmetic.
 import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConsensusError } from '../../src/consensus/errors.js';
 import {
   adjustSignerDifficultyToRatio, adoptFirstCandidate, boundSignerDifficultyChange, carriesSignerBits, checkBlockSignatures,
-  compactSignatureEntry, compareBytes, consensusTiming, continuityRequirement, countContinuitySigners, electedSignerPositions, electedSigners,
+  compactSignatureEntry, compareBytes, compareFreezeOrder, consensusTiming, continuityRequirement, countContinuitySigners, electedSignerPositions, electedSigners,
   electionOffset, electionSeed, freezeSignatures, freezesSignatures, hasElectedSignature, hasRequiredSignatureCount,
   isRecoveryMode, isSuperBlock, meetsSignerDifficulty, minSignerPowDifficulty, newBlockTimestamp, preferIncomingBlock,
   previousSuperBlock, recoveryForgives, requiredConsensus, requiredConsensusOf, requiredSignerBits, requiredSignerDifficulty,
@@ -386,5 +387,51 @@ describe('superblocks (§5.8)', () => {
     // a devnet period from its genesis parameters
     expect(isSuperBlock(20n, 10n)).toBe(true);
     expect(previousSuperBlock(10n, 10n)).toBe(1n);
+  });
+});
+
+describe('properties', () => {
+  const address = fc.integer({ min: 0, max: 30 }).map((i) => Uint8Array.of(1, i));
+  const entry = fc.record({ address, difficulty: fc.bigInt({ min: 1n, max: 1000n }) });
+
+  it('a frozen list has no repeated signer, holds every live signer up to 1000, and is in (difficulty, address) order', () => {
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 40 }), fc.array(address, { maxLength: 10 }), fc.integer({ min: 1, max: 40 }), (raw, election, unadjusted) => {
+        // live lists hold one signature per signer
+        const seen = new Set<number>();
+        const live = raw.filter((e) => !seen.has(e.address[1]!) && seen.add(e.address[1]!));
+        const r = freezeSignatures({
+          targetBlockNum: 50n, live, frozen: null, electionSigners: election, requiredUnadjusted: unadjusted, requiredAdjusted: 0,
+          catchingUp: false, signerPow: true, requiredDifficultyAdjusted: 0n,
+        });
+        expect(r.ok).toBe(true);
+        if (!r.ok) return;
+        expect(new Set(r.frozen.map((f) => f.address[1])).size).toBe(r.frozen.length);
+        expect(r.frozen.length).toBe(live.length);
+        for (let i = 1; i < r.frozen.length; i++) expect(compareFreezeOrder(r.frozen[i - 1]!, r.frozen[i]!)).toBeLessThan(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('elected positions are inside the list, one below 100 signatures and three from 100', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 4, maxLength: 64 }), fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 0, max: 2 }), (checksum, count, offset) => {
+        const p = electedSignerPositions(checksum, count, offset)!;
+        expect(p).toHaveLength(count < 100 ? 1 : 3);
+        for (const i of p) expect(i >= 0 && i < count).toBe(true);
+      }),
+    );
+  });
+
+  it('required consensus is at least the minimum and at most 1000, and never above the unadjusted value', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 8n, max: 10n ** 7n }), fc.array(fc.integer({ min: 0, max: 5000 }), { maxLength: 12 }), (n, counts) => {
+        const adjusted = requiredConsensus(n, counts);
+        const unadjusted = requiredConsensus(n, counts, { adjusted: false });
+        expect(adjusted >= 2 && adjusted <= 1000).toBe(true);
+        expect(adjusted <= unadjusted).toBe(true);
+      }),
+    );
   });
 });
