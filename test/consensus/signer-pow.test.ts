@@ -5,6 +5,7 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { REG_SIGNER_BITS, REG_SIGNER_DIFFICULTY } from '../../src/chain/consensus.js';
 import { CoreInstance } from '../../src/core/instance.js';
 import {
   incrementSolution, signerPowChallengePrefix, signerPowHash, signerPowSearch, signingKeyDigest,
@@ -85,6 +86,9 @@ describe('§15.4 vectors: difficulty and bits', () => {
     expect(big(bitsToHash(MAX_TARGET_BITS))).toBe(MAX_TARGET_HASH);
     expect(formatAmount(bitsToDifficulty(MAX_TARGET_BITS))).toBe('1.00000000');
     expect(difficultyToBits(coin('1'))).toBe(MAX_TARGET_BITS);
+    // the chain's reg signer bits and their difficulty agree with this module
+    expect(REG_SIGNER_BITS).toBe(MAX_TARGET_BITS);
+    expect(bitsToDifficulty(REG_SIGNER_BITS)).toBe(REG_SIGNER_DIFFICULTY);
   });
 
   it('difficulty 10 000 000 coin (minBlockSignerPowDifficulty) → bits 0x3701AD7F29ABCAF4', () => {
