@@ -71,12 +71,15 @@ const SPARE: usize = memory.data(STATE_BYTES, 64);
 }
 
 /**
+ * Exported for the signer-PoW search (signer-pow.ts), which absorbs a challenge's constant blocks
+ * once and continues from that state for every solution.
+ *
  * Absorbs `blocks` (≥ 1) consecutive blocks of `rateLanes` 64-bit lanes (9 or 17) from `input` into
  * the state at `state`, applying Keccak-f[1600] after each (§4 step 6). Each round is unrolled over
  * the lanes (θ, ρ+π, χ, ι of §3.2; lane index x + 5y), plane by plane: the five B lanes of an output
  * plane, then its five χ outputs, whose XOR into n0..n4 gives the next round's θ column parities.
  */
-function absorbBlocks(state: usize, input: usize, blocks: i32, rateLanes: i32): void {
+export function absorbBlocks(state: usize, input: usize, blocks: i32, rateLanes: i32): void {
   for (let i: usize = 0; i < <usize>STATE_BYTES; i += 8) store<u64>(LANES + i, load<u64>(state + i));
   complementLanes(LANES);
   const rateBytes = <usize>rateLanes << 3;

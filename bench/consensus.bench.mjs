@@ -1,0 +1,131 @@
+// Consensus among masters (reference-formats §12, reference-network §5.2):
+//  1. signer-PoW hashes per second on one thread: our WASM search (many solutions per call over one
+//     challenge) against the same sha3_512sq challenge through node:crypto (OpenSSL), one run each;
+//  2. verifying the signatures of a block with 100 and 1,000 signers on the main thread with
+//     node:crypto: per signature the signer-PoW check (hash + difficulty + window) and RSA-2048
+//     PKCS#1 v1.5 SHA-512 over sha3_512sq(blockChecksum ‖ solution). Time per block. (The worker-pool
+//     version comes with the node wiring.)
+// Usage: node bench/consensus.bench.mjs [--time=ms] [--rounds=n]   (after `npm run build`)
+import { createHash, generateKeyPairSync, sign as cryptoSign, constants } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { CoreInstance } from '../dist/core/instance.js';
+import { signerPowChallengePrefix, signerPowSearch } from '../dist/core/signer-pow.js';
+import { blockSignatureDigest, signerPowTargetForDifficulty, verifySignerPow } from '../dist/consensus/signer-pow.js';
+import { publicKeyToBytes, verifySignature } from '../dist/formats/rsa.js';
+import { printTable, pseudoRandomBytes, runTasks } from './lib.mjs';
+
+const arg = (name, fallback) => {
+  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
+  return a ? Number(a.slice(name.length + 3)) : fallback;
+};
+const TIME = arg('time', 600);
+const ROUNDS = arg('rounds', 3);
+/** Solutions per WASM search call: one boundary crossing per batch, as a pool worker would do. */
+const BATCH = 4096;
+const hex = (b) => Buffer.from(b).toString('hex');
+
+// ---- 1. signer-PoW hashing ----
+
+const blockChecksum = pseudoRandomBytes(64, 11);
+const address = new Uint8Array([1, ...pseudoRandomBytes(44, 12)]);
+const keys = Array.from({ length: 32 }, () => generateKeyPairSync('rsa', { modulusLength: 2048 }));
+const signingPubKey = publicKeyToBytes(keys[0].publicKey);
+const prefix = signerPowChallengePrefix({ blockNum: 1_000_000n, blockChecksum, recipientAddress: address, signingPubKey });
+const unreachable = new Uint8Array(64); // target 0: no hash passes, every call hashes the whole batch
+
+/** node:crypto: the same challenge, a 32-byte little-endian counter solution, two SHA3-512 passes. */
+function nodeSearch(start, count) {
+  const challenge = Buffer.alloc(prefix.length + 32);
+  challenge.set(prefix);
+  challenge.set(start, prefix.length);
+  let best = null;
+  for (let i = 0; i < count; i++) {
+    const h = createHash('sha3-512').update(createHash('sha3-512').update(challenge).digest()).digest();
+    if (best === null || Buffer.compare(h.reverse(), best) < 0) best = h; // reversed: big-endian compare of the LE number
+    for (let j = prefix.length; j < challenge.length; j++) if (++challenge[j] !== 256 && challenge[j] !== 0) break;
+  }
+  return best;
+}
+
+// both find the same best hash over the same 2,000 solutions
+{
+  const core = new CoreInstance('simd');
+  const ours = signerPowSearch(prefix, new Uint8Array(32), unreachable, 2000, core);
+  const theirs = nodeSearch(new Uint8Array(32), 2000);
+  if (ours.bestHash && hex(Uint8Array.from(ours.bestHash).reverse()) !== hex(theirs)) throw new Error('WASM and node:crypto disagree on the best hash');
+}
+
+const searchers = ['simd', 'scalar'].map((flavour) => {
+  const core = new CoreInstance(flavour);
+  let start = new Uint8Array(32);
+  return {
+    name: `dltnode signer-PoW search (WASM ${flavour}, ${BATCH}/call)`,
+    fn: () => { start = signerPowSearch(prefix, start, unreachable, BATCH, core).next; },
+    opsPerCall: BATCH,
+  };
+});
+const NODE_BATCH = 256;
+const tasks = [
+  ...searchers,
+  { name: 'node:crypto sha3-512 ×2 per solution', fn: () => nodeSearch(pseudoRandomBytes(32, 3), NODE_BATCH), opsPerCall: NODE_BATCH },
+];
+const best = new Map();
+for (let r = 0; r < ROUNDS; r++) {
+  for (const row of await runTasks(tasks, { time: TIME, warmupTime: 100 })) {
+    if (!best.has(row.name) || row.opsPerSec > best.get(row.name).opsPerSec) best.set(row.name, row);
+  }
+}
+console.log(`challenge ${prefix.length + 32} bytes (v1 address, hashed 2048-bit key, 32-byte solution); best of ${ROUNDS} rounds of ${TIME} ms; one thread`);
+printTable('signer-PoW hashes per second, one thread', tasks.map((t) => best.get(t.name)), tasks[0].name);
+
+// ---- 2. block signature verification (main thread, node:crypto RSA) ----
+
+const solutions = [];
+{
+  // one solution per signer over block 999,990; difficulty 0 so the first nonce counts (the
+  // verifier does the same work whatever the difficulty)
+  const core = new CoreInstance('simd');
+  for (let i = 0; i < 1000; i++) {
+    const key = keys[i % keys.length];
+    const pub = publicKeyToBytes(key.publicKey);
+    const signer = new Uint8Array([1, ...pseudoRandomBytes(44, 1000 + i)]);
+    const pre = signerPowChallengePrefix({ blockNum: 999_990n, blockChecksum, recipientAddress: signer, signingPubKey: pub });
+    const found = signerPowSearch(pre, pseudoRandomBytes(32, i + 1), signerPowTargetForDifficulty(0n), 64, core); // a negative hash never counts: try a few
+    solutions.push({ signer, key, solution: { blockNum: 999_990n, solution: found.solution, signingPubKey: pub } });
+  }
+}
+const signedChecksum = pseudoRandomBytes(64, 99);
+const entries = solutions.map((s) => {
+  const digest = blockSignatureDigest(signedChecksum, s.solution.solution);
+  const signature = cryptoSign('sha512', digest, { key: s.key.privateKey, padding: constants.RSA_PKCS1_PADDING });
+  return { ...s, signature: new Uint8Array(signature) };
+});
+
+function verifyBlock(n) {
+  let ok = 0;
+  for (let i = 0; i < n; i++) {
+    const e = entries[i];
+    const pow = verifySignerPow({
+      solution: e.solution, solutionBlockChecksum: blockChecksum, recipientAddress: e.signer,
+      signedBlockNum: 1_000_000n, signedBlockVersion: 13, minDifficulty: 0n,
+    });
+    if (pow.ok && verifySignature(e.solution.signingPubKey, blockSignatureDigest(signedChecksum, e.solution.solution), e.signature)) ok++;
+  }
+  if (ok !== n) throw new Error(`only ${ok} of ${n} signatures verified`);
+}
+
+verifyBlock(1000); // warm-up: parses and caches the 32 signing keys, JIT
+console.log(`\nblock signature verification on the main thread (node:crypto RSA-2048 verify + signer-PoW check per signature;` +
+  ` ${keys.length} distinct signing keys, parsed once and cached as a running node would)`);
+for (const [n, reps] of [[100, 10], [1000, 3]]) {
+  const times = [];
+  for (let r = 0; r < reps; r++) {
+    const t0 = performance.now();
+    verifyBlock(n);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)];
+  console.log(`${String(n).padStart(5)} signers: median ${median.toFixed(1)} ms per block (best ${times[0].toFixed(1)} ms of ${reps}), ` +
+    `${((median * 1000) / n).toFixed(1)} µs per signature`);
+}

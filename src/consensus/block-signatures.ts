@@ -1,0 +1,143 @@
+/**
+ * Block signature entries between the chain's stored form (src/chain/block.ts `BlockSignature`:
+ * signer field, SignerPowSolution bytes, RSA signature) and the rules (reference-network §5.2,
+ * formats §10.3 row 12, §12): parse one, make one, verify one (signer PoW + RSA on this thread),
+ * and the tally the rules compare. The worker-pool verification comes with the node wiring; it
+ * runs {@link verifyBlockSignatureEntry}'s two steps on the pool.
+ */
+import type { BlockSignature } from '../chain/block.js';
+import type { CoreAccess } from '../core/blake2b.js';
+import { signBytes, verifySignature } from '../formats/rsa.js';
+import type { KeyObject } from 'node:crypto';
+import { ConsensusError } from './errors.js';
+import { signatureDifficulty, type ChecksumEntry, type FreezeEntry, type SignatureTally } from './rules.js';
+import {
+  blockSignatureDigest, decodeSignerPowSolution, encodeSignerPowSolution, signerAddressOf, verifySignerPow,
+  type SignerPowRejection, type SignerPowSolution,
+} from './signer-pow.js';
+
+/** A stored signature entry, parsed. */
+export interface ParsedBlockSignature {
+  /** Signer addressNoChecksum (from the address or the public key in the signer field). */
+  address: Uint8Array;
+  /** The signer field as stored (an address, or a key for old blocks). */
+  signerField: Uint8Array;
+  solution: SignerPowSolution | null;
+  signature: Uint8Array | null;
+}
+
+/**
+ * Parses a stored entry.
+ * @throws ConsensusError ERR_SIGNER_POW_DECODE for unparseable solution bytes, ERR_CONSENSUS_INPUT
+ *   for a signer field that is neither an address nor a public key.
+ */
+export function parseBlockSignature(sig: BlockSignature): ParsedBlockSignature {
+  const address = signerAddressOf(sig.signer);
+  if (address === null) throw new ConsensusError('ERR_CONSENSUS_INPUT', `signature signer field of ${sig.signer.length} bytes is neither an address nor a public key`);
+  return {
+    address,
+    signerField: sig.signer,
+    solution: sig.powSolution === null ? null : decodeSignerPowSolution(sig.powSolution),
+    signature: sig.signature,
+  };
+}
+
+/**
+ * A master's signature of a block it fully verified (§5.2): the entry names its address, carries
+ * its solution, and signs `sha3_512sq(blockChecksum ‖ solution)` with the solution's private key.
+ */
+export function makeBlockSignature(
+  blockChecksum: Uint8Array,
+  signerAddress: Uint8Array,
+  solution: SignerPowSolution,
+  signingPrivateKey: KeyObject | Uint8Array,
+): BlockSignature {
+  return {
+    signer: signerAddress.slice(),
+    powSolution: encodeSignerPowSolution(solution),
+    signature: signBytes(signingPrivateKey, blockSignatureDigest(blockChecksum, solution.solution)),
+  };
+}
+
+/** Why a signature does not count. */
+export type BlockSignatureRejection = SignerPowRejection | 'no-solution' | 'no-signature' | 'rsa';
+
+/** What {@link verifyBlockSignatureEntry} checks one entry against. */
+export interface BlockSignatureCheck {
+  entry: ParsedBlockSignature;
+  /** The signed block. */
+  blockNum: bigint;
+  blockVersion: number;
+  blockChecksum: Uint8Array;
+  /** Checksum of block `entry.solution.blockNum` from the local chain (null if unknown → rejected as window). */
+  solutionBlockChecksum: Uint8Array | null;
+  /** Minimum difficulty of one signature (rules `minSignerPowDifficulty`). */
+  minDifficulty: bigint;
+}
+
+/**
+ * Verifies one v10+ signature entry (`Block.verifySignature`): a solution for a block strictly
+ * below and inside the validity window, difficulty ≥ the minimum, and an RSA signature by the
+ * solution's key over `sha3_512sq(blockChecksum ‖ solution)`. Returns the solution's difficulty.
+ */
+export function verifyBlockSignatureEntry(
+  c: BlockSignatureCheck,
+  core?: CoreAccess,
+): { ok: true; difficulty: bigint } | { ok: false; reason: BlockSignatureRejection } {
+  const { entry } = c;
+  if (entry.solution === null) return { ok: false, reason: 'no-solution' };
+  if (entry.signature === null) return { ok: false, reason: 'no-signature' };
+  if (c.solutionBlockChecksum === null) return { ok: false, reason: 'window' };
+  const pow = verifySignerPow(
+    {
+      solution: entry.solution, solutionBlockChecksum: c.solutionBlockChecksum, recipientAddress: entry.address,
+      signedBlockNum: c.blockNum, signedBlockVersion: c.blockVersion, minDifficulty: c.minDifficulty,
+    },
+    core,
+  );
+  if (!pow.ok) return { ok: false, reason: pow.reason! };
+  const digest = blockSignatureDigest(c.blockChecksum, entry.solution.solution);
+  if (!verifySignature(entry.solution.signingPubKey, digest, entry.signature)) return { ok: false, reason: 'rsa' };
+  return { ok: true, difficulty: pow.difficulty };
+}
+
+/** A verified signature with its difficulty: what the freeze, the tally and the rewards use. */
+export interface VerifiedSignature extends FreezeEntry, ChecksumEntry {
+  entry: ParsedBlockSignature;
+}
+
+/** The verified entry as the rules see it (signature without a solution: difficulty 1 coin). */
+export function verifiedSignature(entry: ParsedBlockSignature, difficulty: bigint | null): VerifiedSignature {
+  return {
+    entry,
+    address: entry.address,
+    difficulty: signatureDifficulty(difficulty),
+    solution: entry.solution,
+    ...(entry.signerField.length > 45 ? { signerKey: entry.signerField } : {}),
+  };
+}
+
+/** Count and total difficulty of a list (`getFrozenSignatureCount`, `getTotalSignerDifficulty`). */
+export function tallySignatures(list: readonly FreezeEntry[]): SignatureTally {
+  let totalDifficulty = 0n;
+  for (const s of list) totalDifficulty += s.difficulty;
+  return { count: list.length, totalDifficulty };
+}
+
+/**
+ * Adds signatures one by one as `Block.addSignature` does (§5.2): one per signer address; a new
+ * one from an address already present replaces it only with a higher difficulty, and then moves
+ * to the end of the list (the reference removes the old entry and appends the new one).
+ */
+export function addSignatures<T extends FreezeEntry>(list: readonly T[], incoming: readonly T[]): T[] {
+  const out = [...list];
+  for (const s of incoming) {
+    const i = out.findIndex((x) => x.address.length === s.address.length && x.address.every((b, k) => b === s.address[k]));
+    if (i === -1) out.push(s);
+    else if (s.difficulty > out[i]!.difficulty) {
+      out.splice(i, 1);
+      out.push(s);
+    }
+  }
+  return out;
+}
