@@ -72,8 +72,11 @@ export interface BlockAcceptance {
   signerKey(signer: Uint8Array): Uint8Array | null;
 }
 
-/** Where a block comes from: this node's producer, a peer's gossip, or sync. */
-export type BlockSource = 'local' | 'peer' | 'sync';
+/**
+ * Where a block comes from: this node's producer, a peer's gossip, sync, or the network's genesis
+ * (block 1 built by every node from the genesis file: it needs no signature).
+ */
+export type BlockSource = 'local' | 'peer' | 'sync' | 'genesis';
 
 /** Events the chain emits (src/node/events.ts gathers every module's). */
 export interface ChainEvents {
@@ -284,7 +287,11 @@ export class Chain {
     }
     this.checkHeader(block, txs);
     const checksum = blockChecksum(header);
-    await this.checkSignatures(block, checksum);
+    if (source === 'genesis') {
+      if (block.num !== 1n || block.signatures.length > 0) throw new BlockError(BlockErrorCode.BadHeader, 'only an unsigned block 1 is imported as the genesis');
+    } else {
+      await this.checkSignatures(block, checksum);
+    }
     await this.checkTransactionSignatures(txs);
     const parent = this.tipInfo;
     await this.store.write(() => {

@@ -7,6 +7,7 @@
  */
 import type { Network } from '../codec/types.js';
 import type { Block } from '../chain/block.js';
+import type { GenesisSpec } from '../chain/genesis.js';
 import type { BlockAcceptance, Chain } from '../chain/chain.js';
 import type { Clock } from '../clock.js';
 import { NO_BLOCK_ERROR_SECONDS } from '../chain/constants.js';
@@ -15,7 +16,7 @@ import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
 import { BlockProducer, type BlockSigner } from './producer.js';
 
-export { BlockProducer, genesisTransaction, type BlockSigner } from './producer.js';
+export { BlockProducer, type BlockSigner } from './producer.js';
 
 /** Shortest block interval the producer accepts (the option's own floor, 0.1 s). */
 export const MIN_BLOCK_INTERVAL_MS = 100;
@@ -23,6 +24,8 @@ export const MIN_BLOCK_INTERVAL_MS = 100;
 export interface ConsensusOptions {
   blockIntervalSeconds: number;
   genesisBalance: bigint;
+  /** The network's genesis; absent on the embedded network. */
+  genesis?: GenesisSpec;
 }
 
 export interface Consensus {
@@ -83,7 +86,7 @@ export function createConsensus(deps: ConsensusDeps): Consensus {
     secondsSinceBlock,
     dltStatus: () => (secondsSinceBlock() > NO_BLOCK_ERROR_SECONDS ? 'ErrorLongTimeNoBlock' : 'Active'),
     async start() {
-      await producer.genesis(deps.opts.genesisBalance);
+      await producer.genesis(deps.opts.genesisBalance, deps.opts.genesis);
       producer.start();
     },
     stop: () => producer.stop(),

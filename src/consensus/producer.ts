@@ -5,15 +5,16 @@
  * the node's key, and imported through `importBlock`, the path a peer's block takes. One block at a
  * time; a slow import delays the next tick instead of overlapping it.
  */
-import type { Network, Transaction } from '../codec/types.js';
+import type { Network } from '../codec/types.js';
+import { genesisTransaction, type GenesisSpec } from '../chain/genesis.js';
 import type { Chain } from '../chain/chain.js';
-import { REG_MINING_DIFFICULTY, REG_SIGNER_BITS, TX_VERSION } from '../chain/constants.js';
+import { REG_MINING_DIFFICULTY, REG_SIGNER_BITS } from '../chain/constants.js';
 import { BlockError } from '../chain/errors.js';
 import { knownTx } from '../chain/tx-codec.js';
 import type { Clock } from '../clock.js';
 import { unixSeconds } from '../clock.js';
 import { sha3_512sq } from '../core/hash.js';
-import { MAX_TRANSACTIONS_PER_BLOCK, TransactionType } from '../formats/constants.js';
+import { MAX_TRANSACTIONS_PER_BLOCK } from '../formats/constants.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
 
@@ -24,22 +25,6 @@ export interface BlockSigner {
   publicKey: Uint8Array;
   /** RSA PKCS#1 v1.5 SHA-512 signature with the node's key. */
   sign(data: Uint8Array): Uint8Array | Promise<Uint8Array>;
-}
-
-/** The Genesis transaction (type 3) of block 1: one output crediting `address`. */
-export function genesisTransaction(address: Uint8Array, amount: bigint, timestamp: bigint): Transaction {
-  return {
-    version: TX_VERSION,
-    type: TransactionType.Genesis,
-    blockHeight: 1n,
-    inputs: [],
-    outputs: [{ address, amount }],
-    nonce: 0,
-    pubKey: null,
-    signature: null,
-    applied: 0n,
-    timestamp,
-  };
 }
 
 export interface ProducerDeps {
@@ -59,11 +44,27 @@ export class BlockProducer {
 
   constructor(private readonly deps: ProducerDeps) {}
 
-  /** Creates block 1 when the chain is empty. */
-  async genesis(amount: bigint): Promise<void> {
+  /**
+   * Creates block 1 when the chain is empty: from the network's genesis (unsigned, the same bytes
+   * on every node), or on the embedded network one output of `amount` to this node, signed by it.
+   */
+  async genesis(amount: bigint, spec?: GenesisSpec): Promise<void> {
     const { chain, signer, network, clock } = this.deps;
     if (chain.tip) return;
-    const tx = knownTx(genesisTransaction(signer.address, amount, unixSeconds(clock)), network);
+    if (spec) {
+      const tx = knownTx(genesisTransaction(spec.allocations, spec.timestamp), network);
+      const produced = await chain.produceBlock({
+        candidates: [tx],
+        timestamp: spec.timestamp,
+        proposer: new Uint8Array(0), // no fees in block 1
+        difficulty: REG_MINING_DIFFICULTY,
+        signerBits: REG_SIGNER_BITS,
+      });
+      await chain.importBlock(produced.block, produced.txs, { source: 'genesis' });
+      this.deps.log.info({ network: spec.name, checksum: Buffer.from(produced.checksum).toString('hex').slice(0, 16) }, 'genesis block built from the genesis file');
+      return;
+    }
+    const tx = knownTx(genesisTransaction([{ address: signer.address, amount }], unixSeconds(clock)), network);
     await this.produceAndImport([tx]);
     this.deps.log.info({ height: 1, amount: amount.toString() }, 'genesis block created');
   }

@@ -1,0 +1,52 @@
+/**
+ * A network is defined by its genesis (DESIGN.md decision 7; issue 9): the network's checksum
+ * lock, its name, the time of block 1, the funded addresses and the first masters. Every node of
+ * the network builds block 1 from the same genesis, byte for byte, so the genesis checksum
+ * identifies the network: a peer of another genesis is refused.
+ *
+ * Block 1 of a genesis network carries one Genesis transaction (type 3, reference-formats §8.1)
+ * whose outputs are the allocations, no fee and no signature. Every node builds it itself from the
+ * file (`produceBlock` at the genesis time) and imports it with source `genesis`, which needs no
+ * signature; block 1 is never taken from a peer. The embedded network (`npm start`, no genesis
+ * file) keeps its own block 1: one output to the node's wallet, signed by the node.
+ */
+import type { Network, Transaction } from '../codec/types.js';
+import { TransactionType } from '../formats/constants.js';
+import { TX_VERSION } from './constants.js';
+
+export interface GenesisAllocation {
+  /** `addressNoChecksum`. */
+  address: Uint8Array;
+  /** Raw CoinNumber. */
+  amount: bigint;
+}
+
+export interface GenesisSpec {
+  /** A name for people (devnet, staging…); part of the file, not of block 1. */
+  name: string;
+  /** Whose checksum lock the network's transactions and blocks carry (reference-formats §8.5). */
+  network: Network;
+  /** Unix seconds of block 1. */
+  timestamp: bigint;
+  /** Seconds between blocks on this network. */
+  blockIntervalSeconds: number;
+  allocations: GenesisAllocation[];
+  /** `addressNoChecksum` of the masters that propose and sign from block 2 on, in proposer order. */
+  masters: Uint8Array[];
+}
+
+/** The Genesis transaction (type 3) of block 1: the initial funds, no inputs, no signature. */
+export function genesisTransaction(outputs: readonly GenesisAllocation[], timestamp: bigint): Transaction {
+  return {
+    version: TX_VERSION,
+    type: TransactionType.Genesis,
+    blockHeight: 1n,
+    inputs: [],
+    outputs: outputs.map((o) => ({ address: o.address, amount: o.amount })),
+    nonce: 0,
+    pubKey: null,
+    signature: null,
+    applied: 0n,
+    timestamp,
+  };
+}

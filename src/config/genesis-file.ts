@@ -1,0 +1,127 @@
+/**
+ * The genesis file of a network (issue 9 point 6): written by `dltnode init`, read by every node
+ * of that network (`--genesis FILE`). JSON, with addresses in Base58 and amounts as CoinNumber
+ * strings, so a person can read and check it:
+ *
+ *   { "dltnodeGenesis": 1, "name": "devnet", "network": "reg", "timestamp": 1764000000,
+ *     "blockIntervalSeconds": 1,
+ *     "allocations": [{ "address": "…", "amount": "1000000.00000000" }],
+ *     "masters": ["…"] }
+ *
+ * Every error names the field and what is expected.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { GenesisSpec } from '../chain/genesis.js';
+import { addressFromText, addressToText } from '../formats/address.js';
+import { formatAmount, parseAmount } from '../formats/amount.js';
+import { ConfigError } from './options.js';
+
+export const GENESIS_FORMAT_VERSION = 1;
+const NETWORKS = ['main', 'test', 'reg'] as const;
+/** Shortest block interval a network may set (the option's floor). */
+const MIN_BLOCK_INTERVAL_SECONDS = 0.1;
+/** Bounds that keep a genesis reviewable and its block 1 small. */
+const MAX_ALLOCATIONS = 10_000;
+const MAX_MASTERS = 1_000;
+
+interface GenesisJson {
+  dltnodeGenesis: number;
+  name: string;
+  network: string;
+  timestamp: number;
+  blockIntervalSeconds: number;
+  allocations: { address: string; amount: string }[];
+  masters: string[];
+}
+
+export function genesisToJson(spec: GenesisSpec): GenesisJson {
+  return {
+    dltnodeGenesis: GENESIS_FORMAT_VERSION,
+    name: spec.name,
+    network: spec.network,
+    timestamp: Number(spec.timestamp),
+    blockIntervalSeconds: spec.blockIntervalSeconds,
+    allocations: spec.allocations.map((a) => ({ address: addressToText(a.address), amount: formatAmount(a.amount) })),
+    masters: spec.masters.map(addressToText),
+  };
+}
+
+/** Checks and converts a parsed genesis document. @throws ConfigError naming the field */
+export function genesisFromJson(doc: unknown, where = 'genesis'): GenesisSpec {
+  const fail = (field: string, expected: string): never => {
+    throw new ConfigError(`${where}: ${field} must be ${expected}`);
+  };
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) fail('the document', 'a JSON object');
+  const d = doc as Partial<GenesisJson>;
+  if (d.dltnodeGenesis !== GENESIS_FORMAT_VERSION) fail('"dltnodeGenesis"', `${GENESIS_FORMAT_VERSION} (the format version)`);
+  if (typeof d.name !== 'string' || d.name.length === 0 || d.name.length > 64) fail('"name"', 'a text of 1 to 64 characters');
+  if (!NETWORKS.includes(d.network as (typeof NETWORKS)[number])) fail('"network"', `one of ${NETWORKS.join(', ')}`);
+  if (!Number.isSafeInteger(d.timestamp) || d.timestamp! <= 0) fail('"timestamp"', 'Unix seconds (a positive integer)');
+  if (typeof d.blockIntervalSeconds !== 'number' || !(d.blockIntervalSeconds >= MIN_BLOCK_INTERVAL_SECONDS)) {
+    fail('"blockIntervalSeconds"', `a number of seconds ≥ ${MIN_BLOCK_INTERVAL_SECONDS}`);
+  }
+  if (!Array.isArray(d.allocations) || d.allocations.length === 0 || d.allocations.length > MAX_ALLOCATIONS) {
+    fail('"allocations"', `a list of 1 to ${MAX_ALLOCATIONS} {address, amount}`);
+  }
+  if (!Array.isArray(d.masters) || d.masters.length === 0 || d.masters.length > MAX_MASTERS) fail('"masters"', `a list of 1 to ${MAX_MASTERS} addresses`);
+  const address = (text: unknown, field: string): Uint8Array => {
+    if (typeof text !== 'string') fail(field, 'a Base58 address');
+    try {
+      return addressFromText(text as string);
+    } catch (err) {
+      return fail(field, `a valid address (${(err as Error).message})`);
+    }
+  };
+  const seen = new Set<string>();
+  const allocations = d.allocations!.map((a, i) => {
+    const field = `"allocations"[${i}]`;
+    if (a === null || typeof a !== 'object') fail(field, 'an object {address, amount}');
+    const addr = address(a.address, `${field}.address`);
+    const key = addressToText(addr);
+    if (seen.has(key)) fail(`${field}.address`, 'listed once (it repeats an earlier allocation)');
+    seen.add(key);
+    let amount = 0n;
+    try {
+      amount = parseAmount(String(a.amount));
+    } catch (err) {
+      fail(`${field}.amount`, `a CoinNumber such as "1000.5" (${(err as Error).message})`);
+    }
+    if (amount <= 0n) fail(`${field}.amount`, 'greater than 0');
+    return { address: addr, amount };
+  });
+  const masterSet = new Set<string>();
+  const masters = d.masters!.map((m, i) => {
+    const addr = address(m, `"masters"[${i}]`);
+    if (masterSet.has(addressToText(addr))) fail(`"masters"[${i}]`, 'listed once');
+    masterSet.add(addressToText(addr));
+    return addr;
+  });
+  return {
+    name: d.name!,
+    network: d.network as GenesisSpec['network'],
+    timestamp: BigInt(d.timestamp!),
+    blockIntervalSeconds: d.blockIntervalSeconds!,
+    allocations,
+    masters,
+  };
+}
+
+export function readGenesisFile(path: string): GenesisSpec {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`Genesis file ${path} cannot be read: ${(err as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`Genesis file ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  return genesisFromJson(doc, `Genesis file ${path}`);
+}
+
+export function writeGenesisFile(path: string, spec: GenesisSpec): void {
+  writeFileSync(path, `${JSON.stringify(genesisToJson(spec), null, 2)}\n`);
+}
