@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * The `dltnode` command. `dltnode start [options]` runs a node; `dltnode bench pow` measures PoW
- * verification; `--help`, `--version` and `--print-config` are answered without opening anything.
+ * The `dltnode` command. `dltnode start [options]` runs a node; `dltnode init` writes a network's
+ * genesis file; `dltnode wallet address` prints a data directory's address; `dltnode bench pow`
+ * measures PoW verification; `--help`, `--version` and `--print-config` are answered without opening anything.
  * Exit codes: 0 stopped cleanly; 1 failed (startup or shutdown error); 2 bad command line or
  * configuration; 130 forced by a second signal.
  */
@@ -15,6 +16,8 @@ const USAGE_ERROR_CODE = 2;
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'bench') return benchCommand(argv.slice(1));
+  if (argv[0] === 'init') return (await import('./network-setup.js')).initCommand(argv.slice(1));
+  if (argv[0] === 'wallet') return (await import('./network-setup.js')).walletCommand(argv.slice(1), process.env);
   const args = parseArgs(argv);
   if (args.version) {
     console.log(versionReport());

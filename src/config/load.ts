@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, OPTIONS, REG_ONLY_KEYS, optionByFlag, type DltnodeConfig, type OptionDef, type OptionKey, type OptionSource } from './options.js';
 import { formatAmount } from '../formats/amount.js';
 import type { NodeOptions } from '../node/options.js';
+import { readGenesisFile } from './genesis-file.js';
 
 /** Flags that are not options of the table: they select what the command does. */
 export const CONFIG_FLAG = 'config';
@@ -180,11 +181,16 @@ function readConfigFile(path: string, read: (path: string) => string): Record<st
 
 /** The part of the configuration the node core takes (src/node/options.ts). */
 export function toNodeOptions(config: DltnodeConfig): NodeOptions {
+  const genesis = config.genesis === undefined ? undefined : readGenesisFile(config.genesis);
+  if (genesis && genesis.network !== config.network) {
+    throw new ConfigError(`The genesis file ${config.genesis} is for the ${genesis.network} network, not ${config.network}; drop --network`);
+  }
   const options: NodeOptions = {
     network: config.network,
     dataDir: config.dataDir,
-    chain: { genesisBalance: config.genesisBalance },
-    consensus: { blockIntervalSeconds: config.blockInterval },
+    chain: genesis ? { genesisBalance: config.genesisBalance, genesis } : { genesisBalance: config.genesisBalance },
+    // A network's block interval is its genesis's: every master must produce on the same beat.
+    consensus: { blockIntervalSeconds: genesis ? genesis.blockIntervalSeconds : config.blockInterval },
     pool: { threads: config.poolThreads },
     names: {},
   };

@@ -5,6 +5,7 @@
  * list) is generated from it. Precedence: flags > environment > config file > defaults.
  */
 import { defaultPoolThreads } from '../pool/threads.js';
+import { readGenesisFile } from './genesis-file.js';
 import { join } from 'node:path';
 import { parseAmount } from '../formats/amount.js';
 import { parseRpcUser, type RpcUser } from '../rpc/auth.js';
@@ -14,6 +15,8 @@ import type { Network } from '../codec/types.js';
 
 /** The effective configuration of `dltnode start`. */
 export interface DltnodeConfig {
+  /** Path of the network's genesis file (issue 9); undefined on the embedded network. */
+  genesis: string | undefined;
   network: Network;
   dataDir: string;
   blockInterval: number;
@@ -137,9 +140,14 @@ const REFERENCE_BLOCK_INTERVAL_SECONDS = 30;
 
 export const OPTIONS: readonly OptionDef[] = [
   def({
+    key: 'genesis', flag: 'genesis', env: 'DLTNODE_GENESIS', group: 'Chain', valueName: 'FILE',
+    description: 'Genesis file of the network to join (written by dltnode init); sets the network and its block interval',
+    defaultValue: () => undefined, defaultText: 'none (the embedded single-node network)', normalise: text('a file path'),
+  }),
+  def({
     key: 'network', flag: 'network', env: 'DLTNODE_NETWORK', group: 'Chain', valueName: 'main|test|reg',
     description: 'Network: its checksum lock and defaults (reg = a local network the node produces blocks for)',
-    defaultValue: () => 'reg' as const, defaultText: 'reg', normalise: oneOf(['main', 'test', 'reg'] as const),
+    defaultValue: (r) => (r.genesis ? readGenesisFile(r.genesis).network : 'reg'), defaultText: "reg, or the genesis file's", normalise: oneOf(['main', 'test', 'reg'] as const),
   }),
   def({
     key: 'dataDir', flag: 'data-dir', env: 'DLTNODE_DATA_DIR', group: 'Chain', valueName: 'DIR',
@@ -148,9 +156,9 @@ export const OPTIONS: readonly OptionDef[] = [
   }),
   def({
     key: 'blockInterval', flag: 'block-interval', env: 'DLTNODE_BLOCK_INTERVAL', group: 'Chain', valueName: 'SECONDS',
-    description: 'Seconds between produced blocks',
-    defaultValue: (r) => (r.network === 'reg' ? REG_BLOCK_INTERVAL_SECONDS : REFERENCE_BLOCK_INTERVAL_SECONDS),
-    defaultText: `${REG_BLOCK_INTERVAL_SECONDS} on reg, ${REFERENCE_BLOCK_INTERVAL_SECONDS} on main/test`, normalise: seconds(0.1),
+    description: "Seconds between produced blocks (a genesis file sets its network's; this overrides it only for the embedded network)",
+    defaultValue: (r) => (r.genesis ? readGenesisFile(r.genesis).blockIntervalSeconds : r.network === 'reg' ? REG_BLOCK_INTERVAL_SECONDS : REFERENCE_BLOCK_INTERVAL_SECONDS),
+    defaultText: `the genesis file's; else ${REG_BLOCK_INTERVAL_SECONDS} on reg, ${REFERENCE_BLOCK_INTERVAL_SECONDS} on main/test`, normalise: seconds(0.1),
   }),
   def({
     key: 'poolThreads', flag: 'pool-threads', env: 'DLTNODE_POOL_THREADS', group: 'Chain', valueName: 'N',

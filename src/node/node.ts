@@ -80,7 +80,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       network: opts.network,
       clock,
       log: log.child({ module: 'consensus' }),
-      opts: { blockIntervalSeconds: opts.consensus.blockIntervalSeconds, genesisBalance: opts.chain.genesisBalance },
+      opts: { blockIntervalSeconds: opts.consensus.blockIntervalSeconds, genesisBalance: opts.chain.genesisBalance, genesis: opts.chain.genesis },
     });
     await consensus.start();
     cleanup.unshift(() => consensus.stop());

@@ -5,6 +5,7 @@
  * the one source of flags, environment names and defaults; `toNodeOptions` does the nesting.
  */
 import type { Network } from '../codec/types.js';
+import type { GenesisSpec } from '../chain/genesis.js';
 
 export interface NodeOptions {
   network: Network;
@@ -13,8 +14,10 @@ export interface NodeOptions {
   /** Encrypts the keystore at rest when set. */
   walletPassword?: string;
   chain: {
-    /** Raw CoinNumber (10⁻⁸ units) credited to the node's wallet by the genesis block. */
+    /** Raw CoinNumber (10⁻⁸ units) credited to the node's wallet by the embedded network's genesis block. */
     genesisBalance: bigint;
+    /** The network's genesis (`--genesis FILE`); absent on the embedded network. */
+    genesis?: GenesisSpec;
   };
   consensus: {
     /** Seconds between produced blocks (reg default: a few seconds). */

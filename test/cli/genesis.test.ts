@@ -1,0 +1,92 @@
+/**
+ * A network is defined by its genesis (issue 9 point 6): `dltnode init` writes the file, every node
+ * started with it builds the same block 1 whatever its own wallet, and bad files or arguments are
+ * refused with a sentence naming the field.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createNode } from '../../src/index.js';
+import { genesisFromJson, genesisToJson, readGenesisFile } from '../../src/config/genesis-file.js';
+import { genesisFromArgs } from '../../src/cli/network-setup.js';
+import { toNodeOptions, resolveConfig, parseArgs } from '../../src/config/load.js';
+import { silentLog } from '../chain/fixture.js';
+import { newDataDir } from '../e2e/harness.js';
+
+const run = promisify(execFile);
+const CLI = join(process.cwd(), 'dist', 'cli', 'main.js');
+const A = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
+const tmp = mkdtempSync(join(tmpdir(), 'dltnode-genesis-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('genesis file', () => {
+  it('dltnode init arguments become a checked genesis; the JSON form round-trips', () => {
+    const r = genesisFromArgs(['--out', 'g.json', '--fund', `${A}=1000.5`, '--master', A, '--name', 'lab', '--block-interval', '0.5', '--timestamp', '1764000000']);
+    if (r === 'help') throw new Error('unexpected help');
+    expect(r.spec).toMatchObject({ name: 'lab', network: 'reg', timestamp: 1764000000n, blockIntervalSeconds: 0.5 });
+    expect(r.spec.allocations[0]!.amount).toBe(100_050_000_000n);
+    expect(genesisFromJson(JSON.parse(JSON.stringify(genesisToJson(r.spec))))).toEqual(r.spec);
+  });
+
+  it.each([
+    [['--fund', `${A}=1`, '--master', A], /needs --out FILE/],
+    [['--out', 'x', '--master', A], /at least one --fund/],
+    [['--out', 'x', '--fund', `${A}=1`], /at least one --master/],
+    [['--out', 'x', '--fund', 'nope=1', '--master', A], /--fund nope=1/],
+    [['--out', 'x', '--fund', `${A}=1e5`, '--master', A], /--fund .*exponent/],
+    [['--out', 'x', '--fund', `${A}=1`, '--fund', `${A}=2`, '--master', A], /repeats an earlier allocation/],
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--block-interval', '0'], /blockIntervalSeconds/],
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--network', 'moon'], /"network" must be one of main, test, reg/],
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--bogus'], /Unknown option/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => genesisFromArgs(argv as string[])).toThrow(message);
+  });
+
+  it('refuses a file that is not a genesis, naming the field', () => {
+    const bad = join(tmp, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ dltnodeGenesis: 1, name: 'x', network: 'reg', timestamp: 1, blockIntervalSeconds: 1, allocations: [{ address: A, amount: '-1' }], masters: [A] }));
+    expect(() => readGenesisFile(bad)).toThrow(/"allocations"\[0\]\.amount must be/);
+    writeFileSync(bad, '{');
+    expect(() => readGenesisFile(bad)).toThrow(/is not valid JSON/);
+    expect(() => readGenesisFile(join(tmp, 'missing.json'))).toThrow(/cannot be read/);
+  });
+
+  it('wallet address, init and two nodes with different wallets: the same block 1, funds as allocated', async () => {
+    const dirB = join(tmp, 'node-b');
+    const { stdout: addressB } = await run(process.execPath, [CLI, 'wallet', 'address', '--data-dir', dirB]);
+    const { stdout: again } = await run(process.execPath, [CLI, 'wallet', 'address', '--data-dir', dirB]);
+    expect(again).toBe(addressB); // the wallet is created once
+    const { dataDir: dirA, address: addressA } = await newDataDir();
+    const file = join(tmp, 'genesis.json');
+    const b = addressB.trim();
+    await run(process.execPath, [CLI, 'init', '--out', file, '--fund', `${addressA}=500`, '--fund', `${b}=250.25`, '--master', addressA, '--master', b]);
+    expect(JSON.parse(readFileSync(file, 'utf8')).masters).toEqual([addressA, b]);
+
+    const blocks: string[] = [];
+    for (const dir of [dirA, dirB]) {
+      const { config } = resolveConfig({ args: parseArgs(['--genesis', file, '--data-dir', dir, '--pool-threads', '0']), env: {} });
+      const opts = toNodeOptions(config);
+      expect(opts.consensus.blockIntervalSeconds).toBe(1);
+      const node = await createNode({ ...opts, consensus: { blockIntervalSeconds: 3600 } }, silentLog);
+      const { chain } = node.modules;
+      const one = chain.getBlock(1n)!;
+      blocks.push(Buffer.from(one.bytes).toString('hex'));
+      expect(one.block.signatures).toEqual([]);
+      expect(chain.supply()).toBe(75_025_000_000n);
+      await node.close();
+    }
+    expect(blocks[0]).toBe(blocks[1]);
+    rmSync(dirA, { recursive: true, force: true });
+  });
+
+  it('refuses --network that contradicts the genesis file', () => {
+    const file = join(tmp, 'g2.json');
+    writeFileSync(file, JSON.stringify({ dltnodeGenesis: 1, name: 'x', network: 'test', timestamp: 1, blockIntervalSeconds: 1, allocations: [{ address: A, amount: '1' }], masters: [A] }));
+    const { config } = resolveConfig({ args: parseArgs(['--genesis', file, '--network', 'reg']), env: {} });
+    expect(() => toNodeOptions(config)).toThrow(/for the test network, not reg/);
+    expect(resolveConfig({ args: parseArgs(['--genesis', file]), env: {} }).config.network).toBe('test');
+  });
+});
