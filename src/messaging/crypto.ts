@@ -24,7 +24,7 @@ import {
   hkdfSync,
   publicEncrypt,
   privateDecrypt,
-  randomBytes,
+  randomFillSync,
   constants as cryptoConstants,
   type KeyObject,
 } from 'node:crypto';
@@ -39,7 +39,7 @@ import { encodeVarUint } from '../formats/varint.js';
 import { privateKeyFromBytes, publicKeyFromBytes } from '../formats/rsa.js';
 import { RsaKeyError } from '../formats/errors.js';
 import { sha3_512sq } from '../core/hash.js';
-import { ByteReader } from './reader.js';
+import { ByteReader, varBytesSize, writeVarBytes } from './reader.js';
 import { MessagingError } from './errors.js';
 
 /** secp521r1 scalar length and compressed public key length. */
@@ -57,6 +57,27 @@ const IV_LENGTH = 12;
 const TAG_LENGTH = 16;
 export const HKDF_INFO_AES = 'IXI AES Key';
 export const HKDF_INFO_CHACHA = 'IXI ChaCha Key';
+
+/**
+ * Pool of CSPRNG bytes handed out once each. One OpenSSL call per 4 KiB instead of one per id and
+ * nonce: a sync randomBytes(16) costs ~5 µs of job overhead, as much as the rest of a chat seal.
+ */
+const RANDOM_POOL_SIZE = 4096;
+const randomPool = new Uint8Array(RANDOM_POOL_SIZE);
+let randomPoolOffset = RANDOM_POOL_SIZE;
+
+/** `n` fresh cryptographically secure random bytes (a copy; never handed out twice). */
+export function secureRandom(n: number): Uint8Array {
+  if (n > RANDOM_POOL_SIZE / 4) return randomFillSync(new Uint8Array(n));
+  if (randomPoolOffset + n > RANDOM_POOL_SIZE) {
+    randomFillSync(randomPool);
+    randomPoolOffset = 0;
+  }
+  const out = randomPool.slice(randomPoolOffset, randomPoolOffset + n);
+  randomPool.fill(0, randomPoolOffset, randomPoolOffset + n);
+  randomPoolOffset += n;
+  return out;
+}
 
 const dec = (code: 'ERR_DECRYPT' | 'ERR_KEY', message: string, offset = -1): MessagingError => new MessagingError(code, message, offset);
 
@@ -261,7 +282,7 @@ function checkKeys(aesKey: Uint8Array, chachaKey: Uint8Array, aad: Uint8Array): 
 /**
  * spixi2 encryption (§3.6). `nonce` is for tests (known answers); it defaults to 64 random bytes.
  */
-export function spixi2Encrypt(plain: Uint8Array, aesKey: Uint8Array, chachaKey: Uint8Array, aad: Uint8Array, nonce: Uint8Array = randomBytes(SPIXI2_NONCE_LENGTH), impl: AeadImpl = nodeAead): Uint8Array {
+export function spixi2Encrypt(plain: Uint8Array, aesKey: Uint8Array, chachaKey: Uint8Array, aad: Uint8Array, nonce: Uint8Array = secureRandom(SPIXI2_NONCE_LENGTH), impl: AeadImpl = nodeAead): Uint8Array {
   checkKeys(aesKey, chachaKey, aad);
   assertBytes(plain, 'plain');
   checkLength(nonce, SPIXI2_NONCE_LENGTH, 'spixi2 nonce');
@@ -269,7 +290,9 @@ export function spixi2Encrypt(plain: Uint8Array, aesKey: Uint8Array, chachaKey: 
   const inner = impl.aesGcmEncrypt(a.key, a.iv, plain);
   const c = deriveMessageKey(chachaKey, nonce);
   const outer = impl.chachaEncrypt(c.key, c.iv, aad, inner);
-  return concat(lp(new Uint8Array(nonce)), lp(outer));
+  const out = new Uint8Array(varBytesSize(nonce) + varBytesSize(outer));
+  writeVarBytes(out, writeVarBytes(out, 0, nonce), outer);
+  return out;
 }
 
 const decFail = (message: string, offset: number): MessagingError => dec('ERR_DECRYPT', message, offset);
@@ -304,8 +327,8 @@ const OAEP = { padding: cryptoConstants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1'
 /** rsa2 encryption to a serialized RSA public key (§3.6). */
 export function rsa2Encrypt(plain: Uint8Array, rsaPublicKey: Uint8Array, aad: Uint8Array): Uint8Array {
   const key = publicKeyFromBytes(rsaPublicKey);
-  const aesKey = randomBytes(SYMMETRIC_KEY_LENGTH);
-  const chachaKey = randomBytes(SYMMETRIC_KEY_LENGTH);
+  const aesKey = secureRandom(SYMMETRIC_KEY_LENGTH);
+  const chachaKey = secureRandom(SYMMETRIC_KEY_LENGTH);
   const inner = spixi2Encrypt(plain, aesKey, chachaKey, aad);
   const wrapped = publicEncrypt({ key, ...OAEP }, concat(lp(aesKey), lp(chachaKey)));
   return concat(lp(new Uint8Array(wrapped)), lp(inner));
@@ -361,7 +384,7 @@ export const noble = {
     return hkdf(nobleSha3_512, ikm, salt, new TextEncoder().encode(info), length);
   },
   spixi2Encrypt(plain: Uint8Array, aesKey: Uint8Array, chachaKey: Uint8Array, aad: Uint8Array, nonce?: Uint8Array): Uint8Array {
-    return spixi2Encrypt(plain, aesKey, chachaKey, aad, nonce ?? randomBytes(SPIXI2_NONCE_LENGTH), nobleAead);
+    return spixi2Encrypt(plain, aesKey, chachaKey, aad, nonce ?? secureRandom(SPIXI2_NONCE_LENGTH), nobleAead);
   },
   spixi2Decrypt(sealed: Uint8Array, aesKey: Uint8Array, chachaKey: Uint8Array, aad: Uint8Array): Uint8Array {
     return spixi2Decrypt(sealed, aesKey, chachaKey, aad, nobleAead);

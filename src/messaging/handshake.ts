@@ -21,7 +21,7 @@
  * `ignored` set to a MessagingError, plus the receipt the reference would still send.
  * Every function that signs, encrypts or runs ECDH/ML-KEM is synchronous, for the worker pool.
  */
-import { randomBytes, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { Address } from '../formats/address.js';
 import { assertBytes, equalBytes } from '../formats/bytes.js';
 import { AddressError, RsaKeyError } from '../formats/errors.js';
@@ -36,6 +36,7 @@ import {
   rsa2Decrypt,
   rsa2Encrypt,
   SALT_LENGTH,
+  secureRandom,
   spixi2Decrypt,
   spixi2Encrypt,
 } from './crypto.js';
@@ -199,7 +200,7 @@ export function acceptContact(self: Identity, contact: ContactRecord, now: numbe
   if (contact.handshakeStatus > 1 || contact.acceptSent || contact.publicKey === null) return null;
   const ecdh = ecdhKeyPair();
   const kem = mlkemKeyPair();
-  const aesSalt = new Uint8Array(randomBytes(SALT_LENGTH));
+  const aesSalt = secureRandom(SALT_LENGTH);
   contact.aesKey = null;
   contact.chachaKey = null;
   contact.ecdhPrivateKey = ecdh.privateKey;
@@ -240,7 +241,7 @@ export function sealMessage(self: Identity, contact: ContactRecord, spixi: Spixi
   checkIdentity(self);
   checkNow(now);
   if (contact.aesKey === null || contact.chachaKey === null) throw new MessagingError('ERR_NO_KEYS', 'session keys with this contact are not established yet');
-  const id = options.id ?? new Uint8Array(randomBytes(MESSAGE_ID_LENGTH));
+  const id = options.id ?? secureRandom(MESSAGE_ID_LENGTH);
   const requireRcv = options.requireRcvConfirmation ?? !(spixi.type === SpixiMessageCode.appData || spixi.type === SpixiMessageCode.appProtocolData || spixi.type === SpixiMessageCode.msgReceived);
   const m = baseMessage(self, contact.address, id, streamTypeFor(spixi.type), EncryptionType.spixi2, encodeSpixiMessage(spixi), now, requireRcv);
   return { ...m, data: spixi2Encrypt(m.data!, contact.aesKey, contact.chachaKey, streamMessageAad(m), options.nonce) };
@@ -253,7 +254,7 @@ export function sealMessage(self: Identity, contact: ContactRecord, spixi: Spixi
 export function buildReceipt(self: Identity, contact: ContactRecord, id: Uint8Array, channel: number, now: number): StreamMessage {
   const spixi: SpixiMessage = { type: SpixiMessageCode.msgReceived, data: id.slice(), channel };
   if (contact.handshakeStatus >= 3 && contact.aesKey && contact.chachaKey) return sealMessage(self, contact, spixi, now, { requireRcvConfirmation: false });
-  return baseMessage(self, contact.address, new Uint8Array(randomBytes(MESSAGE_ID_LENGTH)), StreamMessageCode.info, EncryptionType.none, encodeSpixiMessage(spixi), now, false);
+  return baseMessage(self, contact.address, secureRandom(MESSAGE_ID_LENGTH), StreamMessageCode.info, EncryptionType.none, encodeSpixiMessage(spixi), now, false);
 }
 
 /** What the caller learns from an incoming frame. */
@@ -445,7 +446,7 @@ function onAccept(self: Identity, contact: ContactRecord, m: StreamMessage, acc:
   const ecdh = ecdhKeyPair();
   const shared1 = ecdhSharedSecret(ecdh.privateKey, acc.ecdhPubKey);
   const { ciphertext, sharedSecret } = mlkemEncapsulate(acc.mlkemPubKey);
-  const chachaSalt = new Uint8Array(randomBytes(SALT_LENGTH));
+  const chachaSalt = secureRandom(SALT_LENGTH);
   const keys = deriveSessionKeys(shared1, sharedSecret, acc.aesSalt, chachaSalt);
   contact.lastReceivedHandshakeMessageTimestamp = m.timestamp;
   contact.publicKey = acc.rsaPubKey.slice();

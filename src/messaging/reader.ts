@@ -43,9 +43,10 @@ export class ByteReader {
 
   i32(what: string): number {
     this.need(4, what);
-    const v = new DataView(this.bytes.buffer, this.bytes.byteOffset + this.offset, 4).getInt32(0, true);
+    const b = this.bytes;
+    const o = this.offset;
     this.offset += 4;
-    return v;
+    return b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24);
   }
 
   raw(n: number, what: string): Uint8Array {
@@ -58,6 +59,19 @@ export class ByteReader {
   /** Ixian unsigned varint that must be ≤ max. */
   varUint(what: string, max = Number.MAX_SAFE_INTEGER): number {
     const at = this.offset;
+    const b = this.bytes;
+    // Fast paths for the 1-, 3- and 5-byte forms (every length and timestamp in practice).
+    let fast = -1;
+    if (at < b.length) {
+      const p = b[at]!;
+      if (p < 0xf8) fast = (this.offset = at + 1, p);
+      else if (p === 0xfc && at + 3 <= b.length) fast = (this.offset = at + 3, b[at + 1]! | (b[at + 2]! << 8));
+      else if (p === 0xfd && at + 5 <= b.length) fast = (this.offset = at + 5, (b[at + 1]! | (b[at + 2]! << 8) | (b[at + 3]! << 16)) + b[at + 4]! * 0x100_0000);
+    }
+    if (fast >= 0) {
+      if (fast > max) throw this.fail(`${what} at offset ${at} is ${fast}, more than the allowed ${max}`, at);
+      return fast;
+    }
     let value: bigint;
     try {
       ({ value, next: this.offset } = decodeVarUint(this.bytes, at));
@@ -120,4 +134,56 @@ export function encodeDotnetString(text: string): Uint8Array {
   out.set(len, 0);
   out.set(body, len.length);
   return out;
+}
+
+/** Bytes of the canonical Ixian varint of a non-negative safe integer. */
+export function varUintSize(n: number): number {
+  return n < 0xf8 ? 1 : n <= 0xffff ? 3 : n <= 0xffff_ffff ? 5 : 9;
+}
+
+/**
+ * Writes the canonical Ixian varint of a non-negative safe integer at `offset` (the number-only
+ * fast path of formats/varint.ts, for the hot framing code); returns the offset after it.
+ */
+export function writeVarUintNumber(out: Uint8Array, offset: number, n: number): number {
+  if (n < 0xf8) {
+    out[offset] = n;
+    return offset + 1;
+  }
+  if (n <= 0xffff) {
+    out[offset] = 0xfc;
+    out[offset + 1] = n & 0xff;
+    out[offset + 2] = n >>> 8;
+    return offset + 3;
+  }
+  if (n <= 0xffff_ffff) {
+    out[offset] = 0xfd;
+    writeU32(out, offset + 1, n);
+    return offset + 5;
+  }
+  out[offset] = 0xfe;
+  writeU32(out, offset + 1, n % 0x1_0000_0000);
+  writeU32(out, offset + 5, Math.floor(n / 0x1_0000_0000));
+  return offset + 9;
+}
+
+function writeU32(out: Uint8Array, o: number, v: number): void {
+  out[o] = v & 0xff;
+  out[o + 1] = (v >>> 8) & 0xff;
+  out[o + 2] = (v >>> 16) & 0xff;
+  out[o + 3] = (v >>> 24) & 0xff;
+}
+
+/** Size of `varint(len) ‖ bytes` (null/empty → the single byte 0). */
+export const varBytesSize = (b: Uint8Array | null): number => (b === null ? 1 : varUintSize(b.length) + b.length);
+
+/** Writes `varint(len) ‖ bytes` at `offset`; returns the offset after it. */
+export function writeVarBytes(out: Uint8Array, offset: number, b: Uint8Array | null): number {
+  if (b === null) {
+    out[offset] = 0;
+    return offset + 1;
+  }
+  const o = writeVarUintNumber(out, offset, b.length);
+  out.set(b, o);
+  return o + b.length;
 }

@@ -16,10 +16,9 @@ import type { KeyObject } from 'node:crypto';
 import { assertBytes } from '../formats/bytes.js';
 import { Address } from '../formats/address.js';
 import { AddressError } from '../formats/errors.js';
-import { encodeVarUint } from '../formats/varint.js';
 import { signBytes, verifySignature, RSA_MAX_MODULUS_BYTES } from '../formats/rsa.js';
 import { sha3_512 } from '../core/hash.js';
-import { ByteReader } from './reader.js';
+import { ByteReader, varBytesSize, varUintSize, writeVarBytes, writeVarUintNumber } from './reader.js';
 import { MessagingError, StreamMessageError } from './errors.js';
 
 /** StreamMessageCode (§3.6): 0 error (S2 only), 1 info, 2 data. */
@@ -102,31 +101,21 @@ function checkFields(m: StreamMessage): void {
   if (typeof m.requireRcvConfirmation !== 'boolean') throw new TypeError('requireRcvConfirmation must be a boolean');
 }
 
-const lp = (b: Uint8Array | null): Uint8Array[] => (b === null || b.length === 0 ? [encodeVarUint(0)] : [encodeVarUint(b.length), b]);
-
-function join(parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+/** Size of the serialization up to and including the timestamp. */
+function checksumSize(m: StreamMessage): number {
+  return varUintSize(m.version) + varBytesSize(m.id) + varUintSize(m.type) + varUintSize(m.encryptionType) +
+    varBytesSize(m.sender) + varBytesSize(m.recipient) + varBytesSize(m.data) + varUintSize(m.timestamp);
 }
 
-function checksumParts(m: StreamMessage): Uint8Array[] {
-  return [
-    encodeVarUint(m.version),
-    ...lp(m.id),
-    encodeVarUint(m.type),
-    encodeVarUint(m.encryptionType),
-    ...lp(m.sender),
-    ...lp(m.recipient),
-    ...lp(m.data),
-    encodeVarUint(m.timestamp),
-  ];
+function writeChecksumPart(out: Uint8Array, m: StreamMessage): number {
+  let o = writeVarUintNumber(out, 0, m.version);
+  o = writeVarBytes(out, o, m.id);
+  o = writeVarUintNumber(out, o, m.type);
+  o = writeVarUintNumber(out, o, m.encryptionType);
+  o = writeVarBytes(out, o, m.sender);
+  o = writeVarBytes(out, o, m.recipient);
+  o = writeVarBytes(out, o, m.data);
+  return writeVarUintNumber(out, o, m.timestamp);
 }
 
 /**
@@ -135,16 +124,20 @@ function checksumParts(m: StreamMessage): Uint8Array[] {
  */
 export function encodeStreamMessage(m: StreamMessage, options: EncodeOptions = {}): Uint8Array {
   checkFields(m);
-  const parts = checksumParts(m);
-  parts.push(...lp(m.signature), Uint8Array.of(m.requireRcvConfirmation ? 1 : 0));
-  if (options.storage) parts.push(Uint8Array.of(options.storage.encrypted ? 1 : 0));
-  return join(parts);
+  const out = new Uint8Array(checksumSize(m) + varBytesSize(m.signature) + 1 + (options.storage ? 1 : 0));
+  let o = writeChecksumPart(out, m);
+  o = writeVarBytes(out, o, m.signature);
+  out[o++] = m.requireRcvConfirmation ? 1 : 0;
+  if (options.storage) out[o] = options.storage.encrypted ? 1 : 0;
+  return out;
 }
 
 /** The bytes the checksum covers: the serialization up to and including the timestamp. */
 export function streamMessageChecksumBytes(m: StreamMessage): Uint8Array {
   checkFields(m);
-  return join(checksumParts(m));
+  const out = new Uint8Array(checksumSize(m));
+  writeChecksumPart(out, m);
+  return out;
 }
 
 /** SHA3-512 of `streamMessageChecksumBytes(m)` (64 bytes). */
@@ -225,5 +218,8 @@ export function assertSigned(m: StreamMessage, publicKey: Uint8Array, what: stri
 
 /** Additional authenticated data of the AEAD layers (§3.6): id ‖ varint(type) ‖ varint(timestamp). */
 export function streamMessageAad(m: Pick<StreamMessage, 'id' | 'type' | 'timestamp'>): Uint8Array {
-  return join([m.id, encodeVarUint(m.type), encodeVarUint(m.timestamp)]);
+  const out = new Uint8Array(m.id.length + varUintSize(m.type) + varUintSize(m.timestamp));
+  out.set(m.id, 0);
+  writeVarUintNumber(out, writeVarUintNumber(out, m.id.length, m.type), m.timestamp);
+  return out;
 }

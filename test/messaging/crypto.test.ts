@@ -14,6 +14,7 @@ import {
   noble,
   rsa2Decrypt,
   rsa2Encrypt,
+  secureRandom,
   spixi2Decrypt,
   spixi2Encrypt,
   stripLeadingZeros,
@@ -210,5 +211,19 @@ describe('rsa2', () => {
     fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), (b) => {
       expect(code(() => rsa2Decrypt(b, privateKey, aad))).toBe('ERR_DECRYPT');
     }), { numRuns: 300 });
+  });
+});
+
+describe('secureRandom', () => {
+  it('hands out each pooled byte once, across refills, at any size', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 2000; i++) {
+      const r = secureRandom(16);
+      expect(r).toHaveLength(16);
+      seen.add(toHex(r));
+    }
+    expect(seen.size).toBe(2000);
+    expect(secureRandom(5000)).toHaveLength(5000);
+    expect(secureRandom(0)).toHaveLength(0);
   });
 });
