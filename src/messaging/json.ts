@@ -65,7 +65,7 @@ export function peerToJson(p: Peer): Record<string, unknown> {
   };
 }
 
-export interface Reaction {
+export interface MessageReaction {
   sender: Uint8Array;
   data: string | null;
 }
@@ -92,7 +92,7 @@ export interface StoredMessage {
   receivedTimestamp: number;
   transactionId: string;
   payableDataLen: number;
-  reactions: Record<string, Reaction[]>;
+  reactions: Record<string, MessageReaction[]>;
 }
 
 /** A StoredMessage with the reference defaults for the members not given. */

@@ -318,3 +318,25 @@ export function encodeReaction(p: Reaction): Uint8Array {
   assertBytes(p.msgId, 'msgId');
   return join([i32(p.msgId.length), p.msgId, encodeDotnetString(p.reaction)]);
 }
+
+/**
+ * The SpixiMessage of QuIXI's `sendAppData` (§3.8): with `appId` an appData (21) to the session id
+ * SHA3-512²(appId)[0..44); else with `protocolId` an appProtocolData (45) to SHA3-512(protocolId)[0..44);
+ * `appId` wins when both are given. Channel 0; the appId text itself is not sent (as QuIXI).
+ * @throws TypeError when neither is given.
+ */
+export function buildAppDataMessage(target: { appId?: string; protocolId?: string }, data: Uint8Array): SpixiMessage {
+  assertBytes(data, 'data');
+  let type: number;
+  let sessionId: Uint8Array;
+  if (typeof target.appId === 'string') {
+    type = SpixiMessageCode.appData;
+    sessionId = appSessionId(target.appId);
+  } else if (typeof target.protocolId === 'string') {
+    type = SpixiMessageCode.appProtocolData;
+    sessionId = appProtocolId(target.protocolId);
+  } else {
+    throw new TypeError('appId or protocolId is required');
+  }
+  return { type, data: encodeAppData({ sessionId, data, appId: null }), channel: 0 };
+}
