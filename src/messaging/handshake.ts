@@ -111,6 +111,14 @@ export interface ContactRecord {
   aesSalt: Uint8Array | null;
 }
 
+/**
+ * interface.md's `approved`: "true once a secure channel is established with the contact" — our
+ * consent (the reference's `approved` flag, `ContactRecord.approved`) and the session keys. The
+ * requester is false until the accept arrives, the acceptor until keys2 arrives. This is also the
+ * condition for `sendAppMessage` (DESIGN decision 6).
+ */
+export const isChannelEstablished = (c: ContactRecord): boolean => c.approved && c.aesKey !== null && c.chachaKey !== null;
+
 /** Capabilities a new contact starts with (§3.3). */
 export const NEW_CONTACT_CAPABILITIES = 15;
 

@@ -6,7 +6,7 @@
  * (session keys, ephemeral private keys, salts) are never serialized.
  */
 import { Address } from '../formats/address.js';
-import { NEW_CONTACT_CAPABILITIES, type ContactRecord } from './handshake.js';
+import { isChannelEstablished, NEW_CONTACT_CAPABILITIES, type ContactRecord } from './handshake.js';
 
 const b64 = (b: Uint8Array | null | undefined): string | null => (b ? Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64') : null);
 
@@ -169,6 +169,11 @@ export interface ContactExtras {
   unreadMessageCount?: number;
   lastMessage?: StoredMessage | null;
   lastMessageChannel?: number;
+  /**
+   * `approved` as the reference writes it (our consent flag: true right after addContact). By
+   * default it is interface.md's meaning: the secure channel is established (`isChannelEstablished`).
+   */
+  referenceApproved?: boolean;
   /** Reproduce the reference's `version: 0` of addresses built from text (§3.3 QUIRK). */
   addressTextQuirk?: boolean;
 }
@@ -194,7 +199,7 @@ export function contactToJson(c: ContactRecord, x: ContactExtras = {}): Record<s
       lastMessage: x.lastMessage ? messageToJson(x.lastMessage) : null,
       lastMessageChannel: x.lastMessageChannel ?? 0,
     },
-    approved: c.approved,
+    approved: x.referenceApproved ? c.approved : isChannelEstablished(c),
     handshakePushed: x.handshakePushed ?? false,
     lastReceivedHandshakeMessageTimestamp: c.lastReceivedHandshakeMessageTimestamp,
     pendingDeletion: x.pendingDeletion ?? false,

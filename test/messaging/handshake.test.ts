@@ -5,6 +5,7 @@ import {
   acceptContact,
   createContactRequest,
   FriendState,
+  isChannelEstablished,
   receiveFrame,
   sealMessage,
   type ContactRecord,
@@ -74,6 +75,7 @@ describe('contact handshake between two simulated parties', () => {
     expect([aB.handshakeStatus, aB.state, aB.approved]).toEqual([0, FriendState.requestSent, true]);
     expect(request.encryptionType).toBe(EncryptionType.none);
     expect(hex(request.id)).toBe('00');
+    expect(isChannelEstablished(aB)).toBe(false);
 
     // 2. B receives: new contact, RequestReceived, not approved, status 1; the first request is not acknowledged
     const r1 = deliver(B, request);
@@ -102,12 +104,14 @@ describe('contact handshake between two simulated parties', () => {
     expect([bA.handshakeStatus, bA.state, bA.approved]).toEqual([1, FriendState.approved, true]);
     expect(bA.ecdhPrivateKey).not.toBeNull();
     expect(acceptContact(B.id, bA, now)).toBeNull(); // a second accept is a no-op
+    expect(isChannelEstablished(bA)).toBe(false);
 
     // 4. A receives the accept: keys, Approved, status 2, sends receipt of [1] and keys2 (rsa2, signed)
     const r4 = deliver(A, acceptFrame);
     expect(r4.ignored).toBeNull();
     expect([aB.handshakeStatus, aB.state]).toEqual([2, FriendState.approved]);
     expect(aB.aesKey).toHaveLength(32);
+    expect(isChannelEstablished(aB)).toBe(true);
     expect(r4.events.map((e) => e.type)).toEqual(['AcceptAdd2']);
     expect(r4.outgoing.map((m) => m.encryptionType)).toEqual([EncryptionType.none, EncryptionType.rsa2]);
     keys2Frame = r4.outgoing[1]!;
@@ -119,6 +123,7 @@ describe('contact handshake between two simulated parties', () => {
     const r5 = deliver(B, keys2Frame);
     expect(r5.events.map((e) => e.type)).toEqual(['HandshakeComplete']);
     expect(bA.handshakeStatus).toBe(3);
+    expect(isChannelEstablished(bA)).toBe(true);
     expect(hex(bA.aesKey!)).toBe(hex(aB.aesKey!));
     expect(hex(bA.chachaKey!)).toBe(hex(aB.chachaKey!));
     expect(hex(aB.aesKey!)).not.toBe(hex(aB.chachaKey!));

@@ -28,9 +28,21 @@ describe('Contact JSON', () => {
     expect((j.walletAddress as { base58Address: string }).base58Address).toBe(addr.base58Address);
     expect(j.publicKey).toBeNull();
     expect(j.addedTimestamp).toBe(1762490000);
+    expect(j.handshakeStatus).toBe(0);
     expect(Object.keys(j.metaData as object)).toEqual(['botInfo', 'lastReceivedMessageIds', 'unreadMessageCount', 'lastMessage', 'lastMessageChannel']);
     expect(JSON.stringify(j)).not.toContain(Buffer.from(contact.aesKey).toString('base64'));
     expect(JSON.stringify(j)).not.toMatch(/aesKey|chachaKey|Private|Salt/);
+  });
+
+  it('approved is interface.md\'s "secure channel established" unless the reference flag is asked for', () => {
+    const { contact } = createContactRequest(self, peer, 1);
+    expect(contactToJson(contact).approved).toBe(false); // interface.md: addContact gives approved false
+    expect(contactToJson(contact, { referenceApproved: true }).approved).toBe(true); // QuIXI: requester approved at once
+    contact.aesKey = new Uint8Array(32);
+    contact.chachaKey = new Uint8Array(32);
+    expect(contactToJson(contact).approved).toBe(true);
+    contact.approved = false; // keys but no consent (cannot happen through the handshake)
+    expect(contactToJson(contact).approved).toBe(false);
   });
 
   it('Address object: members, Base64 forms, version and its text QUIRK', () => {
