@@ -270,7 +270,8 @@ export type MessagingEvent =
   | { type: 'RequestAdd2'; contact: ContactRecord }
   | { type: 'AcceptAdd2'; contact: ContactRecord }
   | { type: 'HandshakeComplete'; contact: ContactRecord }
-  | { type: 'MsgReceived'; contact: ContactRecord; id: Uint8Array; channel: number }
+  /** `statusStep`: this receipt moved the handshake (0→1 for `[0]`, 2→3 for `[2]`). */
+  | { type: 'MsgReceived'; contact: ContactRecord; id: Uint8Array; channel: number; statusStep: boolean }
   | { type: 'Message'; contact: ContactRecord; message: StreamMessage; spixi: SpixiMessage };
 
 export interface ReceiveResult {
@@ -387,14 +388,17 @@ export function receiveFrame(self: Identity, contact: ContactRecord | undefined,
   }
   if (spixi.type === SpixiMessageCode.msgReceived) {
     const id = spixi.data ?? new Uint8Array(0);
+    let statusStep = false;
     if (isHandshakeId(id, HandshakeId.request)) {
-      if (contact.handshakeStatus === 0) contact.handshakeStatus = 1;
-      else return ignore(result, 'ERR_HANDSHAKE_STATE', 'receipt of the request after status 0');
+      if (contact.handshakeStatus !== 0) return ignore(result, 'ERR_HANDSHAKE_STATE', 'receipt of the request after status 0');
+      contact.handshakeStatus = 1;
+      statusStep = true;
     } else if (isHandshakeId(id, HandshakeId.keys)) {
-      if (contact.handshakeStatus === 2) contact.handshakeStatus = 3;
-      else return ignore(result, 'ERR_HANDSHAKE_STATE', 'receipt of keys2 outside status 2');
+      if (contact.handshakeStatus !== 2) return ignore(result, 'ERR_HANDSHAKE_STATE', 'receipt of keys2 outside status 2');
+      contact.handshakeStatus = 3;
+      statusStep = true;
     }
-    result.events.push({ type: 'MsgReceived', contact, id, channel: spixi.channel });
+    result.events.push({ type: 'MsgReceived', contact, id, channel: spixi.channel, statusStep });
     return result;
   }
   // 4. any other message: duplicates are acknowledged again but not delivered twice
@@ -492,3 +496,10 @@ function onKeys2(contact: ContactRecord, m: StreamMessage, keys2: ReturnType<typ
   result.events.push({ type: 'HandshakeComplete', contact });
   return result;
 }
+
+/**
+ * Does QuIXI publish this receipt on `MsgReceived` (reference-quixi-events §1.6)? Ordinary ids
+ * always; the handshake ids only when they moved the status (`[0]` 0→1, `[2]` 2→3); never the
+ * receipts of `[1]`, `[3]`–`[6]`.
+ */
+export const publishesMsgReceived = (e: { id: Uint8Array; statusStep: boolean }): boolean => e.id.length !== 1 || e.statusStep;

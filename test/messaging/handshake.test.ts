@@ -6,6 +6,7 @@ import {
   createContactRequest,
   FriendState,
   isChannelEstablished,
+  publishesMsgReceived,
   receiveFrame,
   sealMessage,
   type ContactRecord,
@@ -94,6 +95,7 @@ describe('contact handshake between two simulated parties', () => {
     expect(r2.outgoing[0]!.encryptionType).toBe(EncryptionType.none);
     const r3 = deliver(A, r2.outgoing[0]!);
     expect(r3.events.map((e) => e.type)).toEqual(['MsgReceived']);
+    expect(r3.events[0]!.type === 'MsgReceived' && publishesMsgReceived(r3.events[0]!)).toBe(true);
     expect(aB.handshakeStatus).toBe(1);
 
     // 3. B accepts: approved, Approved, status stays 1, secrets kept
@@ -116,8 +118,9 @@ describe('contact handshake between two simulated parties', () => {
     expect(r4.outgoing.map((m) => m.encryptionType)).toEqual([EncryptionType.none, EncryptionType.rsa2]);
     keys2Frame = r4.outgoing[1]!;
     expect(keys2Frame.timestamp).toBeGreaterThan(request.timestamp); // strictly newer for the peer's guard
-    deliver(B, r4.outgoing[0]!);
+    const r4b = deliver(B, r4.outgoing[0]!); // receipt of [1]: dequeues the accept, not published
     expect(bA.handshakeStatus).toBe(1);
+    expect(r4b.events[0]!.type === 'MsgReceived' && publishesMsgReceived(r4b.events[0]!)).toBe(false);
 
     // 5. B receives keys2: same keys, secrets dropped, status 3
     const r5 = deliver(B, keys2Frame);
