@@ -388,13 +388,13 @@ export function receiveFrame(self: Identity, contact: ContactRecord | undefined,
   }
   if (spixi.type === SpixiMessageCode.msgReceived) {
     const id = spixi.data ?? new Uint8Array(0);
+    // The event always goes out (the outbox dequeues the acknowledged message); the status moves
+    // only 0→1 for [0] (skipped when the accept came first) and 2→3 for [2].
     let statusStep = false;
-    if (isHandshakeId(id, HandshakeId.request)) {
-      if (contact.handshakeStatus !== 0) return ignore(result, 'ERR_HANDSHAKE_STATE', 'receipt of the request after status 0');
+    if (isHandshakeId(id, HandshakeId.request) && contact.handshakeStatus === 0) {
       contact.handshakeStatus = 1;
       statusStep = true;
-    } else if (isHandshakeId(id, HandshakeId.keys)) {
-      if (contact.handshakeStatus !== 2) return ignore(result, 'ERR_HANDSHAKE_STATE', 'receipt of keys2 outside status 2');
+    } else if (isHandshakeId(id, HandshakeId.keys) && contact.handshakeStatus === 2) {
       contact.handshakeStatus = 3;
       statusStep = true;
     }

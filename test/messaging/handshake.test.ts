@@ -132,9 +132,12 @@ describe('contact handshake between two simulated parties', () => {
     expect(hex(aB.aesKey!)).not.toBe(hex(aB.chachaKey!));
     expect([bA.ecdhPrivateKey, bA.mlkemPrivateKey, bA.aesSalt]).toEqual([null, null, null]);
 
-    // 6. A gets the receipt of [2]: status 3
+    // 6. A gets the receipt of [2]: status 3; a late receipt of [0] still dequeues but moves nothing
     expect(r5.outgoing).toHaveLength(1);
     deliver(A, r5.outgoing[0]!);
+    expect(aB.handshakeStatus).toBe(3);
+    const late = deliver(A, r2.outgoing[0]!);
+    expect(late.events[0]).toMatchObject({ type: 'MsgReceived', statusStep: false });
     expect(aB.handshakeStatus).toBe(3);
   });
 
