@@ -272,7 +272,9 @@ export type MessagingEvent =
   | { type: 'HandshakeComplete'; contact: ContactRecord }
   /** `statusStep`: this receipt moved the handshake (0→1 for `[0]`, 2→3 for `[2]`). */
   | { type: 'MsgReceived'; contact: ContactRecord; id: Uint8Array; channel: number; statusStep: boolean }
-  | { type: 'Message'; contact: ContactRecord; message: StreamMessage; spixi: SpixiMessage };
+  | { type: 'Message'; contact: ContactRecord; message: StreamMessage; spixi: SpixiMessage }
+  /** A relay could not deliver our message `id` (the contact is not connected to it): mark the contact offline, look its presence up again. Unauthenticated, as in the reference. */
+  | { type: 'Undeliverable'; contact: ContactRecord; id: Uint8Array };
 
 export interface ReceiveResult {
   /** The sender's contact record (created for a first contact request, else the one passed in, updated). */
@@ -329,6 +331,7 @@ export function receiveFrame(self: Identity, contact: ContactRecord | undefined,
   if (m.sender === null) throw err('ERR_SENDER', 'frame has no sender');
   if (contact !== undefined && !equalBytes(contact.address, m.sender)) throw err('ERR_SENDER', 'contact record does not belong to the sender');
   if (m.data === null) throw err('ERR_SPIXI_MESSAGE', 'frame has no data');
+  if (m.type === StreamMessageCode.error) return onRelayError(contact, m);
   const aad = streamMessageAad(m);
 
   // 1. decrypt
@@ -406,6 +409,43 @@ export function receiveFrame(self: Identity, contact: ContactRecord | undefined,
   if (options.isDuplicate?.(contact, m.id)) return ignore(result, 'ERR_DUPLICATE', 'message id already received');
   result.events.push({ type: 'Message', contact, message: opened, spixi });
   return result;
+}
+
+/** An S2 relay's "recipient not connected" answer (reference-network §7.1 step 6). */
+function onRelayError(contact: ContactRecord | undefined, m: StreamMessage): ReceiveResult {
+  if (contact === undefined) throw err('ERR_UNKNOWN_CONTACT', 'relay error about an address that is not a contact');
+  if (m.encryptionType !== EncryptionType.none) throw err('ERR_HANDSHAKE_STATE', 'relay error frames are unencrypted');
+  const id = m.data!;
+  return {
+    contact,
+    created: false,
+    message: m,
+    spixi: { type: SpixiMessageCode.msgError, data: id, channel: NON_CHAT_RECEIPT_CHANNEL },
+    outgoing: [],
+    events: [{ type: 'Undeliverable', contact, id }],
+    ignored: null,
+  };
+}
+
+/**
+ * What a relay answers when the recipient of `original` is not connected to it (reference-network
+ * §7.1 step 6): type error, sender and recipient swapped, data = the original id, unencrypted,
+ * unsigned, no receipt.
+ */
+export function buildRelayError(original: StreamMessage, now: number): StreamMessage {
+  checkNow(now);
+  return {
+    version: STREAM_MESSAGE_VERSION,
+    id: secureRandom(MESSAGE_ID_LENGTH),
+    type: StreamMessageCode.error,
+    encryptionType: EncryptionType.none,
+    sender: original.recipient,
+    recipient: original.sender,
+    data: original.id.slice(),
+    timestamp: now,
+    signature: null,
+    requireRcvConfirmation: false,
+  };
 }
 
 function ignore(result: ReceiveResult, code: ConstructorParameters<typeof MessagingError>[0], message: string): ReceiveResult {

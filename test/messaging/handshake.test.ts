@@ -3,6 +3,7 @@ import { generateWalletKey } from '../../src/formats/rsa.js';
 import { Address } from '../../src/formats/address.js';
 import {
   acceptContact,
+  buildRelayError,
   createContactRequest,
   FriendState,
   isChannelEstablished,
@@ -162,6 +163,17 @@ describe('contact handshake between two simulated parties', () => {
       expect(back.outgoing).toEqual([]); // receipts are not acknowledged
       void tc;
     }
+  });
+
+  it("a relay's error answer marks the message undeliverable (no receipt, no state change)", () => {
+    const aB = A.contacts.get(hex(B.id.address))!;
+    const m = sealMessage(A.id, aB, { type: SpixiMessageCode.chat, data: utf8('to nowhere'), channel: 0 }, now);
+    const e = buildRelayError(m, now);
+    expect([hex(e.sender!), hex(e.recipient!), hex(e.data!), e.type, e.signature]).toEqual([hex(B.id.address), hex(A.id.address), hex(m.id), 0, null]);
+    const r = deliver(A, e);
+    expect(r.events).toEqual([{ type: 'Undeliverable', contact: aB, id: m.id }]);
+    expect(r.outgoing).toEqual([]);
+    expect(codeOf(() => deliver(C, { ...e, recipient: C.id.address }))).toBe('ERR_UNKNOWN_CONTACT');
   });
 
   it('app data is fire-and-forget: no receipt requested', () => {
