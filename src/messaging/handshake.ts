@@ -222,9 +222,13 @@ export function acceptContact(self: Identity, contact: ContactRecord, now: numbe
   return rsa2Seal(self, m, contact.publicKey);
 }
 
-/** Spixi codes carried in `info` stream messages (§1.4 of reference-quixi-events: handshake, nick, receipts, protocols). */
+/**
+ * Spixi codes the reference sends in `info` stream messages (its send functions in
+ * CoreStreamProcessor): handshake, nick, avatar, receipts, typing, leave, bot actions, protocol lists.
+ */
 const INFO_CODES: ReadonlySet<number> = new Set([
   SpixiMessageCode.getNick, SpixiMessageCode.nick, SpixiMessageCode.requestAdd, SpixiMessageCode.acceptAdd, SpixiMessageCode.keys,
+  SpixiMessageCode.msgTyping, SpixiMessageCode.leave, SpixiMessageCode.botAction, SpixiMessageCode.getPubKey, SpixiMessageCode.pubKey,
   SpixiMessageCode.msgRead, SpixiMessageCode.msgReceived, SpixiMessageCode.getAvatar, SpixiMessageCode.avatar,
   SpixiMessageCode.requestAdd2, SpixiMessageCode.acceptAdd2, SpixiMessageCode.keys2, SpixiMessageCode.getAppProtocols, SpixiMessageCode.appProtocols,
 ]);
@@ -475,6 +479,7 @@ function onRequest(self: Identity, known: ContactRecord | undefined, m: StreamMe
     return result;
   }
   addReceipt(self, known, m, { type: SpixiMessageCode.requestAdd2, data: null, channel: 0 }, result, now);
+  if (version < known.protocolVersion) return ignore(result, 'ERR_HANDSHAKE_STATE', `contact request downgrades the protocol version to ${version}`);
   if (m.timestamp <= known.lastReceivedHandshakeMessageTimestamp) return ignore(result, 'ERR_REPLAY', 'contact request not newer than the last handshake message');
   known.lastReceivedHandshakeMessageTimestamp = m.timestamp;
   known.publicKey = pubKey.slice();
