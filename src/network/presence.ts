@@ -76,6 +76,7 @@ export interface PresenceAddress {
   deviceId: Uint8Array;
   host: string;
   type: NodeType;
+  nodeVersion: string;
   /** Keep-alive timestamp, unix seconds. */
   lastSeen: number;
   powSolution: Uint8Array | null;
@@ -264,6 +265,7 @@ export class PresenceList {
       deviceId: k.deviceId.slice(),
       host: k.host,
       type: k.type,
+      nodeVersion: k.nodeVersion,
       lastSeen: Number(k.timestamp),
       powSolution: k.powSolution,
       signature: k.signature,
@@ -341,6 +343,13 @@ export class PresenceList {
       }
     }
     return out.sort((a, b) => b.device.lastSeen - a.device.lastSeen);
+  }
+
+  /** `countnodeversions`: node version → number of presence addresses. */
+  nodeVersions(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const e of this.all()) for (const d of e.devices.values()) out[d.nodeVersion] = (out[d.nodeVersion] ?? 0) + 1;
+    return out;
   }
 
   /** The updatePresence payload of a wallet (its live devices), or null. */
@@ -435,6 +444,7 @@ export class KeepAliveProducer {
       address: Uint8Array;
       deviceId: Uint8Array;
       type: NodeType;
+      nodeVersion: string;
       sign: (data: Uint8Array) => Uint8Array;
       powSolution?: () => Uint8Array | null;
     },
@@ -451,7 +461,7 @@ export class KeepAliveProducer {
     const ts = Math.max(now, prev + KEEPALIVE_MIN_STEP_SECONDS);
     const built = buildKeepAlive(
       this.o.network,
-      { address: this.o.address, deviceId: this.o.deviceId, timestamp: BigInt(ts), host, type: this.o.type, powSolution: this.o.powSolution?.() ?? null },
+      { address: this.o.address, deviceId: this.o.deviceId, timestamp: BigInt(ts), host, type: this.o.type, nodeVersion: this.o.nodeVersion, powSolution: this.o.powSolution?.() ?? null },
       this.o.sign,
     );
     this.last = { ...built, at: now };

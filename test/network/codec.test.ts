@@ -27,7 +27,7 @@ const txid = bytes(1, 64);
 const checksum = bytes(1, 64);
 const sigEntry = fc.record({ signer: bytes(1, 60), powSolution: fc.option(bytes(1, 50), { nil: null }), signature: bytes(1, 64) });
 const keepAliveBytes = fc
-  .record({ address, deviceId: bytes(0, 16), timestamp: fc.bigInt({ min: 0n, max: (1n << 63n) - 1n }), host: fc.string({ maxLength: 30 }), type: nodeType, powSolution: fc.option(bytes(1, 20), { nil: null }) })
+  .record({ address, deviceId: bytes(0, 16), timestamp: fc.bigInt({ min: 0n, max: (1n << 63n) - 1n }), host: fc.string({ maxLength: 30 }), type: nodeType, nodeVersion: fc.string({ maxLength: 20 }), powSolution: fc.option(bytes(1, 20), { nil: null }) })
   .chain((k) => bytes(1, 64).map((sig) => encodeKeepAlive(encodeUnsignedKeepAlive(k), sig)));
 const presenceBytes = fc
   .tuple(address, bytes(32, 80), fc.array(keepAliveBytes, { maxLength: 3 }))
@@ -227,10 +227,11 @@ describe('keep-alive bytes', () => {
       timestamp: 1_700_000_000n,
       host: '127.0.0.1:10234',
       type: 'M',
+      nodeVersion: 'dltnode-0.1.0',
       powSolution: null,
     });
     const k = decodeKeepAlive(encodeKeepAlive(unsigned, Uint8Array.of(9, 9)));
     expect(Buffer.from(k.unsigned).equals(Buffer.from(unsigned))).toBe(true);
-    expect([k.host, k.type, k.timestamp, k.powSolution]).toEqual(['127.0.0.1:10234', 'M', 1_700_000_000n, null]);
+    expect([k.host, k.type, k.nodeVersion, k.timestamp, k.powSolution]).toEqual(['127.0.0.1:10234', 'M', 'dltnode-0.1.0', 1_700_000_000n, null]);
   });
 });

@@ -30,6 +30,7 @@ function ka(id: TestIdentity, clock: ManualClock, o: { type?: NodeType; device?:
       timestamp: BigInt(nowS(clock) + (o.dt ?? 0)),
       host: o.host ?? '127.0.0.1:10234',
       type: o.type ?? 'M',
+      nodeVersion: 'dltnode-0.1.0',
       powSolution: null,
     },
     id.sign,
@@ -87,7 +88,7 @@ describe('PresenceList', () => {
     const pl = list(clock, { requireMasterPow: true });
     const res = await pl.receivePresence(presenceOf(ids[0]!, ka(ids[0]!, clock)));
     expect(res.stored).toBe(0);
-    const withPow = buildKeepAlive('reg', { address: ids[0]!.address, deviceId: Uint8Array.of(0), timestamp: BigInt(nowS(clock)), host: 'h:1', type: 'M', powSolution: Uint8Array.of(1) }, ids[0]!.sign);
+    const withPow = buildKeepAlive('reg', { address: ids[0]!.address, deviceId: Uint8Array.of(0), timestamp: BigInt(nowS(clock)), host: 'h:1', type: 'M', nodeVersion: 'x', powSolution: Uint8Array.of(1) }, ids[0]!.sign);
     expect((await pl.receivePresence(presenceOf(ids[0]!, withPow))).stored).toBe(1);
     const strict = list(clock, { checkMasterPow: () => false });
     expect((await strict.receivePresence(presenceOf(ids[0]!, withPow))).stored).toBe(0);
@@ -110,6 +111,7 @@ describe('PresenceList', () => {
     clock.advance(200_000);
     await pl.receivePresence(presenceOf(ids[2]!, ka(ids[2]!, clock, { type: 'C' }), ka(ids[2]!, clock, { type: 'C', device: 1 })));
     expect(pl.counts()).toEqual({ presences: 3, masters: 1, relays: 1, clients: 2 });
+    expect(pl.nodeVersions()).toEqual({ 'dltnode-0.1.0': 4 });
     expect(pl.byRole('M').map((r) => toHex(r.wallet))).toEqual([toHex(ids[0]!.address)]);
     const again = pl.encodePresenceOf(ids[2]!.address)!;
     const m = decodePayload(MessageCode.updatePresence, again);
@@ -159,7 +161,7 @@ describe('KeepAliveProducer', () => {
   it('re-sends within the interval, signs anew after it or on a host change, with stepping timestamps', () => {
     const clock = new ManualClock();
     const id = ids[0]!;
-    const p = new KeepAliveProducer({ network: 'reg', clock, address: id.address, deviceId: Uint8Array.of(0), type: 'R', sign: id.sign });
+    const p = new KeepAliveProducer({ network: 'reg', clock, address: id.address, deviceId: Uint8Array.of(0), type: 'R', nodeVersion: 'dltnode-0.1.0', sign: id.sign });
     const a = p.current('1.2.3.4:5');
     expect(a.fresh).toBe(true);
     clock.advance(199_000);

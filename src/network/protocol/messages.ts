@@ -52,6 +52,8 @@ export const MIN_PUBLIC_KEY_BYTES = 32;
 export const MAX_PUBLIC_KEY_BYTES = 2500;
 /** Device ids: ≤ 64 bytes (reference §3.1). */
 export const MAX_DEVICE_ID_BYTES = 64;
+/** Node (product) version strings: ≤ 20 characters (reference §3.1). */
+export const MAX_NODE_VERSION_LENGTH = 20;
 /** Host strings: `ip:port`, a DNS name or a Base58 relay address. */
 export const MAX_HOST_BYTES = 255;
 /** Stream message bytes relayed in one s2data. */
@@ -106,7 +108,8 @@ const I64_MAX = (1n << 63n) - 1n;
 
 /**
  * A keep-alive (reference KeepAlive v2, §3.1): version 2, wallet address, device id, timestamp
- * (seconds), host, type, optional signer PoW solution, signature. `unsigned` is the encoding of
+ * (seconds), host, type, node version (ours: the reference carries it in the presence address),
+ * optional signer PoW solution, signature. `unsigned` is the encoding of
  * every field before the signature: presence.ts signs `sha3_512sqTrunc(lock ‖ unsigned)`.
  */
 export interface KeepAlive {
@@ -116,6 +119,8 @@ export interface KeepAlive {
   timestamp: bigint;
   host: string;
   type: NodeType;
+  /** Product version (≤ 20 characters): the reference keeps it per presence address (`pl`, `countnodeversions`). */
+  nodeVersion: string;
   powSolution: Uint8Array | null;
   signature: Uint8Array;
   unsigned: Uint8Array;
@@ -130,6 +135,8 @@ export function encodeUnsignedKeepAlive(k: UnsignedKeepAlive): Uint8Array {
   writeAddress(w, k.address, 'keep-alive address');
   w.bytesField(k.deviceId, MAX_DEVICE_ID_BYTES, 'device id').uint(k.timestamp).text(k.host, MAX_HOST_BYTES, 'host');
   writeNodeType(w, k.type);
+  if (k.nodeVersion.length > MAX_NODE_VERSION_LENGTH) throw new RangeError(`node version must be ≤ ${MAX_NODE_VERSION_LENGTH} characters`);
+  w.text(k.nodeVersion, MAX_NODE_VERSION_LENGTH * 4, 'node version');
   w.bytesField(k.powSolution ?? new Uint8Array(0), MAX_SOLUTION_BYTES, 'PoW solution');
   return w.finish();
 }
@@ -149,11 +156,14 @@ export function decodeKeepAlive(bytes: Uint8Array, base = 1): KeepAlive {
   const timestamp = r.uint('keepAlive.timestamp', I64_MAX);
   const host = r.text('keepAlive.host', MAX_HOST_BYTES);
   const type = readNodeType(r, 'keepAlive.type');
+  const nvAt = r.offset;
+  const nodeVersion = r.text('keepAlive.nodeVersion', MAX_NODE_VERSION_LENGTH * 4);
+  if (nodeVersion.length > MAX_NODE_VERSION_LENGTH) throw r.fail('OUT_OF_RANGE', 'keepAlive.nodeVersion', 'more than 20 characters', nvAt);
   const sol = r.bytesField('keepAlive.powSolution', MAX_SOLUTION_BYTES);
   const unsigned = bytes.slice(0, r.offset);
   const signature = r.bytesField('keepAlive.signature', MAX_SIGNATURE_BYTES, 1);
   r.end('keepAlive');
-  return { version, address, deviceId, timestamp, host, type, powSolution: sol.length ? sol : null, signature, unsigned };
+  return { version, address, deviceId, timestamp, host, type, nodeVersion, powSolution: sol.length ? sol : null, signature, unsigned };
 }
 
 /** A presence (§3.1): one wallet, its public key and the latest keep-alive of each device. */
