@@ -256,6 +256,14 @@ export class Link {
   }
 
   /**
+   * Bytes sent and not yet written out (our queue + the socket's buffer). Producers of bulk data
+   * (sync answers, mempool dumps) wait while this is high, so they never hit the slow-peer bound.
+   */
+  get pendingBytes(): number {
+    return this.stateValue === 'closed' ? 0 : this.queuedBytes + this.socket.bufferedAmount();
+  }
+
+  /**
    * Starts the link once the socket is open: arms the hello deadline; an acceptor sends its
    * challenge (or refuses at once when not accepting peers or the host is blacklisted).
    */
