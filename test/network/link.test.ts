@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PeerScores } from '../../src/network/scoring.js';
 import { addressToText } from '../../src/formats/address.js';
 import { CLOSE_REASONS } from '../../src/network/protocol/close.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
@@ -356,5 +358,33 @@ describe('a peer sending garbage is scored, banned and refused', () => {
       expect(() => p.out.receive(bytes)).not.toThrow();
       await pump(p.a, p.b);
     }
+  });
+});
+
+describe('an open link under random frames', () => {
+  it('never throws, never reports a handler error, scores every bad frame', async () => {
+    const clock = new ManualClock();
+    const scores = new PeerScores({ clock, banThreshold: Number.POSITIVE_INFINITY });
+    const m2 = new TestNode({ identity: B, clock, ctx: { scores } });
+    const p = await handshake(new TestNode({ identity: A, clock }), m2);
+    const key = walletKey(addressToText(A.address));
+    const codes = Object.values(MessageCode);
+    fc.assert(
+      fc.property(fc.constantFrom(...codes), fc.uint8Array({ maxLength: 200 }), (c, payload) => {
+        const before = scores.score(key);
+        const delivered = m2.handler.messages.length;
+        expect(() => p.inb.receive(Uint8Array.of(c, ...payload))).not.toThrow();
+        const scored = scores.score(key) > before;
+        const passed = m2.handler.messages.length > delivered;
+        const control = c === MessageCode.hello || c === MessageCode.helloData || c === MessageCode.challenge || c === MessageCode.ping || c === MessageCode.pong;
+        // Every frame is delivered, scored, or a control frame; never two of the first two.
+        expect(scored && passed).toBe(false);
+        if (!control) expect(scored || passed).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+    await pump(p.a, p.b);
+    expect(m2.handler.errors).toEqual([]);
+    expect(p.inb.state).toBe('open');
   });
 });
