@@ -34,3 +34,4 @@ export {
   type HelloVerifier,
 } from './protocol/hello.js';
 export * from './protocol/messages.js';
+export * from './peer-network.js';
