@@ -42,6 +42,12 @@ import { networkHeight, networkStatusMembers, type NetworkStatusMembers } from '
 
 /** Presence requests to one wallet are not repeated within this time (§7.1: 30 s). */
 const PRESENCE_REQUEST_DEDUP_MS = 30_000;
+/**
+ * Inbound sockets still in their hello at once. Each costs a little memory and a timer for up to
+ * 10 s; beyond this many, new sockets are refused with `capacity` so a connection flood cannot
+ * grow memory (open links are bounded by the registry's limits).
+ */
+export const MAX_PENDING_HANDSHAKES = 256;
 /** Keep-alive inventory ids remembered (one per device refresh). */
 const KEEPALIVE_SEEN_CAPACITY = 100_000;
 
@@ -68,6 +74,8 @@ export interface PeerNetworkOptions {
   linkOptions?: Partial<Pick<LinkContext, 'helloTimeoutMs' | 'idleTimeoutMs' | 'pingIntervalMs' | 'maxSendQueueBytes' | 'socketHighWaterBytes' | 'maxClockSkewSeconds'>>;
   /** Reconnect delays of the dialer. */
   dial?: { baseDelayMs?: number; maxDelayMs?: number; path?: string };
+  /** Inbound sockets allowed in their hello at once (default MAX_PENDING_HANDSHAKES). */
+  maxPendingHandshakes?: number;
   /** Presence options (master PoW hook). */
   presence?: { requireMasterPow?: boolean; checkMasterPow?: (solution: Uint8Array, address: Uint8Array) => boolean | Promise<boolean> };
 }
@@ -167,8 +175,14 @@ export class PeerNetwork {
 
   /** An accepted socket (the uWS route's `open`): returns its link, already started. */
   accept(socket: PeerSocket, remote: string): Link {
+    let pending = 0;
+    for (const l of this.live) if (l.direction === 'inbound' && !l.isOpen) pending++;
     const link = this.track(new Link(this.ctx, socket, { direction: 'inbound', remote }));
     this.lastInboundAt = this.clock.now();
+    if (pending >= (this.o.maxPendingHandshakes ?? MAX_PENDING_HANDSHAKES)) {
+      link.close(CloseReason.capacity, 'too many pending handshakes');
+      return link;
+    }
     link.start();
     return link;
   }

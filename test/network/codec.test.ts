@@ -235,3 +235,38 @@ describe('keep-alive bytes', () => {
     expect([k.host, k.type, k.nodeVersion, k.timestamp, k.powSolution]).toEqual(['127.0.0.1:10234', 'M', 'dltnode-0.1.0', 1_700_000_000n, null]);
   });
 });
+
+describe('splitting bulk data into frames', () => {
+  it('transaction batches respect the count and the frame limit, in order, losing nothing', async () => {
+    const { encodeTransactionBatches, MAX_TRANSACTIONS_PER_BATCH } = await import('../../src/network/protocol/messages.js');
+    const small = Array.from({ length: 25_000 }, (_, i) => Uint8Array.of(i & 0xff, i >> 8, 1));
+    const frames = encodeTransactionBatches(0n, small);
+    expect(frames).toHaveLength(3);
+    const big = Array.from({ length: 70 }, (_, i) => new Uint8Array(500_000).fill(i));
+    const bigFrames = encodeTransactionBatches(-7n, big);
+    expect(bigFrames.length).toBeGreaterThan(2);
+    for (const [list, fs] of [[small, frames], [big, bigFrames]] as const) {
+      const out: Uint8Array[] = [];
+      for (const f of fs) {
+        expect(f.length).toBeLessThanOrEqual(MAX_FRAME_BYTES_BY_CODE[MessageCode.transactionsChunk3]);
+        const d = decodeFrame(f);
+        const m = decodePayload(d.code, d.payload);
+        if (m.code !== MessageCode.transactionsChunk3) throw new Error('code');
+        expect(m.transactions.length).toBeLessThanOrEqual(MAX_TRANSACTIONS_PER_BATCH);
+        out.push(...m.transactions);
+      }
+      expect(out.length).toBe(list.length);
+      expect(out.every((t, i) => Buffer.from(t).equals(Buffer.from(list[i]!)))).toBe(true);
+    }
+  });
+
+  it('a blocks answer takes as many blocks as fit', async () => {
+    const { encodeBlocksFitting } = await import('../../src/network/protocol/messages.js');
+    const blocks = Array.from({ length: 10 }, (_, i) => ({ block: new Uint8Array(100).fill(i), transactions: Array.from({ length: 10 }, () => new Uint8Array(500_000).fill(i)) }));
+    const { frame, count } = encodeBlocksFitting(5n, 99n, blocks);
+    expect(count).toBe(6); // 6 × ~5 MB fit in 32 MiB, 7 do not
+    const d = decodeFrame(frame);
+    const m = decodePayload(d.code, d.payload);
+    expect(m.code === MessageCode.blocks && [m.from, m.tip, m.blocks.length]).toEqual([5n, 99n, 6]);
+  });
+});

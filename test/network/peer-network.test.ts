@@ -106,3 +106,18 @@ describe('PeerNetwork: presence over links between masters, a relay and a client
     expect(r.n.links()).toHaveLength(0);
   });
 });
+
+describe('PeerNetwork: a flood of sockets that never say hello', () => {
+  it('refuses inbound sockets beyond the pending-handshake cap, and frees them at the hello deadline', async () => {
+    const clock = new ManualClock();
+    const m = net(ids[0]!, 'M', '127.0.0.1:10001', clock);
+    const n = new PeerNetwork({ local: (m.n as unknown as { local: LocalNode }).local, clock, maxPendingHandshakes: 3 });
+    const socks = Array.from({ length: 6 }, () => new MemorySocket());
+    const links = socks.map((s) => n.accept(s, '10.1.1.1:5'));
+    expect(links.map((l) => l.state === 'closed')).toEqual([false, false, false, true, true, true]);
+    expect(socks[5]!.closeCode).toBe(4804);
+    clock.advance(10_000);
+    expect(links.every((l) => l.state === 'closed')).toBe(true);
+    expect(n.accept(new MemorySocket(), '10.1.1.1:6').state).not.toBe('closed');
+  });
+});

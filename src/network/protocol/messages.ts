@@ -12,6 +12,7 @@
  * never returns a message with a field outside the bounds named here.
  */
 import { MAX_TRANSACTION_SIZE } from '../../formats/constants.js';
+import { varIntLength, varUintLength } from '../../formats/varint.js';
 import { MessageCode, MAX_FRAME_BYTES_BY_CODE, type MessageCodeValue } from './codes.js';
 import { NetworkCodecError } from './errors.js';
 import { encodeFrame } from './frame.js';
@@ -590,3 +591,52 @@ function readPayload(code: number, r: PayloadReader, payload: Uint8Array, base: 
 }
 
 export type { MessageCodeValue };
+
+// ---- splitting bulk data into frames ------------------------------------------------------
+
+const varBytesLength = (n: number): number => varUintLength(n) + n;
+
+/**
+ * Transaction batches for `transactionsChunk3`: as many frames as needed so each holds at most
+ * MAX_TRANSACTIONS_PER_BATCH transactions and fits its code's frame limit.
+ * @throws RangeError for a transaction above MAX_TRANSACTION_SIZE.
+ */
+export function encodeTransactionBatches(tag: bigint, transactions: readonly Uint8Array[]): Uint8Array[] {
+  const limit = MAX_FRAME_BYTES_BY_CODE[MessageCode.transactionsChunk3];
+  const head = 1 + varIntLength(tag) + 9; // code, tag, count (at most 9 bytes)
+  const frames: Uint8Array[] = [];
+  let batch: Uint8Array[] = [];
+  let size = head;
+  const flush = () => {
+    if (batch.length) frames.push(encodeMessage({ code: MessageCode.transactionsChunk3, tag, transactions: batch }));
+    batch = [];
+    size = head;
+  };
+  for (const tx of transactions) {
+    if (tx.length > MAX_TRANSACTION_SIZE) throw new RangeError(`transaction of ${tx.length} bytes, at most ${MAX_TRANSACTION_SIZE}`);
+    const n = varBytesLength(tx.length);
+    if (batch.length === MAX_TRANSACTIONS_PER_BATCH || size + n > limit) flush();
+    batch.push(tx);
+    size += n;
+  }
+  flush();
+  return frames;
+}
+
+/**
+ * A `blocks` answer holding as many of `blocks` (from the first) as fit one frame; at least one
+ * block is included when it fits on its own. `count` tells the caller where the next answer starts.
+ */
+export function encodeBlocksFitting(from: bigint, tip: bigint, blocks: readonly RangeBlock[]): { frame: Uint8Array; count: number } {
+  const limit = MAX_FRAME_BYTES_BY_CODE[MessageCode.blocks];
+  let size = 1 + varUintLength(from) + varUintLength(tip) + 9;
+  let count = 0;
+  for (const b of blocks.slice(0, MAX_BLOCKS_PER_RANGE)) {
+    let n = varBytesLength(b.block.length) + varUintLength(b.transactions.length);
+    for (const tx of b.transactions) n += varBytesLength(tx.length);
+    if (size + n > limit) break;
+    size += n;
+    count++;
+  }
+  return { frame: encodeMessage({ code: MessageCode.blocks, from, tip, blocks: blocks.slice(0, count) }), count };
+}
