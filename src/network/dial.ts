@@ -220,7 +220,12 @@ export class Dialer {
     ws.on('open', () => {
       if (e.state === 'stopped' || this.targets.get(key) !== e) return ws.terminate();
       opened = true;
-      e.link = attachWsLink(ws, (socket) => this.o.createLink(socket, e.target));
+      try {
+        e.link = attachWsLink(ws, (socket) => this.o.createLink(socket, e.target));
+      } catch {
+        // createLink is the node's code; a throw there must not escape an event handler.
+        return ws.terminate();
+      }
       e.state = 'linked';
       e.link.start();
     });
