@@ -50,6 +50,9 @@ export function attachWsLink(ws: WebSocket, makeLink: (socket: PeerSocket) => Li
     },
     bufferedAmount: () => ws.bufferedAmount,
     close(code: number, reason: string): void {
+      // A peer that does not read will not read our close frame either: cut it at once rather
+      // than keep its buffers for ws's 30 s closing timeout.
+      if (ws.bufferedAmount >= highWater) return ws.terminate();
       try {
         ws.close(code, reason);
       } catch {

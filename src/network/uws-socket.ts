@@ -17,7 +17,7 @@
  * uWS reuses the message ArrayBuffer after the handler returns, so `uwsMessageBytes` copies it.
  * After `close`, uWS must not be touched: the adapter remembers it was closed.
  */
-import type { PeerSocket } from './link.js';
+import { SOCKET_HIGH_WATER_BYTES, type PeerSocket } from './link.js';
 
 /** The part of a uWS WebSocket the adapter uses. */
 export interface UwsLikeSocket {
@@ -25,6 +25,8 @@ export interface UwsLikeSocket {
   send(message: ArrayBufferView | ArrayBuffer, isBinary?: boolean): number;
   getBufferedAmount(): number;
   end(code?: number, shortMessage?: string): void;
+  /** Forceful close without a close frame. */
+  close?(): void;
 }
 
 /** Adapts a uWS WebSocket to a PeerSocket. A dropped send (2) reports backpressure and a huge buffer, so the link drops the peer as slow. */
@@ -43,7 +45,9 @@ export function uwsPeerSocket(ws: UwsLikeSocket): PeerSocket & { markClosed(): v
       if (closed) return;
       closed = true;
       try {
-        ws.end(code, reason);
+        // A peer that does not read will not read a close frame either: cut it at once.
+        if (ws.close && (dropped || ws.getBufferedAmount() >= SOCKET_HIGH_WATER_BYTES)) ws.close();
+        else ws.end(code, reason);
       } catch {
         // already closed by uWS
       }

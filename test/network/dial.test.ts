@@ -30,7 +30,10 @@ async function listen(node: TestNode): Promise<{ port: number; links: Link[]; se
     links.push(link);
     link.start();
   });
-  cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+  cleanups.push(() => {
+    for (const c of server.clients) c.terminate();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
   return { port: (server.address() as AddressInfo).port, links, server };
 }
 
@@ -66,6 +69,37 @@ describe('dialling a real ws WebSocketServer on 127.0.0.1', () => {
     dialer.stop();
     await until(() => links[0]!.state === 'closed');
     expect(links[0]!.closeInfo!.code).toBe(4201);
+  });
+
+  it('a peer that stops reading is dropped as slow over a real socket; memory stays under the bound', async () => {
+    const server = new TestNode({ identity: B, clock: systemClock });
+    const MAX = 4 * 1024 * 1024;
+    const client = new TestNode({ identity: A, clock: systemClock, ctx: { maxSendQueueBytes: MAX, socketHighWaterBytes: 256 * 1024 } });
+    const { port, server: wss, links } = await listen(server);
+    wss.on('connection', (ws) => {
+      // Stop reading once the hello is through: the kernel buffers fill, then ws buffers, then ours.
+      const raw = (ws as unknown as { _socket: import('node:net').Socket })._socket;
+      const timer = setInterval(() => links[0]?.isOpen && (raw.pause(), clearInterval(timer)), 1);
+    });
+    let out: Link | null = null;
+    const dialer = new Dialer({
+      clock: systemClock,
+      createLink: (socket, target) => (out = new Link(client.ctx, socket, { direction: 'outbound', remote: targetKey(target) })),
+    });
+    cleanups.push(() => dialer.stop());
+    dialer.add({ host: '127.0.0.1', port });
+    dialer.start();
+    await until(() => out?.isOpen === true && links[0]?.isOpen === true);
+    await new Promise((r) => setTimeout(r, 20));
+    const frame = new Uint8Array(1_000_000).fill(7);
+    let peak = 0;
+    for (let i = 0; i < 10_000 && out!.state === 'open'; i++) {
+      out!.send({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: [frame.subarray(0, 500_000), frame.subarray(0, 500_000)] });
+      peak = Math.max(peak, out!.pendingBytes);
+      if (i % 8 === 0) await new Promise((r) => setImmediate(r));
+    }
+    expect(out!.closeInfo?.reason).toBe('slowPeer');
+    expect(peak).toBeLessThanOrEqual(MAX);
   });
 
   it('a permanent rejection stops redialling; a temporary one is retried', async () => {
