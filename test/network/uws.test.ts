@@ -95,3 +95,34 @@ describe.skipIf(!uws)('a uWS listener accepting peer links', () => {
     expect(out!.closeInfo!.reason).toBe('shuffling');
   });
 });
+
+describe('uwsPeerSocket with a fake uWS socket', () => {
+  it('maps send results to backpressure, a dropped send to a slow peer, and cuts a slow peer without a close frame', () => {
+    let result = 1;
+    let buffered = 0;
+    const calls: string[] = [];
+    const fake = {
+      send: () => result,
+      getBufferedAmount: () => buffered,
+      end: (code?: number) => void calls.push(`end ${code}`),
+      close: () => void calls.push('close'),
+    };
+    const s = uwsPeerSocket(fake);
+    expect(s.send(new Uint8Array(1))).toBe(true);
+    result = 0;
+    expect(s.send(new Uint8Array(1))).toBe(false);
+    result = 2;
+    expect(s.send(new Uint8Array(1))).toBe(false);
+    expect(s.bufferedAmount()).toBe(Number.MAX_SAFE_INTEGER);
+    s.close(4810, 'slow');
+    expect(calls).toEqual(['close']);
+    s.close(4810, 'again');
+    expect(calls).toEqual(['close']);
+    const t = uwsPeerSocket({ ...fake, send: () => 1 });
+    t.close(4200, 'bye');
+    expect(calls).toEqual(['close', 'end 4200']);
+    const u = uwsPeerSocket(fake);
+    u.markClosed();
+    expect(u.send(new Uint8Array(1))).toBe(false);
+  });
+});
