@@ -363,6 +363,7 @@ export class Link {
     if (code !== expected) {
       return this.close(CloseReason.unexpectedMessage, `${messageCodeName(code)} while waiting for ${this.stateValue.slice(5)}`);
     }
+    if (!this.ourChallenge) return this.close(CloseReason.unexpectedMessage, 'hello before the link started');
     let hello: Hello;
     try {
       hello = decodeHello(code as typeof MessageCode.hello | typeof MessageCode.helloData, payload);
