@@ -1,0 +1,265 @@
+/**
+ * Dialling peers with the `ws` WebSocket client (DESIGN.md decision 7: the uWS server accepts,
+ * a well-kept client library dials), adapted to the link's PeerSocket; reconnection with
+ * exponential backoff and jitter; no self-dial (reference-network.md §2.1: "no dialling of
+ * itself or of a host already linked"; a link the peer closed with a permanent reason, such as
+ * wrong network or self-connection, is not dialled again — §2.3 "a bye … disables auto-reconnect").
+ */
+import WebSocket from 'ws';
+import type { NetClock, TimerHandle } from './clock.js';
+import { MAX_FRAME_BYTES } from './protocol/codes.js';
+import { CLOSE_REASONS, closeReasonOfCode, type CloseReason } from './protocol/close.js';
+import { SOCKET_HIGH_WATER_BYTES, type Link, type PeerSocket } from './link.js';
+
+/** First redial delay after a failure. */
+export const RECONNECT_BASE_MS = 1_000;
+/** Longest redial delay: a peer down for a while is retried once a minute. */
+export const RECONNECT_MAX_MS = 60_000;
+/** TCP + WebSocket upgrade deadline (reference TCP connect timeout 5 s, §2.1). */
+export const DIAL_TIMEOUT_MS = 5_000;
+/** The route peers dial on the node's listener. */
+export const PEER_WS_PATH = '/p2p';
+
+/**
+ * Adapts a `ws` WebSocket (either side: dialled, or accepted by a `ws` server in tests) to a
+ * PeerSocket and pushes its events into the link: binary messages to `receive`, drains to
+ * `drained`, close to `socketClosed`. A text message is not a frame: it is passed on as an empty
+ * frame, which the link scores as malformed.
+ */
+export function attachWsLink(ws: WebSocket, makeLink: (socket: PeerSocket) => Link, highWater = SOCKET_HIGH_WATER_BYTES): Link {
+  let waitingDrain = false;
+  let link: Link | null = null;
+  const socket: PeerSocket = {
+    send(bytes: Uint8Array): boolean {
+      if (ws.readyState !== WebSocket.OPEN) return false;
+      try {
+        ws.send(bytes, { binary: true }, (err) => {
+          if (!err && waitingDrain && ws.bufferedAmount < highWater / 2) {
+            waitingDrain = false;
+            link?.drained();
+          }
+        });
+      } catch {
+        return false;
+      }
+      if (ws.bufferedAmount >= highWater) {
+        waitingDrain = true;
+        return false;
+      }
+      return true;
+    },
+    bufferedAmount: () => ws.bufferedAmount,
+    close(code: number, reason: string): void {
+      // A peer that does not read will not read our close frame either: cut it at once rather
+      // than keep its buffers for ws's 30 s closing timeout.
+      if (ws.bufferedAmount >= highWater) return ws.terminate();
+      try {
+        ws.close(code, reason);
+      } catch {
+        ws.terminate();
+      }
+    },
+  };
+  link = makeLink(socket);
+  ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+    if (!isBinary) return link!.receive(new Uint8Array(0));
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+    link!.receive(bytes);
+  });
+  ws.on('close', (code: number, reason: Buffer) => link!.socketClosed(code, reason.toString('utf8')));
+  ws.on('error', () => {
+    /* 'close' follows every 'error' in ws; the link learns there */
+  });
+  return link;
+}
+
+export interface DialTarget {
+  host: string;
+  port: number;
+  /** The wallet the peer must have (seed list, peer store), if known: else addressMismatch. */
+  expectedAddress?: Uint8Array;
+}
+
+export const targetKey = (t: Pick<DialTarget, 'host' | 'port'>): string =>
+  `${t.host.includes(':') && !t.host.startsWith('[') ? `[${t.host}]` : t.host}:${t.port}`;
+
+export type TargetState = 'idle' | 'dialling' | 'linked' | 'waiting' | 'stopped';
+
+export interface DialerOptions {
+  clock: NetClock;
+  /** Creates the outbound link for a freshly opened socket (the node supplies its LinkContext). */
+  createLink: (socket: PeerSocket, target: DialTarget) => Link;
+  /** Our own endpoints (`host:port`, e.g. 127.0.0.1:p, localhost:p, our public ip:p): never dialled. */
+  ownEndpoints?: readonly string[];
+  /** Asked before each dial: false to wait (e.g. no outbound room, or already linked to that identity). */
+  canDial?: (target: DialTarget) => boolean;
+  /** Float in [0, 1) for jitter (injectable for tests). */
+  random?: () => number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  dialTimeoutMs?: number;
+  path?: string;
+  /** Called when a target is given up for good (a permanent close reason). */
+  onGiveUp?: (target: DialTarget, reason: CloseReason) => void;
+  /** Opens the WebSocket (tests may substitute). */
+  openSocket?: (url: string, o: { maxPayload: number; handshakeTimeout: number }) => WebSocket;
+}
+
+interface Entry {
+  target: DialTarget;
+  state: TargetState;
+  failures: number;
+  timer: TimerHandle | null;
+  ws: WebSocket | null;
+  link: Link | null;
+  lastReason: CloseReason | null;
+}
+
+/**
+ * Keeps links to a set of targets: dials each, redials after a close with exponential backoff
+ * and full jitter in [d/2, d] (d = base · 2^failures, capped), resets the backoff once a hello
+ * completed, and stops for good on a permanent close reason.
+ */
+export class Dialer {
+  private readonly targets = new Map<string, Entry>();
+  private running = false;
+  private readonly own: Set<string>;
+
+  constructor(private readonly o: DialerOptions) {
+    this.own = new Set((o.ownEndpoints ?? []).map((e) => e.toLowerCase()));
+  }
+
+  /** Adds a target (dialled at once when running). Returns false for our own endpoint. */
+  add(target: DialTarget): boolean {
+    const key = targetKey(target);
+    if (this.isOwn(target)) return false;
+    if (this.targets.has(key)) return true;
+    this.targets.set(key, { target, state: 'idle', failures: 0, timer: null, ws: null, link: null, lastReason: null });
+    if (this.running) this.dial(key);
+    return true;
+  }
+
+  /** Stops dialling a target and closes its link. */
+  remove(key: string): void {
+    const e = this.targets.get(key);
+    if (!e) return;
+    this.targets.delete(key);
+    e.state = 'stopped';
+    e.timer?.cancel();
+    e.link?.close('requested');
+    if (!e.link) e.ws?.terminate();
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (const key of this.targets.keys()) this.dial(key);
+  }
+
+  /** Stops all dialling and closes the links it made. */
+  stop(reason: CloseReason = 'shutdown'): void {
+    this.running = false;
+    for (const e of this.targets.values()) {
+      e.timer?.cancel();
+      e.timer = null;
+      e.state = 'stopped';
+      if (e.link && e.link.state !== 'closed') e.link.close(reason);
+      else e.ws?.terminate();
+    }
+  }
+
+  /** Redials every target now (RPC `reconnect`): closes current links, resets backoff. */
+  reconnectAll(): void {
+    for (const [key, e] of this.targets) {
+      e.failures = 0;
+      e.timer?.cancel();
+      e.timer = null;
+      if (e.link && e.link.state !== 'closed') e.link.close('requested');
+      else if (e.state !== 'dialling') this.dial(key);
+    }
+  }
+
+  /** State of each target, for status and RPC. */
+  list(): { key: string; state: TargetState; failures: number; lastReason: CloseReason | null }[] {
+    return [...this.targets].map(([key, e]) => ({ key, state: e.state, failures: e.failures, lastReason: e.lastReason }));
+  }
+
+  /** Delay before redial number `failures` (≥ 1), with jitter. */
+  backoffMs(failures: number): number {
+    const base = this.o.baseDelayMs ?? RECONNECT_BASE_MS;
+    const max = this.o.maxDelayMs ?? RECONNECT_MAX_MS;
+    const d = Math.min(max, base * 2 ** Math.min(30, Math.max(0, failures - 1)));
+    const r = (this.o.random ?? Math.random)();
+    return Math.round(d / 2 + (d / 2) * r);
+  }
+
+  private isOwn(t: DialTarget): boolean {
+    return this.own.has(targetKey(t).toLowerCase());
+  }
+
+  private dial(key: string): void {
+    const e = this.targets.get(key);
+    if (!e || !this.running || e.state === 'dialling' || e.state === 'linked' || e.state === 'stopped') return;
+    if (this.o.canDial && !this.o.canDial(e.target)) {
+      e.state = 'waiting';
+      e.timer = this.o.clock.setTimer(this.backoffMs(1), () => {
+        e.timer = null;
+        e.state = 'idle';
+        this.dial(key);
+      });
+      return;
+    }
+    e.state = 'dialling';
+    const url = `ws://${key}${this.o.path ?? PEER_WS_PATH}`;
+    let ws: WebSocket;
+    try {
+      const open = this.o.openSocket ?? ((u, opts) => new WebSocket(u, { ...opts, perMessageDeflate: false }));
+      ws = open(url, { maxPayload: MAX_FRAME_BYTES, handshakeTimeout: this.o.dialTimeoutMs ?? DIAL_TIMEOUT_MS });
+    } catch {
+      return this.afterClose(key, e, null, false);
+    }
+    e.ws = ws;
+    let opened = false;
+    ws.on('open', () => {
+      if (e.state === 'stopped' || this.targets.get(key) !== e) return ws.terminate();
+      opened = true;
+      try {
+        e.link = attachWsLink(ws, (socket) => this.o.createLink(socket, e.target));
+      } catch {
+        // createLink is the node's code; a throw there must not escape an event handler.
+        return ws.terminate();
+      }
+      e.state = 'linked';
+      e.link.start();
+    });
+    ws.on('close', (code: number) => {
+      const link = e.link;
+      e.link = null;
+      e.ws = null;
+      const wasOpen = opened && link !== null && link.peer !== null;
+      // The link's own close reason wins (either side's, as the link recorded it); else the code.
+      const reason = link?.closeInfo?.reason ?? closeReasonOfCode(code);
+      this.afterClose(key, e, reason, wasOpen);
+    });
+    ws.on('error', () => {
+      /* a 'close' always follows */
+    });
+  }
+
+  private afterClose(key: string, e: Entry, reason: CloseReason | null, wasOpen: boolean): void {
+    e.lastReason = reason;
+    if (!this.running || e.state === 'stopped' || this.targets.get(key) !== e) return;
+    if (reason && CLOSE_REASONS[reason].permanent) {
+      e.state = 'stopped';
+      this.o.onGiveUp?.(e.target, reason);
+      return;
+    }
+    e.failures = wasOpen ? 1 : e.failures + 1;
+    e.state = 'waiting';
+    e.timer = this.o.clock.setTimer(this.backoffMs(e.failures), () => {
+      e.timer = null;
+      e.state = 'idle';
+      this.dial(key);
+    });
+  }
+}

@@ -1,0 +1,462 @@
+/**
+ * The node's peer network without the chain: links (accepted and dialled), presence and
+ * keep-alives handled in full (reference-network.md §3), role-filtered broadcast and batched
+ * inventory (§4.2, §10 keep 2), and the operations behind `status` and the peer RPCs (§9).
+ * Messages about transactions, blocks, signatures and stream messages go to the node's handler
+ * (`onMessage`), which owns the mempool, chain and consensus.
+ */
+import { randomBytes } from 'node:crypto';
+import { addressToText } from '../formats/address.js';
+import { toHex } from '../formats/bytes.js';
+import { verifySignature } from '../formats/rsa.js';
+import { systemClock, type NetClock, type TimerHandle } from './clock.js';
+import { Dialer, targetKey, type DialTarget } from './dial.js';
+import { InventoryBatcher } from './inventory.js';
+import {
+  defaultAcceptedRoles,
+  Link,
+  type CloseInfo,
+  type LinkContext,
+  type LinkStats,
+  type LocalNode,
+  type PeerSocket,
+} from './link.js';
+import { KeepAliveProducer, PRESENCE_PURGE_INTERVAL_SECONDS, PresenceList, type SignatureVerifier } from './presence.js';
+import { MessageCode } from './protocol/codes.js';
+import { CloseReason } from './protocol/close.js';
+import type { HelloVerifier } from './protocol/hello.js';
+import {
+  encodeMessage,
+  MAX_KEEPALIVES_PER_CHUNK,
+  MAX_SECTOR_NODES,
+  type InventoryItem,
+  type KeepAlive,
+  type Message,
+  type NodeType,
+  type OutgoingMessage,
+} from './protocol/messages.js';
+import { DEFAULT_PEER_LIMITS, PeerRegistry, type PeerLimits } from './registry.js';
+import { hostOf, PeerScores, walletKey } from './scoring.js';
+import { SeenSet } from './seen.js';
+import { networkHeight, networkStatusMembers, type NetworkStatusMembers } from './status.js';
+
+/** Presence requests to one wallet are not repeated within this time (§7.1: 30 s). */
+const PRESENCE_REQUEST_DEDUP_MS = 30_000;
+/**
+ * Inbound sockets still in their hello at once. Each costs a little memory and a timer for up to
+ * 10 s; beyond this many, new sockets are refused with `capacity` so a connection flood cannot
+ * grow memory (open links are bounded by the registry's limits).
+ */
+export const MAX_PENDING_HANDSHAKES = 256;
+/** Keep-alive inventory ids remembered (one per device refresh). */
+const KEEPALIVE_SEEN_CAPACITY = 100_000;
+
+export const MASTER_TYPES: readonly NodeType[] = ['M', 'H'];
+export const SERVER_TYPES: readonly NodeType[] = ['M', 'H', 'W', 'R'];
+
+export interface PeerNetworkOptions {
+  local: LocalNode;
+  clock?: NetClock;
+  /** Device id of this node (the reference DLT uses the single byte 00; others 16 random bytes). */
+  deviceId?: Uint8Array;
+  limits?: Partial<PeerLimits>;
+  verify?: HelloVerifier & SignatureVerifier;
+  /** Peers to keep links to (`--peer`, seeds). */
+  peers?: DialTarget[];
+  /** Extra endpoints of ours never to dial (besides `local.endpoint`). */
+  ownEndpoints?: string[];
+  /** Messages the network does not handle itself: transactions, blocks, signatures, s2data, rejected… */
+  onMessage?: (link: Link, message: Message) => void | Promise<void>;
+  onOpen?: (link: Link) => void;
+  onClose?: (link: Link, info: CloseInfo) => void;
+  onError?: (link: Link | null, error: unknown) => void;
+  /** Options passed to each link (timeouts, queue bounds). */
+  linkOptions?: Partial<Pick<LinkContext, 'helloTimeoutMs' | 'idleTimeoutMs' | 'pingIntervalMs' | 'maxSendQueueBytes' | 'socketHighWaterBytes' | 'maxClockSkewSeconds'>>;
+  /** Reconnect delays of the dialer. */
+  dial?: { baseDelayMs?: number; maxDelayMs?: number; path?: string };
+  /** Inbound sockets allowed in their hello at once (default MAX_PENDING_HANDSHAKES). */
+  maxPendingHandshakes?: number;
+  /** Presence options (master PoW hook). */
+  presence?: { requireMasterPow?: boolean; checkMasterPow?: (solution: Uint8Array, address: Uint8Array) => boolean | Promise<boolean> };
+}
+
+/** Node types a keep-alive of `own` type goes to (§3.3): clients only to relays. */
+const keepAliveTargets = (own: NodeType): readonly NodeType[] => (own === 'C' ? ['R'] : SERVER_TYPES);
+
+export class PeerNetwork {
+  readonly clock: NetClock;
+  readonly registry: PeerRegistry<Link>;
+  readonly scores: PeerScores;
+  readonly presence: PresenceList;
+  readonly dialer: Dialer;
+  readonly stats: LinkStats = { framesIn: new Map(), framesOut: new Map(), bytesIn: 0, bytesOut: 0 };
+  readonly ctx: LinkContext;
+  private readonly local: LocalNode;
+  private readonly producer: KeepAliveProducer;
+  private readonly live = new Set<Link>();
+  private readonly batchers = new Map<Link, InventoryBatcher>();
+  private readonly keepAliveSeen: SeenSet;
+  private readonly presenceAsked: SeenSet;
+  private keepAliveTimer: TimerHandle | null = null;
+  private purgeTimer: TimerHandle | null = null;
+  private running = false;
+  private lastInboundAt: number | null = null;
+
+  constructor(private readonly o: PeerNetworkOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.local = o.local;
+    const base = o.local.nodeType === 'R' || o.local.nodeType === 'C' ? o.local.nodeType : 'M';
+    this.registry = new PeerRegistry<Link>(o.local.address, { ...DEFAULT_PEER_LIMITS[base], ...o.limits });
+    this.scores = new PeerScores({ clock: this.clock });
+    this.presence = new PresenceList({
+      network: o.local.network,
+      clock: this.clock,
+      verify: o.verify ?? verifySignature,
+      ...o.presence,
+    });
+    this.keepAliveSeen = new SeenSet({ capacity: KEEPALIVE_SEEN_CAPACITY, ttlMs: 600_000, clock: this.clock });
+    this.presenceAsked = new SeenSet({ capacity: 10_000, ttlMs: PRESENCE_REQUEST_DEDUP_MS, clock: this.clock });
+    this.producer = new KeepAliveProducer({
+      network: o.local.network,
+      clock: this.clock,
+      address: o.local.address,
+      deviceId: o.deviceId ?? (o.local.nodeType === 'M' ? Uint8Array.of(0) : new Uint8Array(randomBytes(16))),
+      type: o.local.nodeType,
+      nodeVersion: o.local.productVersion,
+      sign: o.local.sign,
+    });
+    const self = this;
+    this.ctx = {
+      local: o.local,
+      clock: this.clock,
+      registry: this.registry,
+      scores: this.scores,
+      stats: this.stats,
+      acceptedRoles: defaultAcceptedRoles(o.local.nodeType),
+      ...(o.verify ? { verify: o.verify } : {}),
+      ...o.linkOptions,
+      handler: {
+        onOpen: (link) => self.opened(link),
+        onMessage: (link, m) => self.message(link, m),
+        onClose: (link, info) => self.closed(link, info),
+        onError: (link, e) => o.onError?.(link, e),
+      },
+    };
+    const own = [...(o.ownEndpoints ?? [])];
+    if (o.local.endpoint) own.push(o.local.endpoint);
+    this.dialer = new Dialer({
+      clock: this.clock,
+      ownEndpoints: own,
+      createLink: (socket, target) => this.track(new Link(this.ctx, socket, { direction: 'outbound', remote: targetKey(target), ...(target.expectedAddress ? { expectedAddress: target.expectedAddress } : {}) })),
+      canDial: (t) => this.registry.hasOutboundRoom() && !(t.expectedAddress && this.registry.byIdentity(t.expectedAddress)),
+      ...o.dial,
+    });
+    for (const p of o.peers ?? []) this.dialer.add(p);
+  }
+
+  /** Starts dialling, keep-alives and presence purging. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.dialer.start();
+    this.schedulePurge();
+    this.scheduleKeepAlive(0);
+  }
+
+  /** Closes every link and stops all timers. */
+  stop(): void {
+    this.running = false;
+    this.dialer.stop('shutdown');
+    this.keepAliveTimer?.cancel();
+    this.purgeTimer?.cancel();
+    this.keepAliveTimer = this.purgeTimer = null;
+    for (const l of [...this.live]) l.close(CloseReason.shutdown);
+  }
+
+  /** An accepted socket (the uWS route's `open`): returns its link, already started. */
+  accept(socket: PeerSocket, remote: string): Link {
+    let pending = 0;
+    for (const l of this.live) if (l.direction === 'inbound' && !l.isOpen) pending++;
+    const link = this.track(new Link(this.ctx, socket, { direction: 'inbound', remote }));
+    this.lastInboundAt = this.clock.now();
+    if (pending >= (this.o.maxPendingHandshakes ?? MAX_PENDING_HANDSHAKES)) {
+      link.close(CloseReason.capacity, 'too many pending handshakes');
+      return link;
+    }
+    link.start();
+    return link;
+  }
+
+  /** An outbound link over another transport (tests, a custom dialler): returns it, already started. */
+  attachOutbound(socket: PeerSocket, remote: string, expectedAddress?: Uint8Array): Link {
+    const link = this.track(new Link(this.ctx, socket, { direction: 'outbound', remote, ...(expectedAddress ? { expectedAddress } : {}) }));
+    link.start();
+    return link;
+  }
+
+  private track(link: Link): Link {
+    this.live.add(link);
+    return link;
+  }
+
+  /** Open links whose peer type is in `types` (all open links without a filter). */
+  links(types?: readonly NodeType[]): Link[] {
+    const open = this.registry.links();
+    return types ? open.filter((l) => types.includes(l.peerType)) : open;
+  }
+
+  /** Sends one message to every open link of the given types, except `except`; returns how many got it. */
+  broadcast(message: OutgoingMessage, types?: readonly NodeType[], except?: Link): number {
+    const targets = this.links(types).filter((l) => l !== except);
+    if (targets.length === 0) return 0;
+    const frame = encodeMessage(message);
+    let n = 0;
+    for (const l of targets) if (l.sendFrame(frame)) n++;
+    return n;
+  }
+
+  /** Queues an inventory item for every open link of the given types except `except` (batched, ≤ 1 message/s/link). */
+  announce(item: InventoryItem, types?: readonly NodeType[], except?: Link): void {
+    for (const l of this.links(types)) {
+      if (l === except) continue;
+      this.batcherOf(l).add(item);
+    }
+  }
+
+  private batcherOf(link: Link): InventoryBatcher {
+    let b = this.batchers.get(link);
+    if (!b) {
+      b = new InventoryBatcher({ clock: this.clock, send: (items) => link.send({ code: MessageCode.inventory2, items }) });
+      this.batchers.set(link, b);
+    }
+    return b;
+  }
+
+  // ---- link events -----------------------------------------------------------------------
+
+  private opened(link: Link): void {
+    // Tell the new peer who we are (if our keep-alives go to its type): presence, then keep-alives follow.
+    if (keepAliveTargets(this.local.nodeType).includes(link.peerType)) {
+      const own = this.ownPresence();
+      if (own) link.send({ code: MessageCode.updatePresence, presence: own });
+    }
+    this.o.onOpen?.(link);
+  }
+
+  private closed(link: Link, info: CloseInfo): void {
+    this.live.delete(link);
+    this.batchers.get(link)?.close();
+    this.batchers.delete(link);
+    this.o.onClose?.(link, info);
+  }
+
+  private async message(link: Link, m: Message): Promise<void> {
+    switch (m.code) {
+      case MessageCode.keepAlivePresence:
+        return this.keepAlives(link, [m.keepAlive]);
+      case MessageCode.keepAlivesChunk:
+        return this.keepAlives(link, m.keepAlives);
+      case MessageCode.getKeepAlives: {
+        const out: Uint8Array[] = [];
+        for (const it of m.items) {
+          const d = this.presence.get(it.address)?.devices.get(toHex(it.deviceId));
+          if (d) out.push(d.keepAlive);
+        }
+        for (let i = 0; i < out.length; i += MAX_KEEPALIVES_PER_CHUNK) {
+          link.send({ code: MessageCode.keepAlivesChunk, keepAlives: out.slice(i, i + MAX_KEEPALIVES_PER_CHUNK) });
+        }
+        return;
+      }
+      case MessageCode.getPresence2: {
+        const p = this.presence.encodePresenceOf(m.address);
+        if (p) link.send({ code: MessageCode.updatePresence, presence: p });
+        return;
+      }
+      case MessageCode.updatePresence: {
+        const r = await this.presence.receivePresence(m.presence);
+        if (r.offence) link.penalize(r.offence, r.reason ?? '');
+        if (r.stored > 0) this.relayKeepAlives(link, m.presence.keepAlives);
+        return;
+      }
+      case MessageCode.getRandomPresences: {
+        const type = m.type === 'H' ? 'M' : m.type;
+        if (type !== 'M' && type !== 'R' && type !== 'C') return;
+        for (const w of this.presence.randomPresences(type, Math.random)) {
+          const p = this.presence.encodePresenceOf(w);
+          if (p) link.send({ code: MessageCode.updatePresence, presence: p });
+        }
+        return;
+      }
+      case MessageCode.getSectorNodes: {
+        const presences = this.presence
+          .sectorRelays(m.prefix, Math.min(m.max, MAX_SECTOR_NODES))
+          .map((w) => this.presence.encodePresenceOf(w))
+          .filter((p): p is Uint8Array => p !== null);
+        link.send({ code: MessageCode.sectorNodes, prefix: m.prefix, presences });
+        return;
+      }
+      case MessageCode.sectorNodes:
+        for (const p of m.presences) {
+          const r = await this.presence.receivePresence(p);
+          if (r.offence) link.penalize(r.offence, r.reason ?? '');
+        }
+        break; // the node may act on the sector list too (a client picks its relays)
+      case MessageCode.inventory2: {
+        const wanted: { address: Uint8Array; deviceId: Uint8Array }[] = [];
+        const others: InventoryItem[] = [];
+        for (const it of m.items) {
+          if (it.type !== 5) {
+            others.push(it);
+            continue;
+          }
+          const key = `${toHex(it.address)}/${toHex(it.deviceId)}/${it.lastSeen}`;
+          if (!this.keepAliveSeen.add(key)) continue;
+          const entry = this.presence.get(it.address);
+          if (!entry) this.askPresence(link, it.address);
+          else if ((entry.devices.get(toHex(it.deviceId))?.lastSeen ?? -1) < Number(it.lastSeen)) wanted.push({ address: it.address, deviceId: it.deviceId });
+        }
+        for (let i = 0; i < wanted.length; i += MAX_KEEPALIVES_PER_CHUNK) {
+          link.send({ code: MessageCode.getKeepAlives, items: wanted.slice(i, i + MAX_KEEPALIVES_PER_CHUNK) });
+        }
+        if (others.length === 0) return;
+        return this.o.onMessage?.(link, { code: MessageCode.inventory2, items: others });
+      }
+    }
+    return this.o.onMessage?.(link, m);
+  }
+
+  private askPresence(link: Link, address: Uint8Array): void {
+    if (this.presenceAsked.add(`${toHex(address)}`)) link.send({ code: MessageCode.getPresence2, address });
+  }
+
+  private async keepAlives(link: Link, list: KeepAlive[]): Promise<void> {
+    const updated: KeepAlive[] = [];
+    for (const k of list) {
+      const r = await this.presence.receiveKeepAlive(k);
+      if (r.status === 'unknownWallet') this.askPresence(link, k.address);
+      else if (r.status === 'rejected') link.penalize(r.offence, r.reason);
+      else if (r.status === 'added' || r.status === 'updated') updated.push(k);
+    }
+    this.relayKeepAlives(link, updated);
+  }
+
+  /** §3.4 step 5: a master re-announces refreshed keep-alives, M/H ones to M/H/W/R, others to M/H/W; never back. */
+  private relayKeepAlives(from: Link, list: readonly KeepAlive[]): void {
+    if (!MASTER_TYPES.includes(this.local.nodeType) || !this.local.acceptingPeers()) return;
+    for (const k of list) {
+      this.keepAliveSeen.add(`${toHex(k.address)}/${toHex(k.deviceId)}/${k.timestamp}`);
+      const item: InventoryItem = { type: 5, lastSeen: k.timestamp, address: k.address, deviceId: k.deviceId };
+      this.announce(item, MASTER_TYPES.includes(k.type) ? SERVER_TYPES : ['M', 'H', 'W'], from);
+    }
+  }
+
+  // ---- own presence ----------------------------------------------------------------------
+
+  /** The host of our keep-alive: our endpoint, or for a client the endpoint of its first relay link. */
+  private keepAliveHost(): string {
+    if (this.local.nodeType !== 'C') return this.local.endpoint;
+    const relay = this.links(['R']).find((l) => l.direction === 'outbound');
+    return relay?.peer?.endpoint || relay?.remote || '';
+  }
+
+  /** Our presence bytes (with a keep-alive refreshed if due), or null when we have nothing to announce yet. */
+  private ownPresence(): Uint8Array | null {
+    const host = this.keepAliveHost();
+    if (!host) return null;
+    // Not forced: a new keep-alive per opened link would step its timestamp 2 s each time and
+    // run ahead of the clock (peers reject keep-alives > 30 s in the future).
+    const { keepAlive } = this.producer.current(host);
+    this.presence.addOwn(this.local.publicKey, keepAlive);
+    return this.presence.encodePresenceOf(this.local.address);
+  }
+
+  private scheduleKeepAlive(ms: number): void {
+    this.keepAliveTimer = this.clock.setTimer(ms, () => {
+      if (!this.running) return;
+      try {
+        const host = this.keepAliveHost();
+        if (host) {
+          const { bytes, keepAlive, fresh } = this.producer.current(host);
+          if (fresh) {
+            this.presence.addOwn(this.local.publicKey, keepAlive);
+            this.broadcast({ code: MessageCode.keepAlivePresence, keepAlive: bytes }, keepAliveTargets(this.local.nodeType));
+          }
+        }
+      } catch (e) {
+        this.o.onError?.(null, e);
+      }
+      this.scheduleKeepAlive(Math.max(1_000, this.producer.dueInMs()));
+    });
+  }
+
+  private schedulePurge(): void {
+    this.purgeTimer = this.clock.setTimer(PRESENCE_PURGE_INTERVAL_SECONDS * 1000, () => {
+      if (!this.running) return;
+      this.presence.purge();
+      this.schedulePurge();
+    });
+  }
+
+  // ---- status and RPC operations ----------------------------------------------------------
+
+  /** The §9 members that come from the network. */
+  statusMembers(listeningPort: number, publicHost?: string): NetworkStatusMembers {
+    return networkStatusMembers({
+      links: [...this.live],
+      presence: this.presence.counts(),
+      lastInboundAtMs: this.lastInboundAt,
+      nowMs: this.clock.now(),
+      listeningPort,
+      ...(publicHost ? { publicHost } : {}),
+    });
+  }
+
+  /** §6 network height from the peers' reported heights. */
+  networkHeight(tip: bigint, tipTimestampSeconds: number): bigint {
+    return networkHeight(this.links().map((l) => l.peerHeight), tip, tipTimestampSeconds, Math.floor(this.clock.now() / 1000));
+  }
+
+  /** RPC `connect`: dial `host:port` (kept and redialled like a configured peer). */
+  connect(hostPort: string): boolean {
+    const i = hostPort.lastIndexOf(':');
+    const port = Number(hostPort.slice(i + 1));
+    if (i <= 0 || !Number.isInteger(port) || port < 1 || port > 65535) throw new RangeError(`expected host:port, got ${JSON.stringify(hostPort)}`);
+    return this.dialer.add({ host: hostPort.slice(0, i).replace(/^\[|\]$/g, ''), port });
+  }
+
+  /** RPC `isolate`: closes every link (configured peers are redialled by the dialer's backoff). */
+  isolate(): void {
+    for (const l of [...this.live]) l.close(CloseReason.requested, 'isolate');
+  }
+
+  /** RPC `reconnect`: drops and redials every dialled peer now. */
+  reconnect(): void {
+    this.dialer.reconnectAll();
+  }
+
+  /** RPC `blacklistpeer`: blacklists and disconnects a host and/or wallet (Base58). */
+  blacklistPeer(peer: { host?: string; wallet?: string }): void {
+    this.scores.blacklistPeer(peer);
+    for (const l of [...this.live]) {
+      const byWallet = peer.wallet && l.peer && l.peer.addressText === peer.wallet;
+      const byHost = peer.host && (l.remote === peer.host || hostOf(l.remote) === peer.host);
+      if (byWallet || byHost) l.close(CloseReason.requested, 'blacklisted');
+    }
+  }
+
+  /** RPC `clearpeerblacklist`. */
+  clearBlacklist(): void {
+    this.scores.clearBlacklist();
+  }
+
+  /** Whether a wallet is banned or blacklisted now (for logs and tests). */
+  isBlocked(wallet: Uint8Array): boolean {
+    return this.scores.blocked({ wallet: addressToText(wallet) }) !== null;
+  }
+
+  /** The score of a peer wallet. */
+  scoreOf(wallet: Uint8Array): number {
+    return this.scores.score(walletKey(addressToText(wallet)));
+  }
+}
+

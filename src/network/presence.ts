@@ -1,0 +1,477 @@
+/**
+ * Presence and keep-alives (reference-network.md §3, §10 keep 3): signed keep-alives with the
+ * checksum lock, the reference intervals (M/H 100 s, R 200 s, C 100 s) and expiry (300 s), 30 s
+ * future skew, monotonic timestamps; a presence list answering `Presences`, `Masters`/`Relays`/
+ * `Clients` (§9), queries by role, random presences (§2.2) and the relay choice of a client by
+ * sector prefix (§3.5).
+ *
+ * Keep-alive signature (§3.1): RSA with the wallet key over
+ * `sha3_512sqTrunc(checksumLock ‖ keep-alive bytes without signature, 44)`.
+ */
+import type { Network } from '../codec/types.js';
+import { primaryAddressFromPublicKey, sectorPrefix } from '../formats/address.js';
+import { concatBytes, equalBytes, toHex } from '../formats/bytes.js';
+import { checksumLockBytes } from '../formats/constants.js';
+import { sha3_512, sha3_512sqTrunc } from '../core/hash.js';
+import type { NetClock } from './clock.js';
+import {
+  decodeKeepAlive,
+  encodeKeepAlive,
+  encodePresence,
+  encodeUnsignedKeepAlive,
+  type KeepAlive,
+  type NodeType,
+  type PresenceMessage,
+  type UnsignedKeepAlive,
+} from './protocol/messages.js';
+import type { Offence } from './scoring.js';
+
+/** Keep-alive interval by type, seconds (CORE CoreConfig 2025, §3.2). */
+export const KEEPALIVE_INTERVAL_SECONDS: Readonly<Record<NodeType, number>> = Object.freeze({ M: 100, H: 100, W: 100, R: 200, C: 100 });
+/** Expiry of a presence address, seconds, every type (§3.2). */
+export const PRESENCE_EXPIRY_SECONDS = 300;
+/** Accepted future skew of a keep-alive timestamp, seconds (§3.2). */
+export const PRESENCE_MAX_FUTURE_SECONDS = 30;
+/** Expired addresses are purged this often, seconds (§3.2). */
+export const PRESENCE_PURGE_INTERVAL_SECONDS = 10;
+/** A new keep-alive's timestamp is at least this much after the previous one, seconds (§3.3). */
+export const KEEPALIVE_MIN_STEP_SECONDS = 2;
+/** `getRandomPresences` draws up to 10 of the 20 most recently seen (§2.2). */
+export const RANDOM_PRESENCES_POOL = 20;
+export const RANDOM_PRESENCES_MAX = 10;
+/** Wallets kept; beyond it new wallets are refused (not stored) so a flood cannot grow memory. */
+export const MAX_PRESENCES = 100_000;
+/** Depth of the relay sector tree (§3.5: 4 levels). */
+const SECTOR_TREE_LEVELS = 4;
+
+export type SignatureVerifier = (publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array) => boolean | Promise<boolean>;
+
+/** The 44 bytes a keep-alive signature covers. */
+export function keepAliveChecksum(network: Network, unsigned: Uint8Array): Uint8Array {
+  return sha3_512sqTrunc(concatBytes(checksumLockBytes(network), unsigned), 44);
+}
+
+/** Builds and signs a keep-alive; returns its bytes and decoded form. */
+export function buildKeepAlive(
+  network: Network,
+  fields: UnsignedKeepAlive,
+  sign: (data: Uint8Array) => Uint8Array,
+): { bytes: Uint8Array; keepAlive: KeepAlive } {
+  const unsigned = encodeUnsignedKeepAlive(fields);
+  const bytes = encodeKeepAlive(unsigned, sign(keepAliveChecksum(network, unsigned)));
+  return { bytes, keepAlive: decodeKeepAlive(bytes, 0) };
+}
+
+/** True if the keep-alive's signature verifies under `publicKey` (never throws). */
+export async function verifyKeepAlive(network: Network, k: KeepAlive, publicKey: Uint8Array, verify: SignatureVerifier): Promise<boolean> {
+  try {
+    return await verify(publicKey, keepAliveChecksum(network, k.unsigned), k.signature);
+  } catch {
+    return false;
+  }
+}
+
+/** One device of a wallet, as stored. */
+export interface PresenceAddress {
+  deviceId: Uint8Array;
+  host: string;
+  type: NodeType;
+  nodeVersion: string;
+  /** Keep-alive timestamp, unix seconds. */
+  lastSeen: number;
+  powSolution: Uint8Array | null;
+  signature: Uint8Array;
+  /** The keep-alive bytes, re-sent as they are. */
+  keepAlive: Uint8Array;
+}
+
+export interface PresenceEntry {
+  address: Uint8Array;
+  publicKey: Uint8Array;
+  /** By device id (hex). */
+  devices: Map<string, PresenceAddress>;
+}
+
+export type KeepAliveOutcome =
+  | { status: 'added' | 'updated' }
+  | { status: 'stale' }
+  | { status: 'unknownWallet' }
+  | { status: 'rejected'; reason: string; offence: Offence };
+
+export interface PresenceCounts {
+  presences: number;
+  masters: number;
+  relays: number;
+  clients: number;
+}
+
+export interface PresenceListOptions {
+  network: Network;
+  clock: NetClock;
+  verify: SignatureVerifier;
+  /**
+   * Checks a master's signer PoW solution (§3.4 step 3). The network layer does not know
+   * difficulties; consensus (the next issue) plugs its check in here. Without it a master
+   * keep-alive needs a solution only if `requireMasterPow`.
+   */
+  checkMasterPow?: (solution: Uint8Array, address: Uint8Array) => boolean | Promise<boolean>;
+  /** Whether an M/H keep-alive must carry a PoW solution (the reference's rule; default false until consensus brings solutions). */
+  requireMasterPow?: boolean;
+  expirySeconds?: number;
+  maxPresences?: number;
+}
+
+interface RelayKey {
+  key: Uint8Array;
+  wallet: string;
+}
+
+/** Lexicographic byte comparison. */
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}
+
+export class PresenceList {
+  private readonly wallets = new Map<string, PresenceEntry>();
+  private readonly relays: RelayKey[] = []; // sorted by key
+  private readonly o: Required<Omit<PresenceListOptions, 'checkMasterPow'>> & Pick<PresenceListOptions, 'checkMasterPow'>;
+
+  constructor(options: PresenceListOptions) {
+    this.o = {
+      requireMasterPow: false,
+      expirySeconds: PRESENCE_EXPIRY_SECONDS,
+      maxPresences: MAX_PRESENCES,
+      ...options,
+    };
+  }
+
+  private nowSeconds(): number {
+    return Math.floor(this.o.clock.now() / 1000);
+  }
+
+  /** Checks type, timing, PoW and signature of a keep-alive of a known wallet. */
+  private async check(k: KeepAlive, publicKey: Uint8Array): Promise<KeepAliveOutcome | null> {
+    if (k.type === 'W') return { status: 'rejected', reason: 'worker keep-alives are not accepted', offence: 'invalidPresence' };
+    const ts = Number(k.timestamp);
+    const now = this.nowSeconds();
+    if (ts > now + PRESENCE_MAX_FUTURE_SECONDS) return { status: 'rejected', reason: 'timestamp in the future', offence: 'invalidPresence' };
+    if (ts < now - this.o.expirySeconds) return { status: 'rejected', reason: 'expired', offence: 'invalidPresence' };
+    if (k.type === 'M' || k.type === 'H') {
+      if (k.powSolution === null) {
+        if (this.o.requireMasterPow) return { status: 'rejected', reason: 'master keep-alive without PoW solution', offence: 'invalidPresence' };
+      } else if (this.o.checkMasterPow) {
+        let ok = false;
+        try {
+          ok = await this.o.checkMasterPow(k.powSolution, k.address);
+        } catch {
+          ok = false;
+        }
+        if (!ok) return { status: 'rejected', reason: 'invalid master PoW solution', offence: 'invalidPresence' };
+      }
+    }
+    if (!(await verifyKeepAlive(this.o.network, k, publicKey, this.o.verify))) {
+      return { status: 'rejected', reason: 'bad signature', offence: 'badSignature' };
+    }
+    return null;
+  }
+
+  /**
+   * A keep-alive received from a peer (§3.4). `unknownWallet`: ask the sender for the presence
+   * (getPresence2). A keep-alive of a new device of a known wallet is added (it is signed by the
+   * wallet's key; the reference asks for the presence instead).
+   */
+  async receiveKeepAlive(k: KeepAlive): Promise<KeepAliveOutcome> {
+    const entry = this.wallets.get(toHex(k.address));
+    if (!entry) return { status: 'unknownWallet' };
+    const device = entry.devices.get(toHex(k.deviceId));
+    if (device && Number(k.timestamp) <= device.lastSeen) return { status: 'stale' };
+    const bad = await this.check(k, entry.publicKey);
+    if (bad) return bad;
+    // The entry may have changed while the signature was checked.
+    const current = this.wallets.get(toHex(k.address));
+    if (!current) return { status: 'unknownWallet' };
+    return this.store(current, k);
+  }
+
+  /**
+   * A presence received from a peer (§3.4 updatePresence): the address must be the key's, each
+   * keep-alive is checked and invalid ones dropped; the presence is refused if none remain.
+   */
+  async receivePresence(p: PresenceMessage): Promise<{ stored: number; dropped: number; offence?: Offence; reason?: string }> {
+    let derived: Uint8Array | null = null;
+    try {
+      derived = primaryAddressFromPublicKey(p.publicKey);
+    } catch {
+      derived = null;
+    }
+    if (!derived || !equalBytes(derived, p.address)) {
+      return { stored: 0, dropped: p.keepAlives.length, offence: 'badSignature', reason: 'address does not match the public key' };
+    }
+    const valid: KeepAlive[] = [];
+    let offence: Offence | undefined;
+    let reason: string | undefined;
+    for (const k of p.keepAlives) {
+      if (!equalBytes(k.address, p.address)) {
+        offence ??= 'invalidPresence';
+        reason ??= 'keep-alive of another wallet';
+        continue;
+      }
+      const bad = await this.check(k, p.publicKey);
+      if (bad) {
+        if (bad.status === 'rejected') {
+          // Expired addresses are normal in a presence a peer holds; only bad signatures score.
+          if (bad.offence === 'badSignature') offence = 'badSignature';
+          reason ??= bad.reason;
+        }
+        continue;
+      }
+      valid.push(k);
+    }
+    if (valid.length === 0) return { stored: 0, dropped: p.keepAlives.length, ...(offence ? { offence } : {}), ...(reason ? { reason } : {}) };
+    const hex = toHex(p.address);
+    let entry = this.wallets.get(hex);
+    if (!entry) {
+      if (this.wallets.size >= this.o.maxPresences) this.purge();
+      if (this.wallets.size >= this.o.maxPresences) return { stored: 0, dropped: p.keepAlives.length, reason: 'presence list full' };
+      entry = { address: p.address.slice(), publicKey: p.publicKey.slice(), devices: new Map() };
+      this.wallets.set(hex, entry);
+    }
+    let stored = 0;
+    for (const k of valid) {
+      const r = this.store(entry, k);
+      if (r.status === 'added' || r.status === 'updated') stored++;
+    }
+    return { stored, dropped: p.keepAlives.length - valid.length, ...(offence ? { offence } : {}) };
+  }
+
+  /** Adds our own presence (or a trusted one) without checks, e.g. the node's own keep-alive. */
+  addOwn(publicKey: Uint8Array, k: KeepAlive): void {
+    const hex = toHex(k.address);
+    let entry = this.wallets.get(hex);
+    if (!entry) {
+      entry = { address: k.address.slice(), publicKey: publicKey.slice(), devices: new Map() };
+      this.wallets.set(hex, entry);
+    }
+    this.store(entry, k);
+  }
+
+  private store(entry: PresenceEntry, k: KeepAlive): KeepAliveOutcome {
+    const id = toHex(k.deviceId);
+    const old = entry.devices.get(id);
+    if (old && Number(k.timestamp) <= old.lastSeen) return { status: 'stale' };
+    entry.devices.set(id, {
+      deviceId: k.deviceId.slice(),
+      host: k.host,
+      type: k.type,
+      nodeVersion: k.nodeVersion,
+      lastSeen: Number(k.timestamp),
+      powSolution: k.powSolution,
+      signature: k.signature,
+      keepAlive: encodeKeepAlive(k.unsigned, k.signature),
+    });
+    this.syncRelay(entry);
+    return { status: old ? 'updated' : 'added' };
+  }
+
+  /** Removes expired addresses and wallets left without one (§3.2). Returns how many addresses went. */
+  purge(): number {
+    const limit = this.nowSeconds() - this.o.expirySeconds;
+    let removed = 0;
+    for (const [hex, entry] of this.wallets) {
+      for (const [id, d] of entry.devices) {
+        if (d.lastSeen < limit) {
+          entry.devices.delete(id);
+          removed++;
+        }
+      }
+      if (removed) this.syncRelay(entry);
+      if (entry.devices.size === 0) this.wallets.delete(hex);
+    }
+    return removed;
+  }
+
+  /** Keeps the relay sector tree in step with a wallet's R addresses (§3.5). */
+  private syncRelay(entry: PresenceEntry): void {
+    const wallet = toHex(entry.address);
+    const isRelay = [...entry.devices.values()].some((d) => d.type === 'R');
+    const i = this.relays.findIndex((r) => r.wallet === wallet);
+    if (isRelay && i < 0) {
+      const key = sha3_512(entry.address);
+      let at = 0;
+      while (at < this.relays.length && compareBytes(this.relays[at]!.key, key) < 0) at++;
+      this.relays.splice(at, 0, { key, wallet });
+    } else if (!isRelay && i >= 0) {
+      this.relays.splice(i, 1);
+    }
+  }
+
+  /** Counters of §9: wallets, and addresses (devices) of type M, R and C. */
+  counts(): PresenceCounts {
+    this.purge();
+    const c: PresenceCounts = { presences: this.wallets.size, masters: 0, relays: 0, clients: 0 };
+    for (const e of this.wallets.values()) {
+      for (const d of e.devices.values()) {
+        if (d.type === 'M') c.masters++;
+        else if (d.type === 'R') c.relays++;
+        else if (d.type === 'C') c.clients++;
+      }
+    }
+    return c;
+  }
+
+  /** The presence of a wallet (address without checksum), or null. */
+  get(address: Uint8Array): PresenceEntry | null {
+    this.purge();
+    return this.wallets.get(toHex(address)) ?? null;
+  }
+
+  /** Every presence (for `pl`). */
+  all(): PresenceEntry[] {
+    this.purge();
+    return [...this.wallets.values()];
+  }
+
+  /** Addresses of one role, most recently seen first. M also matches H (the reference's ['M','H'] filter). */
+  byRole(type: 'M' | 'R' | 'C'): { wallet: Uint8Array; publicKey: Uint8Array; device: PresenceAddress }[] {
+    this.purge();
+    const out: { wallet: Uint8Array; publicKey: Uint8Array; device: PresenceAddress }[] = [];
+    for (const e of this.wallets.values()) {
+      for (const d of e.devices.values()) {
+        if (d.type === type || (type === 'M' && d.type === 'H')) out.push({ wallet: e.address, publicKey: e.publicKey, device: d });
+      }
+    }
+    return out.sort((a, b) => b.device.lastSeen - a.device.lastSeen);
+  }
+
+  /** `countnodeversions`: node version → number of presence addresses. */
+  nodeVersions(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const e of this.all()) for (const d of e.devices.values()) out[d.nodeVersion] = (out[d.nodeVersion] ?? 0) + 1;
+    return out;
+  }
+
+  /** The updatePresence payload of a wallet (its live devices), or null. */
+  encodePresenceOf(address: Uint8Array): Uint8Array | null {
+    const e = this.get(address);
+    if (!e || e.devices.size === 0) return null;
+    return encodePresence({ address: e.address, publicKey: e.publicKey, keepAlives: [...e.devices.values()].map((d) => d.keepAlive) });
+  }
+
+  /**
+   * `getRandomPresences` (§2.2): up to 10 wallets drawn from the 20 most recently seen of a type.
+   * @param random returns a float in [0, 1) (injectable for tests).
+   */
+  randomPresences(type: 'M' | 'R' | 'C', random: () => number, max = RANDOM_PRESENCES_MAX): Uint8Array[] {
+    const seen = new Set<string>();
+    const pool: Uint8Array[] = [];
+    for (const r of this.byRole(type)) {
+      const hex = toHex(r.wallet);
+      if (seen.has(hex)) continue;
+      seen.add(hex);
+      pool.push(r.wallet);
+      if (pool.length === RANDOM_PRESENCES_POOL) break;
+    }
+    for (let i = pool.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [pool[i], pool[j]] = [pool[j]!, pool[i]!];
+    }
+    return pool.slice(0, max);
+  }
+
+  /**
+   * Relays of a sector (§3.5 `getSectorNodes`): relay keys SHA3-512(relay address) in key order;
+   * descend 4 levels toward the prefix byte by byte, taking the nearest existing byte when the
+   * exact one is missing (ties: the lower byte); then take about half of the results before that
+   * point and half from it on, filling from the other side when one side runs out.
+   * @returns relay wallet addresses, in key order.
+   */
+  sectorRelays(prefix: Uint8Array, max: number): Uint8Array[] {
+    this.purge();
+    const n = this.relays.length;
+    if (n === 0 || max <= 0) return [];
+    let lo = 0;
+    let hi = n; // candidates: relays[lo, hi), all sharing the bytes chosen so far
+    for (let level = 0; level < SECTOR_TREE_LEVELS && level < prefix.length && hi - lo > 1; level++) {
+      const want = prefix[level]!;
+      let best = -1;
+      for (let i = lo; i < hi; i++) {
+        const b = this.relays[i]!.key[level]!;
+        if (best < 0 || Math.abs(b - want) < Math.abs(best - want) || (Math.abs(b - want) === Math.abs(best - want) && b < best)) best = b;
+      }
+      let a = lo;
+      while (this.relays[a]!.key[level] !== best) a++;
+      let z = a;
+      while (z < hi && this.relays[z]!.key[level] === best) z++;
+      lo = a;
+      hi = z;
+    }
+    const anchor = lo;
+    const take = Math.min(max, n);
+    let before = Math.min(Math.floor(take / 2), anchor);
+    let after = take - before;
+    if (anchor + after > n) {
+      after = n - anchor;
+      before = take - after;
+    }
+    const out: Uint8Array[] = [];
+    for (let i = anchor - before; i < anchor + after; i++) {
+      const e = this.wallets.get(this.relays[i]!.wallet);
+      if (e) out.push(e.address);
+    }
+    return out;
+  }
+
+  /** A client's relay choice (§3.5): the relays of its own sector. */
+  relaysForAddress(address: Uint8Array, max: number): Uint8Array[] {
+    return this.sectorRelays(sectorPrefix(address), max);
+  }
+}
+
+/**
+ * Produces this node's keep-alives (§3.3): a new signed one when the interval has elapsed, when
+ * forced, or when the host changed; otherwise the last one again. Timestamps never repeat and
+ * step at least 2 s.
+ */
+export class KeepAliveProducer {
+  private last: { bytes: Uint8Array; keepAlive: KeepAlive; at: number } | null = null;
+
+  constructor(
+    private readonly o: {
+      network: Network;
+      clock: NetClock;
+      address: Uint8Array;
+      deviceId: Uint8Array;
+      type: NodeType;
+      nodeVersion: string;
+      sign: (data: Uint8Array) => Uint8Array;
+      powSolution?: () => Uint8Array | null;
+    },
+  ) {}
+
+  /** The keep-alive to send now for `host` (our public `ip:port`, or a client's relay). */
+  current(host: string, force = false): { bytes: Uint8Array; keepAlive: KeepAlive; fresh: boolean } {
+    const now = Math.floor(this.o.clock.now() / 1000);
+    const interval = KEEPALIVE_INTERVAL_SECONDS[this.o.type];
+    if (!force && this.last && this.last.keepAlive.host === host && now - this.last.at < interval) {
+      return { ...this.last, fresh: false };
+    }
+    const prev = this.last ? Number(this.last.keepAlive.timestamp) : -Infinity;
+    const ts = Math.max(now, prev + KEEPALIVE_MIN_STEP_SECONDS);
+    const built = buildKeepAlive(
+      this.o.network,
+      { address: this.o.address, deviceId: this.o.deviceId, timestamp: BigInt(ts), host, type: this.o.type, nodeVersion: this.o.nodeVersion, powSolution: this.o.powSolution?.() ?? null },
+      this.o.sign,
+    );
+    this.last = { ...built, at: now };
+    return { ...built, fresh: true };
+  }
+
+  /** Milliseconds until the next keep-alive is due. */
+  dueInMs(): number {
+    if (!this.last) return 0;
+    const due = (this.last.at + KEEPALIVE_INTERVAL_SECONDS[this.o.type]) * 1000;
+    return Math.max(0, due - this.o.clock.now());
+  }
+}

@@ -1,0 +1,123 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addressToText } from '../../src/formats/address.js';
+import { toHex } from '../../src/formats/bytes.js';
+import type { Link, LocalNode } from '../../src/network/link.js';
+import { PeerNetwork } from '../../src/network/peer-network.js';
+import { MessageCode } from '../../src/network/protocol/codes.js';
+import type { Message, NodeType } from '../../src/network/protocol/messages.js';
+import { sectorPrefix } from '../../src/formats/address.js';
+import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, type TestIdentity } from './helpers.js';
+
+let ids: TestIdentity[];
+beforeAll(async () => {
+  ids = await Promise.all(Array.from({ length: 4 }, () => makeIdentity()));
+});
+
+function net(id: TestIdentity, type: NodeType, endpoint: string, clock: ManualClock) {
+  const got: { link: Link; message: Message }[] = [];
+  const local: LocalNode = {
+    network: 'reg', genesisChecksum: GENESIS, nodeType: type, address: id.address, publicKey: id.publicKey,
+    productVersion: 'dltnode-test', endpoint, sign: id.sign,
+    tip: () => ({ height: 5n, checksum: new Uint8Array(64) }), networkHeight: () => 5n, acceptingPeers: () => true,
+  };
+  const n = new PeerNetwork({ local, clock, onMessage: (link, message) => void got.push({ link, message }) });
+  return { n, got };
+}
+
+/** Links `dialler` to `acceptor` over an in-memory pair; returns the sockets to pump. */
+function wire(dialler: PeerNetwork, acceptor: PeerNetwork, remoteOfAcceptor: string): MemorySocket[] {
+  const a = new MemorySocket();
+  const b = new MemorySocket();
+  a.peer = b;
+  b.peer = a;
+  b.link = acceptor.accept(b, '127.0.0.1:40000');
+  a.link = dialler.attachOutbound(a, remoteOfAcceptor);
+  return [a, b];
+}
+
+describe('PeerNetwork: presence over links between masters, a relay and a client', () => {
+  it('spreads presences by role, answers sector queries, keeps keep-alives fresh and reports status', async () => {
+    const clock = new ManualClock();
+    const m1 = net(ids[0]!, 'M', '127.0.0.1:10001', clock);
+    const m2 = net(ids[1]!, 'M', '127.0.0.1:10002', clock);
+    const r = net(ids[2]!, 'R', '127.0.0.1:10003', clock);
+    const c = net(ids[3]!, 'C', '', clock);
+    for (const x of [m1, m2, r, c]) x.n.start();
+    const sockets = [
+      ...wire(m2.n, m1.n, '127.0.0.1:10001'),
+      ...wire(r.n, m1.n, '127.0.0.1:10001'),
+      ...wire(c.n, r.n, '127.0.0.1:10003'),
+    ];
+    const settle = async (ms = 0) => {
+      for (let i = 0; i < 4; i++) {
+        await pump(...sockets);
+        clock.advance(ms || 1_000);
+      }
+      await pump(...sockets);
+    };
+    await settle();
+
+    // m1 knows itself, m2 and the relay; the relay's presence reached m2 through m1 (inventory → getPresence2).
+    expect(m1.n.presence.counts()).toEqual({ presences: 3, masters: 2, relays: 1, clients: 0 });
+    expect(m2.n.presence.get(ids[2]!.address)).not.toBeNull();
+    // The relay holds the client (whose host is the relay's endpoint) and the master.
+    expect(r.n.presence.counts()).toMatchObject({ relays: 1, clients: 1 });
+    expect([...r.n.presence.get(ids[3]!.address)!.devices.values()][0]!.host).toBe('127.0.0.1:10003');
+    // Clients do not reach the masters (§7.1).
+    expect(m1.n.presence.counts().clients).toBe(0);
+
+    // Sector query: the client asks its relay for the relays of its sector.
+    c.n.links(['R'])[0]!.send({ code: MessageCode.getSectorNodes, prefix: sectorPrefix(ids[3]!.address), max: 3 });
+    await pump(...sockets);
+    const answer = c.got.find((g) => g.message.code === MessageCode.sectorNodes)!.message;
+    expect(answer.code === MessageCode.sectorNodes && answer.presences.map((p) => toHex(p.address))).toEqual([toHex(ids[2]!.address)]);
+
+    // Ten minutes later every presence is still there: keep-alives were re-sent and relayed.
+    await settle(30_000);
+    for (let i = 0; i < 20; i++) await settle(30_000);
+    expect(m1.n.presence.counts()).toEqual({ presences: 3, masters: 2, relays: 1, clients: 0 });
+    expect(m2.n.presence.counts()).toMatchObject({ masters: 2, relays: 1 });
+    expect(r.n.presence.counts()).toMatchObject({ clients: 1 });
+
+    const s = m1.n.statusMembers(10001);
+    expect(s['Network Clients']).toHaveLength(2);
+    expect(s['Network Servers']).toEqual([]);
+    expect(s.Connectable).toBe(true);
+    expect(m2.n.statusMembers(10002)['Network Servers']).toEqual(['127.0.0.1:10001']);
+    expect(m2.n.statusMembers(10002)['My External IP']).toBe('127.0.0.1');
+    expect(m1.n.networkHeight(5n, Math.floor(clock.now() / 1000))).toBe(5n);
+
+    // Operator blacklist closes the link of that wallet.
+    m1.n.blacklistPeer({ wallet: addressToText(ids[1]!.address) });
+    await pump(...sockets);
+    expect(m1.n.links().map((l) => l.peer!.addressText)).toEqual([addressToText(ids[2]!.address)]);
+    expect(m1.n.isBlocked(ids[1]!.address)).toBe(true);
+    m1.n.clearBlacklist();
+    expect(m1.n.isBlocked(ids[1]!.address)).toBe(false);
+
+    // Node messages reach the node's handler; broadcast follows role filters.
+    expect(m1.n.broadcast({ code: MessageCode.getUnappliedTransactions }, ['M', 'H'])).toBe(0);
+    expect(m1.n.broadcast({ code: MessageCode.getUnappliedTransactions }, ['R'])).toBe(1);
+    await pump(...sockets);
+    expect(r.got.some((g) => g.message.code === MessageCode.getUnappliedTransactions)).toBe(true);
+
+    for (const x of [m1, m2, r, c]) x.n.stop();
+    await pump(...sockets);
+    expect(r.n.links()).toHaveLength(0);
+  });
+});
+
+describe('PeerNetwork: a flood of sockets that never say hello', () => {
+  it('refuses inbound sockets beyond the pending-handshake cap, and frees them at the hello deadline', async () => {
+    const clock = new ManualClock();
+    const m = net(ids[0]!, 'M', '127.0.0.1:10001', clock);
+    const n = new PeerNetwork({ local: (m.n as unknown as { local: LocalNode }).local, clock, maxPendingHandshakes: 3 });
+    const socks = Array.from({ length: 6 }, () => new MemorySocket());
+    const links = socks.map((s) => n.accept(s, '10.1.1.1:5'));
+    expect(links.map((l) => l.state === 'closed')).toEqual([false, false, false, true, true, true]);
+    expect(socks[5]!.closeCode).toBe(4804);
+    clock.advance(10_000);
+    expect(links.every((l) => l.state === 'closed')).toBe(true);
+    expect(n.accept(new MemorySocket(), '10.1.1.1:6').state).not.toBe('closed');
+  });
+});

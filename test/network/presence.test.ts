@@ -1,0 +1,177 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sectorPrefix } from '../../src/formats/address.js';
+import { toHex } from '../../src/formats/bytes.js';
+import { verifySignature } from '../../src/formats/rsa.js';
+import { sha3_512 } from '../../src/core/hash.js';
+import { ManualClock } from '../../src/network/clock.js';
+import {
+  buildKeepAlive,
+  KeepAliveProducer,
+  PresenceList,
+  verifyKeepAlive,
+} from '../../src/network/presence.js';
+import { decodePayload, encodePresence, type NodeType } from '../../src/network/protocol/messages.js';
+import { MessageCode } from '../../src/network/protocol/codes.js';
+import { makeIdentity, type TestIdentity } from './helpers.js';
+
+let ids: TestIdentity[];
+beforeAll(async () => {
+  ids = await Promise.all(Array.from({ length: 8 }, () => makeIdentity()));
+});
+
+const nowS = (clock: ManualClock) => Math.floor(clock.now() / 1000);
+
+function ka(id: TestIdentity, clock: ManualClock, o: { type?: NodeType; device?: number; dt?: number; host?: string; network?: 'reg' | 'test' } = {}) {
+  return buildKeepAlive(
+    o.network ?? 'reg',
+    {
+      address: id.address,
+      deviceId: Uint8Array.of(o.device ?? 0),
+      timestamp: BigInt(nowS(clock) + (o.dt ?? 0)),
+      host: o.host ?? '127.0.0.1:10234',
+      type: o.type ?? 'M',
+      nodeVersion: 'dltnode-0.1.0',
+      powSolution: null,
+    },
+    id.sign,
+  );
+}
+
+function presenceOf(id: TestIdentity, ...kas: { bytes: Uint8Array }[]) {
+  const m = decodePayload(MessageCode.updatePresence, encodePresence({ address: id.address, publicKey: id.publicKey, keepAlives: kas.map((k) => k.bytes) }));
+  if (m.code !== MessageCode.updatePresence) throw new Error('unreachable');
+  return m.presence;
+}
+
+const list = (clock: ManualClock, o = {}) => new PresenceList({ network: 'reg', clock, verify: verifySignature, ...o });
+
+describe('keep-alives', () => {
+  it('sign and verify with the lock of the network', async () => {
+    const clock = new ManualClock();
+    const k = ka(ids[0]!, clock).keepAlive;
+    expect(await verifyKeepAlive('reg', k, ids[0]!.publicKey, verifySignature)).toBe(true);
+    expect(await verifyKeepAlive('test', k, ids[0]!.publicKey, verifySignature)).toBe(false);
+    expect(await verifyKeepAlive('reg', k, ids[1]!.publicKey, verifySignature)).toBe(false);
+  });
+});
+
+describe('PresenceList', () => {
+  it('unknown wallet → ask for the presence; then keep-alives update it; stale ones are ignored', async () => {
+    const clock = new ManualClock();
+    const pl = list(clock);
+    const first = ka(ids[0]!, clock);
+    expect(await pl.receiveKeepAlive(first.keepAlive)).toEqual({ status: 'unknownWallet' });
+    expect((await pl.receivePresence(presenceOf(ids[0]!, first))).stored).toBe(1);
+    clock.advance(5_000);
+    expect(await pl.receiveKeepAlive(first.keepAlive)).toEqual({ status: 'stale' });
+    expect(await pl.receiveKeepAlive(ka(ids[0]!, clock).keepAlive)).toEqual({ status: 'updated' });
+    expect(await pl.receiveKeepAlive(ka(ids[0]!, clock, { device: 2, type: 'C' }).keepAlive)).toEqual({ status: 'added' });
+    expect(pl.counts()).toEqual({ presences: 1, masters: 1, relays: 0, clients: 1 });
+  });
+
+  it('rejects future (> 30 s), expired (> 300 s), worker and badly signed keep-alives', async () => {
+    const clock = new ManualClock();
+    const pl = list(clock);
+    await pl.receivePresence(presenceOf(ids[0]!, ka(ids[0]!, clock)));
+    clock.advance(1000);
+    const r = async (k: ReturnType<typeof ka>) => pl.receiveKeepAlive(k.keepAlive);
+    expect(await r(ka(ids[0]!, clock, { dt: 31 }))).toMatchObject({ status: 'rejected', reason: 'timestamp in the future' });
+    expect(await r(ka(ids[0]!, clock, { dt: 30, device: 3 }))).toMatchObject({ status: 'added' });
+    expect(await r(ka(ids[0]!, clock, { dt: -301, device: 4 }))).toMatchObject({ status: 'rejected', reason: 'expired' });
+    expect(await r(ka(ids[0]!, clock, { type: 'W', device: 5 }))).toMatchObject({ status: 'rejected' });
+    const forged = ka(ids[0]!, clock, { device: 6, network: 'test' });
+    expect(await r(forged)).toMatchObject({ status: 'rejected', offence: 'badSignature' });
+  });
+
+  it('a master keep-alive needs a PoW solution when required, checked by the hook', async () => {
+    const clock = new ManualClock();
+    const pl = list(clock, { requireMasterPow: true });
+    const res = await pl.receivePresence(presenceOf(ids[0]!, ka(ids[0]!, clock)));
+    expect(res.stored).toBe(0);
+    const withPow = buildKeepAlive('reg', { address: ids[0]!.address, deviceId: Uint8Array.of(0), timestamp: BigInt(nowS(clock)), host: 'h:1', type: 'M', nodeVersion: 'x', powSolution: Uint8Array.of(1) }, ids[0]!.sign);
+    expect((await pl.receivePresence(presenceOf(ids[0]!, withPow))).stored).toBe(1);
+    const strict = list(clock, { checkMasterPow: () => false });
+    expect((await strict.receivePresence(presenceOf(ids[0]!, withPow))).stored).toBe(0);
+  });
+
+  it('refuses a presence whose address is not its key, and keep-alives of another wallet', async () => {
+    const clock = new ManualClock();
+    const pl = list(clock);
+    const p = presenceOf(ids[0]!, ka(ids[0]!, clock));
+    expect(await pl.receivePresence({ ...p, publicKey: ids[1]!.publicKey })).toMatchObject({ stored: 0, offence: 'badSignature' });
+    const mixed = { ...p, keepAlives: [...p.keepAlives, ka(ids[1]!, clock).keepAlive] };
+    expect(await pl.receivePresence(mixed)).toMatchObject({ stored: 1, dropped: 1, offence: 'invalidPresence' });
+  });
+
+  it('addresses expire after 300 s; counters follow; the presence can be re-encoded', async () => {
+    const clock = new ManualClock();
+    const pl = list(clock);
+    await pl.receivePresence(presenceOf(ids[0]!, ka(ids[0]!, clock, { type: 'M' })));
+    await pl.receivePresence(presenceOf(ids[1]!, ka(ids[1]!, clock, { type: 'R' })));
+    clock.advance(200_000);
+    await pl.receivePresence(presenceOf(ids[2]!, ka(ids[2]!, clock, { type: 'C' }), ka(ids[2]!, clock, { type: 'C', device: 1 })));
+    expect(pl.counts()).toEqual({ presences: 3, masters: 1, relays: 1, clients: 2 });
+    expect(pl.nodeVersions()).toEqual({ 'dltnode-0.1.0': 4 });
+    expect(pl.byRole('M').map((r) => toHex(r.wallet))).toEqual([toHex(ids[0]!.address)]);
+    const again = pl.encodePresenceOf(ids[2]!.address)!;
+    const m = decodePayload(MessageCode.updatePresence, again);
+    expect(m.code === MessageCode.updatePresence && m.presence.keepAlives.length).toBe(2);
+    clock.advance(101_000);
+    expect(pl.counts()).toEqual({ presences: 1, masters: 0, relays: 0, clients: 2 });
+    expect(pl.get(ids[0]!.address)).toBeNull();
+    expect(pl.sectorRelays(new Uint8Array(10), 5)).toEqual([]);
+  });
+
+  it('random presences come from the 20 most recent of a type', async () => {
+    const clock = new ManualClock();
+    const pl = list(clock);
+    for (const id of ids) await pl.receivePresence(presenceOf(id, ka(id, clock, { type: 'M' })));
+    let seed = 1;
+    const r = pl.randomPresences('M', () => ((seed = (seed * 16807) % 2147483647) / 2147483647), 5);
+    expect(r).toHaveLength(5);
+    expect(new Set(r.map(toHex)).size).toBe(5);
+  });
+
+  it('sector relay choice: nearest keys to the prefix, about half on each side', async () => {
+    const clock = new ManualClock();
+    const pl = list(clock);
+    for (const id of ids) await pl.receivePresence(presenceOf(id, ka(id, clock, { type: 'R' })));
+    const sorted = ids.map((id) => ({ key: sha3_512(id.address), hex: toHex(id.address) })).sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+    // The exact key of the 5th relay as prefix: the anchor is that relay.
+    const anchor = sorted[4]!;
+    const got = pl.sectorRelays(anchor.key.slice(0, 10), 4).map(toHex);
+    expect(got).toEqual(sorted.slice(2, 6).map((s) => s.hex));
+    // Near the start: fill from after.
+    expect(pl.sectorRelays(new Uint8Array(10), 3).map(toHex)).toEqual(sorted.slice(0, 3).map((s) => s.hex));
+    // Near the end: fill from before.
+    expect(pl.sectorRelays(new Uint8Array(10).fill(255), 3).map(toHex)).toEqual(sorted.slice(5, 8).map((s) => s.hex));
+    // More asked than exist: all of them.
+    expect(pl.sectorRelays(anchor.key.slice(0, 10), 50)).toHaveLength(8);
+    // A client's own sector.
+    expect(pl.relaysForAddress(ids[0]!.address, 2)).toHaveLength(2);
+    expect(sectorPrefix(ids[0]!.address)).toHaveLength(10);
+    // A relay that becomes a client leaves the tree.
+    clock.advance(1000);
+    await pl.receiveKeepAlive(ka(ids[0]!, clock, { type: 'C' }).keepAlive);
+    expect(pl.sectorRelays(new Uint8Array(10), 50)).toHaveLength(7);
+  });
+});
+
+describe('KeepAliveProducer', () => {
+  it('re-sends within the interval, signs anew after it or on a host change, with stepping timestamps', () => {
+    const clock = new ManualClock();
+    const id = ids[0]!;
+    const p = new KeepAliveProducer({ network: 'reg', clock, address: id.address, deviceId: Uint8Array.of(0), type: 'R', nodeVersion: 'dltnode-0.1.0', sign: id.sign });
+    const a = p.current('1.2.3.4:5');
+    expect(a.fresh).toBe(true);
+    clock.advance(199_000);
+    expect(p.current('1.2.3.4:5').fresh).toBe(false);
+    expect(p.dueInMs()).toBe(1_000);
+    clock.advance(1_000);
+    const b = p.current('1.2.3.4:5');
+    expect(b.fresh).toBe(true);
+    const c = p.current('5.6.7.8:9');
+    expect(c.fresh).toBe(true);
+    expect(c.keepAlive.timestamp).toBe(b.keepAlive.timestamp + 2n);
+  });
+});
