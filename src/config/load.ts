@@ -195,6 +195,12 @@ export function toNodeOptions(config: DltnodeConfig): NodeOptions {
     names: {},
   };
   if (config.walletPassword !== undefined) options.walletPassword = config.walletPassword;
+  // The peer network runs when the node listens, dials, joins a genesis network or is not a master.
+  if (config.p2pPort !== undefined || config.peer.length > 0 || genesis || config.role !== 'master') {
+    options.p2p = { role: config.role, peers: config.peer };
+    if (config.p2pPort !== undefined) options.p2p.listen = { host: config.p2pHost, port: config.p2pPort };
+    if (config.publicHost !== undefined) options.p2p.publicHost = config.publicHost;
+  }
   if (config.nameMonthBlocks !== undefined) options.names.monthBlocks = config.nameMonthBlocks;
   if (config.nameGraceBlocks !== undefined) options.names.graceBlocks = config.nameGraceBlocks;
   return options;

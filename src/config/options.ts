@@ -26,6 +26,11 @@ export interface DltnodeConfig {
   walletPassword: string | undefined;
   nameMonthBlocks: number | undefined;
   nameGraceBlocks: number | undefined;
+  role: 'master' | 'relay' | 'client';
+  p2pHost: string;
+  p2pPort: number | undefined;
+  publicHost: string | undefined;
+  peer: { host: string; port: number }[];
   rpcHost: string;
   rpcPort: number;
   rpcUser: RpcUser[];
@@ -56,7 +61,7 @@ export interface OptionDef<K extends OptionKey = OptionKey> {
   /** Flag name without `--`; also the config-file key. */
   flag: string;
   env: string;
-  group: 'Chain' | 'RPC' | 'Logging and metrics' | 'Process';
+  group: 'Chain' | 'Network' | 'RPC' | 'Logging and metrics' | 'Process';
   /** Placeholder in --help (`PORT`); absent for switches (`--metrics`). */
   valueName?: string;
   /** Repeatable flag collecting a list (comma-separated in the environment). */
@@ -109,6 +114,15 @@ function text(what: string) {
     if (typeof raw !== 'string' || raw.length === 0) return fail(where, what, raw);
     return raw;
   };
+}
+
+/** `host:port` of a peer (IPv6 hosts in brackets). */
+function hostPort(s: string, where: string): { host: string; port: number } {
+  const at = s.lastIndexOf(':');
+  const port = Number(s.slice(at + 1));
+  const host = s.slice(0, at).replace(/^\[|\]$/g, '');
+  if (at <= 0 || host === '' || !/^\d+$/.test(s.slice(at + 1)) || port < 1 || port > 65535) return fail(where, 'HOST:PORT with a port 1–65535', s);
+  return { host, port };
 }
 
 /** Switches: `--metrics`, `--metrics=false`; env/config `true|false|1|0|yes|no`. */
@@ -193,6 +207,31 @@ export const OPTIONS: readonly OptionDef[] = [
     key: 'nameGraceBlocks', flag: 'name-grace-blocks', env: 'DLTNODE_NAME_GRACE_BLOCKS', group: 'Chain', valueName: 'BLOCKS',
     description: 'reg only: grace period of expired names, in blocks',
     defaultValue: () => undefined, defaultText: 'consensus value', normalise: integer(1, 1_000_000_000),
+  }),
+  def({
+    key: 'role', flag: 'role', env: 'DLTNODE_ROLE', group: 'Network', valueName: 'master|relay|client',
+    description: 'Role on the network: a master validates and produces blocks, a relay forwards messages to its clients, a client submits through them (status Node Type M, R, C)',
+    defaultValue: () => 'master' as const, defaultText: 'master', normalise: oneOf(['master', 'relay', 'client'] as const),
+  }),
+  def({
+    key: 'p2pHost', flag: 'p2p-host', env: 'DLTNODE_P2P_HOST', group: 'Network', valueName: 'HOST',
+    description: 'Address the peer listener binds (with --p2p-port)',
+    defaultValue: () => '127.0.0.1', defaultText: '127.0.0.1', normalise: text('a host name or IP address'),
+  }),
+  def({
+    key: 'p2pPort', flag: 'p2p-port', env: 'DLTNODE_P2P_PORT', group: 'Network', valueName: 'PORT',
+    description: 'Port of the peer listener (ws://host:port/p2p; 0 = any free port); without it the node only dials out',
+    defaultValue: () => undefined, defaultText: 'none (no listener)', normalise: integer(0, 65535),
+  }),
+  def({
+    key: 'publicHost', flag: 'public-host', env: 'DLTNODE_PUBLIC_HOST', group: 'Network', valueName: 'HOST',
+    description: 'Host other nodes dial to reach this one (signed in its hello and keep-alives)',
+    defaultValue: () => undefined, defaultText: 'the --p2p-host', normalise: text('a host name or IP address'),
+  }),
+  def({
+    key: 'peer', flag: 'peer', env: 'DLTNODE_PEER', group: 'Network', valueName: 'HOST:PORT', repeatable: true,
+    description: 'A node to keep a link to (its --p2p-port); seed lists go in the config file as "peer": [...]',
+    defaultValue: () => [], defaultText: 'none', normalise: list(hostPort),
   }),
   def({
     key: 'rpcHost', flag: 'rpc-host', env: 'DLTNODE_RPC_HOST', group: 'RPC', valueName: 'HOST',

@@ -14,9 +14,9 @@ import { NO_BLOCK_ERROR_SECONDS } from '../chain/constants.js';
 import { equalBytes } from '../formats/bytes.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
-import { BlockProducer, type BlockSigner } from './producer.js';
+import { BlockProducer, type BlockSigner, type ProposerSchedule } from './producer.js';
 
-export { BlockProducer, type BlockSigner } from './producer.js';
+export { BlockProducer, type BlockSigner, type ProposerSchedule } from './producer.js';
 
 /** Shortest block interval the producer accepts (the option's own floor, 0.1 s). */
 export const MIN_BLOCK_INTERVAL_MS = 100;
@@ -35,7 +35,7 @@ export interface Consensus {
   /** Valid signatures a block needs (status `Required Consensus`). */
   requiredConsensus(block?: Block): number;
   /** `DLT Status` (interface.md status): Active, or ErrorLongTimeNoBlock past the limit. */
-  dltStatus(): 'Active' | 'ErrorLongTimeNoBlock';
+  dltStatus(): 'Active' | 'Synchronizing' | 'ErrorLongTimeNoBlock';
   /** Seconds since the tip was imported here (status `Block generated seconds ago`). */
   secondsSinceBlock(): number;
   /** Creates the genesis block when the chain is empty, then starts producing. */
@@ -43,7 +43,19 @@ export interface Consensus {
   stop(): Promise<void>;
 }
 
+/** What consensus needs of the network (absent on a lone node). */
+export interface ConsensusNetwork {
+  /** A master proposes nothing while it synchronizes (reference-network §6). */
+  readonly isSynchronizing: boolean;
+  /** The RSA key of a peer wallet, from its hello or its presence. */
+  keyOf(address: Uint8Array): Uint8Array | null;
+}
+
 export interface ConsensusDeps {
+  /** Read when needed: the peer network starts after the genesis block exists. */
+  peers?: () => ConsensusNetwork | undefined;
+  /** This node proposes blocks (a master); relays and clients only follow. */
+  proposes?: boolean;
   chain: Chain;
   mempool: Mempool;
   signer: BlockSigner;
@@ -61,33 +73,63 @@ export function singleSignerAcceptance(signer: BlockSigner): BlockAcceptance {
   };
 }
 
+/**
+ * A genesis network's masters take turns (until the consensus issue's election, reference-network
+ * §5.1): block h is proposed by masters[h mod n]; when its parent is older than one interval plus
+ * 2k intervals, the k-th next master may propose instead, so a stopped master does not stall the
+ * chain. Signatures count only from the genesis masters; their keys come from the network.
+ */
+export function rotationSchedule(masters: readonly Uint8Array[], me: Uint8Array, intervalMs: number, network: () => ConsensusNetwork | undefined): ProposerSchedule {
+  const mine = masters.findIndex((m) => equalBytes(m, me));
+  return {
+    mayPropose(nextHeight, msSinceTip) {
+      if (mine < 0 || network()?.isSynchronizing) return false;
+      const late = Math.max(0, msSinceTip - intervalMs);
+      const k = Math.floor(late / (2 * intervalMs));
+      return Number((nextHeight + BigInt(k)) % BigInt(masters.length)) === mine;
+    },
+  };
+}
+
 export function createConsensus(deps: ConsensusDeps): Consensus {
-  const acceptance = singleSignerAcceptance(deps.signer);
+  const masters = deps.opts.genesis?.masters;
+  const acceptance: BlockAcceptance = masters
+    ? {
+        requiredSignatures: () => 1,
+        signerKey: (address) => {
+          if (!masters.some((m) => equalBytes(m, address))) return null; // only the genesis masters sign
+          if (equalBytes(address, deps.signer.address)) return deps.signer.publicKey;
+          return deps.peers?.()?.keyOf(address) ?? null;
+        },
+      }
+    : singleSignerAcceptance(deps.signer);
   deps.chain.useAcceptance(acceptance);
   const secondsSinceBlock = (): number => {
     const tip = deps.chain.tip;
     return tip ? Math.max(0, Math.floor((deps.clock.now() - tip.receivedAtMs) / 1000)) : 0;
   };
+  const intervalMs = Math.max(MIN_BLOCK_INTERVAL_MS, Math.round(deps.opts.blockIntervalSeconds * 1000));
   const producer = new BlockProducer({
     chain: deps.chain,
     mempool: deps.mempool,
     signer: deps.signer,
     network: deps.network,
     clock: deps.clock,
-    intervalMs: Math.max(MIN_BLOCK_INTERVAL_MS, Math.round(deps.opts.blockIntervalSeconds * 1000)),
+    intervalMs,
     log: deps.log,
+    ...(masters ? { schedule: rotationSchedule(masters, deps.signer.address, intervalMs, () => deps.peers?.()) } : {}),
   });
   return {
     producer,
     get isRunning() {
       return producer.isRunning;
     },
+    dltStatus: () => (secondsSinceBlock() > NO_BLOCK_ERROR_SECONDS ? 'ErrorLongTimeNoBlock' : deps.peers?.()?.isSynchronizing ? 'Synchronizing' : 'Active'),
     requiredConsensus: (block) => (block ? acceptance.requiredSignatures(block) : 1),
     secondsSinceBlock,
-    dltStatus: () => (secondsSinceBlock() > NO_BLOCK_ERROR_SECONDS ? 'ErrorLongTimeNoBlock' : 'Active'),
     async start() {
       await producer.genesis(deps.opts.genesisBalance, deps.opts.genesis);
-      producer.start();
+      if (deps.proposes !== false) producer.start();
     },
     stop: () => producer.stop(),
   };

@@ -27,6 +27,11 @@ export interface BlockSigner {
   sign(data: Uint8Array): Uint8Array | Promise<Uint8Array>;
 }
 
+/** When this node may propose the next block (a network's master rotation; absent: every interval). */
+export interface ProposerSchedule {
+  mayPropose(nextHeight: bigint, msSinceTip: number): boolean;
+}
+
 export interface ProducerDeps {
   chain: Chain;
   mempool: Mempool;
@@ -35,6 +40,8 @@ export interface ProducerDeps {
   clock: Clock;
   intervalMs: number;
   log: Logger;
+  /** A network's schedule: the producer then looks four times per interval whether it is its turn. */
+  schedule?: ProposerSchedule;
 }
 
 export class BlockProducer {
@@ -75,9 +82,16 @@ export class BlockProducer {
 
   start(): void {
     if (this.timer || this.stopped) return;
+    const { schedule, intervalMs, chain, clock } = this.deps;
+    const tickMs = schedule ? Math.max(25, Math.floor(intervalMs / 4)) : intervalMs;
     this.timer = setInterval(() => {
-      if (!this.running) this.running = this.produce().finally(() => (this.running = null));
-    }, this.deps.intervalMs);
+      if (this.running) return;
+      if (schedule) {
+        const sinceTip = clock.now() - (chain.tip?.receivedAtMs ?? 0);
+        if (sinceTip < intervalMs || !schedule.mayPropose(chain.height + 1n, sinceTip)) return;
+      }
+      this.running = this.produce().finally(() => (this.running = null));
+    }, tickMs);
   }
 
   /** Produces one block now from the pool's candidates. */

@@ -412,8 +412,8 @@ export class PeerNetwork {
   }
 
   /** §6 network height from the peers' reported heights. */
-  networkHeight(tip: bigint, tipTimestampSeconds: number): bigint {
-    return networkHeight(this.links().map((l) => l.peerHeight), tip, tipTimestampSeconds, Math.floor(this.clock.now() / 1000));
+  networkHeight(tip: bigint, tipTimestampSeconds: number, secondsPerBlock?: number): bigint {
+    return networkHeight(this.links().map((l) => l.peerHeight), tip, tipTimestampSeconds, Math.floor(this.clock.now() / 1000), secondsPerBlock);
   }
 
   /** RPC `connect`: dial `host:port` (kept and redialled like a configured peer). */

@@ -17,13 +17,13 @@ export const CONNECTABLE_WINDOW_MS = 300_000;
  * The middle third is `sorted[⌊n/3⌋ … n − ⌊n/3⌋)` (UNSURE: the reference's exact bounds).
  * `Network Block Height` is max(tip, this).
  */
-export function networkHeight(peerHeights: readonly bigint[], tip: bigint, tipTimestampSeconds: number, nowSeconds: number): bigint {
+export function networkHeight(peerHeights: readonly bigint[], tip: bigint, tipTimestampSeconds: number, nowSeconds: number, secondsPerBlock = SECONDS_PER_BLOCK): bigint {
   if (peerHeights.length === 0) return tip;
   const sorted = [...peerHeights].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const n = sorted.length;
   const third = n >= 3 ? Math.floor(n / 3) : 0;
   const best = sorted[n - third - 1]!;
-  const elapsed = Math.max(0, Math.floor((nowSeconds - tipTimestampSeconds) / SECONDS_PER_BLOCK));
+  const elapsed = Math.max(0, Math.floor((nowSeconds - tipTimestampSeconds) / secondsPerBlock));
   const cap = tip + BigInt(elapsed);
   const h = best < cap ? best : cap;
   return h > tip ? h : tip;

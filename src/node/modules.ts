@@ -8,6 +8,7 @@ import type { Network } from '../codec/types.js';
 import type { Chain } from '../chain/chain.js';
 import type { Clock } from '../clock.js';
 import type { Consensus } from '../consensus/index.js';
+import type { NodeNetwork } from '../network/node-network.js';
 import type { PowClaim } from '../core/pow.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
@@ -48,4 +49,8 @@ export interface NodeModules {
   readonly pool: NodePool;
   readonly wallet: NodeWallet;
   readonly consensus: Consensus;
+  /** The peer network; undefined for a lone node (the embedded network without --p2p-port or peers). */
+  readonly p2p: NodeNetwork | undefined;
+  /** Port of the peer listener, 0 when the node does not listen. */
+  readonly peerPort: number;
 }

@@ -18,6 +18,9 @@ import { openStore } from '../state/store.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { NodeWallet } from '../wallet/wallet.js';
 import { createNodeEvents, type NodeEventBus } from './events.js';
+import { NodeNetwork } from '../network/node-network.js';
+import { systemClock as netClock } from '../network/clock.js';
+import { listenForPeers, type PeerListener } from './peer-listener.js';
 import type { NodeModules, NodePool } from './modules.js';
 import type { NodeOptions } from './options.js';
 
@@ -73,7 +76,11 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     const pendingPool = mempool;
     cleanup.unshift(() => pendingPool.close());
     const key = wallet.primary;
+    let network: NodeNetwork | undefined;
+    const role = opts.p2p?.role ?? 'master';
     const consensus = createConsensus({
+      peers: () => network,
+      proposes: role === 'master',
       chain,
       mempool,
       signer: { address: key.primary, publicKey: key.publicKey, sign: (d) => key.sign(d) },
@@ -84,6 +91,40 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     });
     await consensus.start();
     cleanup.unshift(() => consensus.stop());
+
+    // The peer network (issue 9): after the genesis block exists (its checksum is in every hello).
+    let listener: PeerListener | undefined;
+    if (opts.p2p) {
+      const p2p = opts.p2p;
+      let listeningPort = 0;
+      network = new NodeNetwork({
+        role: p2p.role,
+        network: opts.network,
+        chain,
+        mempool,
+        events,
+        log: log.child({ module: 'network' }),
+        clock: { now: () => clock.now(), setTimer: (ms, fn) => netClock.setTimer(ms, fn) },
+        identity: { address: key.primary, publicKey: key.publicKey, sign: (d) => key.sign(d) },
+        productVersion: `dltnode-${PACKAGE_VERSION}`.slice(0, 20),
+        // Known once listening (port 0 picks one): the hello reads it when a link opens.
+        get endpoint() {
+          return p2p.listen && listeningPort ? `${p2p.publicHost ?? p2p.listen.host}:${listeningPort}` : '';
+        },
+        listeningPort: () => listeningPort,
+        peers: p2p.peers,
+        blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
+      });
+      const net = network;
+      if (p2p.listen) {
+        listener = await listenForPeers(net.peers, p2p.listen.host, p2p.listen.port, log.child({ module: 'network' }));
+        listeningPort = listener.port;
+        const l = listener;
+        cleanup.unshift(() => l.close());
+      }
+      net.start();
+      cleanup.unshift(() => net.stop());
+    }
 
     const modules: NodeModules = {
       opts,
@@ -99,6 +140,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       pool,
       wallet,
       consensus,
+      p2p: network,
+      peerPort: listener?.port ?? 0,
     };
     nodeLog.info({ network: opts.network, height: Number(chain.height), address: key.primaryText, pending: mempool.size }, 'node started');
     const node: DltNode = {

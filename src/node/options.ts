@@ -23,6 +23,15 @@ export interface NodeOptions {
     /** Seconds between produced blocks (reg default: a few seconds). */
     blockIntervalSeconds: number;
   };
+  /** The peer network (issue 9); absent: a lone node that neither listens nor dials. */
+  p2p?: {
+    role: 'master' | 'relay' | 'client';
+    /** Peer listener; absent: the node only dials out. */
+    listen?: { host: string; port: number };
+    /** Host others dial (default the listen host). */
+    publicHost?: string;
+    peers: { host: string; port: number }[];
+  };
   pool: {
     /** Worker threads of the node's one pool; 0 = run in-process (tests, tiny machines). */
     threads: number;
