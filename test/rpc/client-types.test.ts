@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const GOOD = fixture('client-calls.ts');
 const WRONG = fixture('client-calls-wrong.ts');
+const PARAMS = fixture('params-of.ts');
 
 const options: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
@@ -30,7 +31,7 @@ function diagnostics(program: ts.Program, file: string): string[] {
 }
 
 describe('typed client (compile time)', () => {
-  const program = ts.createProgram([GOOD, WRONG], options);
+  const program = ts.createProgram([GOOD, WRONG, PARAMS], options);
 
   it('resolves dltnode/client to the built declarations', () => {
     const resolved = ts.resolveModuleName('dltnode/client', GOOD, options, ts.sys).resolvedModule;
@@ -39,6 +40,10 @@ describe('typed client (compile time)', () => {
 
   it('accepts well-typed calls, types their results, and every @ts-expect-error line is an error', () => {
     expect(diagnostics(program, GOOD)).toEqual([]);
+  });
+
+  it('types handler parameters as validateParams delivers them, and results as the caller parses them', () => {
+    expect(diagnostics(program, PARAMS)).toEqual([]);
   });
 
   it('reports wrong parameter types, unknown and missing parameters', () => {
