@@ -4,9 +4,9 @@
  * `RpcRequest`, and writing the `{result, id, error}` response with 64-bit integers never rounded.
  */
 import { RpcCode, RpcError } from './types.js';
+import type { RpcErrorObject, RpcId } from './wire.js';
 
-/** Identifier echoed back to the caller: the POST body `id`, the GET `id` query parameter, or null. */
-export type RpcId = number | string | null;
+export type { RpcErrorObject, RpcId } from './wire.js';
 
 /** A parameter value before validation: GET gives strings (arrays for repeated `name[]` keys). */
 export type RawParams = Record<string, unknown>;
@@ -20,13 +20,6 @@ export interface RpcRequest {
   httpMethod: 'GET' | 'POST';
   /** True when `id` came from the GET query string (it may then also be an operation parameter). */
   idFromQuery: boolean;
-}
-
-/** The error member of a response (interface.md §Errors). */
-export interface RpcErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
 }
 
 /**
@@ -154,12 +147,14 @@ export class EnvelopeError extends RpcError {
 /**
  * A result a handler already wrote as JSON text (a hot path's result built without an intermediate
  * object): `toJson` emits it as is. Nested inside another value, it serialises as the value it encodes.
+ * `T` is the JSON shape the text encodes (a phantom: nothing checks it at run time); it types the
+ * operation's result for the client (src/rpc/types.ts `JsonOf`).
  */
-export class JsonText {
+export class JsonText<T = unknown> {
   constructor(readonly json: string) {}
 
-  toJSON(): unknown {
-    return JSON.parse(this.json);
+  toJSON(): T {
+    return JSON.parse(this.json) as T;
   }
 }
 

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { METHODS } from '../../src/rpc/methods/index.js';
 import { Dispatcher } from '../../src/rpc/dispatch.js';
 import { openRpcDocument } from '../../src/rpc/openrpc.js';
-import { OPERATIONS } from '../../src/rpc/client.js';
-import { OPS_END, OPS_START, OPTIONS_END, OPTIONS_START, clientOperationsSource, operationsMarkdown } from '../../src/cli/docs-rpc.js';
+import { CLIENT_VERSION, OPERATIONS } from '../../src/client/operations.js';
+import { CLIENT_OPERATIONS_FILE, OPS_END, OPS_START, OPTIONS_END, OPTIONS_START, clientOperationsSource, operationsMarkdown } from '../../src/cli/docs-rpc.js';
 import { optionsMarkdown } from '../../src/config/help.js';
 import { silentLogger } from '../../src/log/logger.js';
 
@@ -42,8 +42,11 @@ describe('method table', () => {
     expect(between(OPTIONS_START, OPTIONS_END)).toBe(optionsMarkdown());
   });
 
-  it('matches the typed client operation list (regenerate with npm run docs:rpc)', () => {
-    expect(readFileSync(new URL('../../src/rpc/client.ts', import.meta.url), 'utf8')).toContain(clientOperationsSource(METHODS));
-    expect(OPERATIONS.length).toBeGreaterThan(0);
+  it('matches the typed client operation list and version (regenerate with npm run docs:rpc)', () => {
+    expect(readFileSync(new URL(`../../${CLIENT_OPERATIONS_FILE}`, import.meta.url), 'utf8')).toContain(clientOperationsSource(METHODS));
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(CLIENT_VERSION).toBe(pkg.version);
+    // Every operation whose name is an identifier is a client method; rpc.discover goes through call.
+    expect([...OPERATIONS, 'rpc.discover']).toEqual(METHODS.map((m) => m.name));
   });
 });

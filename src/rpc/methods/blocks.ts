@@ -9,9 +9,12 @@ import { TransactionType } from '../../formats/constants.js';
 import { U64_MAX } from '../../formats/varint.js';
 import type { NodeModules } from '../../node/modules.js';
 
+import { invalidParams, methodFor } from '../types.js';
+
 /** The modules these operations use. */
-type BlockModules = Pick<NodeModules, 'chain'>;
-import { invalidParams, type MethodDef } from '../types.js';
+export type BlockModules = Pick<NodeModules, 'chain'>;
+
+const method = methodFor<BlockModules>();
 
 /** Text id of a binary id (§8.7): prefix 0 marks a staking reward. */
 function textId(binary: Uint8Array): string {
@@ -22,8 +25,8 @@ function textId(binary: Uint8Array): string {
 
 const hexOrNull = (b: Uint8Array | null): string | null => (b ? toHex(b) : null);
 
-export const blockMethods: MethodDef<BlockModules>[] = [
-  {
+export const blockMethods = [
+  method({
     name: 'getBlock',
     group: 'Blocks',
     summary: 'A stored block by number; `bytes` returns its hex',
@@ -33,9 +36,9 @@ export const blockMethods: MethodDef<BlockModules>[] = [
     ],
     result: { description: 'Block object or hex' },
     handler: (p, ctx) => {
-      const found = ctx.chain.getBlock(p.num as bigint);
+      const found = ctx.chain.getBlock(p.num);
       if (!found) throw invalidParams(`Block ${String(p.num)} does not exist; the tip is ${ctx.chain.height}`);
-      if (p.bytes === true) return toHex(found.bytes);
+      if (p.bytes) return toHex(found.bytes);
       const b = found.block;
       return {
         'Block Number': b.num.toString(),
@@ -55,5 +58,5 @@ export const blockMethods: MethodDef<BlockModules>[] = [
         TxIDs: b.txIds.map(textId),
       };
     },
-  },
+  }),
 ];

@@ -5,40 +5,48 @@
  */
 import type { NodeModules } from '../../node/modules.js';
 import { openRpcDocument } from '../openrpc.js';
-import type { MethodDef } from '../types.js';
-import * as blocks from './blocks.js';
-import * as mining from './mining.js';
-import * as names from './names.js';
-import * as status from './status.js';
-import * as transactions from './transactions.js';
-import * as utilities from './utilities.js';
-import * as wallet from './wallet.js';
+import { methodFor, type MethodDef, type RpcSchemaOf } from '../types.js';
+import { blockMethods } from './blocks.js';
+import { miningMethods } from './mining.js';
+import { nameMethods } from './names.js';
+import { statusMethods } from './status.js';
+import { transactionMethods } from './transactions.js';
+import { utilityMethods } from './utilities.js';
+import { walletMethods } from './wallet.js';
 
+/** A row of the run-time table: handlers take parameters by name and the full module record. */
 export type NodeMethod = MethodDef<NodeModules>;
 
-/**
- * The operation groups, listed explicitly (no collection by shape): each group's handlers take the
- * `Pick<NodeModules, …>` they declare, which the full module record satisfies.
- */
-const operations: NodeMethod[] = [
-  ...transactions.transactionMethods,
-  ...wallet.walletMethods,
-  ...names.nameMethods,
-  ...mining.miningMethods,
-  ...utilities.utilityMethods,
-  ...status.statusMethods,
-  ...blocks.blockMethods,
-] as NodeMethod[];
-
 /** `rpc.discover`: the OpenRPC document of the whole table (computed once, on first call). */
-const discover: NodeMethod = {
+const discover = methodFor<unknown>()({
   name: 'rpc.discover',
   group: 'Utilities',
   summary: 'The OpenRPC description of every operation of this node',
   params: [],
   result: { description: 'OpenRPC 1.2 document', schema: { $ref: 'https://meta.open-rpc.org/' } },
-  handler: () => (document ??= openRpcDocument(METHODS)),
-};
+  handler: (): Record<string, unknown> => (document ??= openRpcDocument(METHODS)),
+});
 let document: Record<string, unknown> | undefined;
 
-export const METHODS: readonly NodeMethod[] = [...operations, discover];
+/**
+ * The table: the operation groups, listed explicitly (no collection by shape), then `rpc.discover`.
+ * Each group's handlers take the `Pick<NodeModules, …>` they declare, which the full module record
+ * satisfies. Its element types keep every operation's parameter and result types, from which
+ * {@link NodeRpcSchema} is derived.
+ */
+export const METHODS = [
+  ...transactionMethods,
+  ...walletMethods,
+  ...nameMethods,
+  ...miningMethods,
+  ...utilityMethods,
+  ...statusMethods,
+  ...blockMethods,
+  discover,
+] as const satisfies readonly NodeMethod[];
+
+/**
+ * The node's RPC schema (as viem's `RpcSchema`): for each operation name, the parameters a caller
+ * sends and the JSON result it receives. The typed client (src/client/) is checked against it.
+ */
+export type NodeRpcSchema = RpcSchemaOf<typeof METHODS>;

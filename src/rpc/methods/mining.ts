@@ -5,10 +5,13 @@ import { addressWithChecksum } from '../../formats/address.js';
 import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
 import type { NodeModules } from '../../node/modules.js';
 
-/** The modules these operations use. */
-type MiningModules = Pick<NodeModules, 'chain' | 'pool' | 'wallet'>;
 import { PoolBusyError } from '../../pool/errors.js';
-import { invalidParams, RpcCode, RpcError, type MethodDef } from '../types.js';
+import { invalidParams, methodFor, RpcCode, RpcError } from '../types.js';
+
+/** The modules these operations use. */
+export type MiningModules = Pick<NodeModules, 'chain' | 'pool' | 'wallet'>;
+
+const method = methodFor<MiningModules>();
 
 const MAX_NONCE_BYTES = 64;
 
@@ -22,8 +25,8 @@ const busyAsRpcError = <T>(work: Promise<T>): Promise<T> =>
     throw err instanceof PoolBusyError ? new RpcError(RpcCode.ServerBusy, err.message) : err;
   });
 
-export const miningMethods: MethodDef<MiningModules>[] = [
-  {
+export const miningMethods = [
+  method({
     name: 'verifyMiningSolution',
     group: 'Mining',
     maturity: 'Finalized',
@@ -35,23 +38,23 @@ export const miningMethods: MethodDef<MiningModules>[] = [
     ],
     result: { description: 'boolean' },
     handler: async (p, ctx) => {
-      const nonce = p.nonce as Uint8Array;
+      const nonce = p.nonce;
       if (nonce.length < 1 || nonce.length > MAX_NONCE_BYTES) throw invalidParams('Invalid nonce was specified');
-      const found = ctx.chain.getBlock(p.blocknum as bigint);
+      const found = ctx.chain.getBlock(p.blocknum);
       if (!found) throw invalidParams('Invalid block number specified');
       const [ok] = await busyAsRpcError(ctx.pool.verifyPow([
         {
           blockChecksum: found.checksum,
           solverAddress: solverAddress(ctx, found.block.version),
           nonce,
-          difficulty: p.diff as bigint,
+          difficulty: p.diff,
           blockVersion: found.block.version,
         },
       ]));
       return ok === true;
     },
-  },
-  {
+  }),
+  method({
     name: 'getMiningBlock',
     group: 'Mining',
     summary: 'The block to mine on: number, version, difficulty, checksum and solver address',
@@ -68,5 +71,5 @@ export const miningMethods: MethodDef<MiningModules>[] = [
         adr: Buffer.from(solverAddress(ctx, tip.block.version)).toString('base64'),
       };
     },
-  },
+  }),
 ];

@@ -33,11 +33,15 @@ import { liveName, NameRuleError, signNamePayload, verifyNameTx } from '../../na
 import { NameCodecError } from '../../names/reader.js';
 import type { NodeModules } from '../../node/modules.js';
 
-/** The modules the name operations use. */
-type NameModules = Pick<NodeModules, 'chain' | 'mempool' | 'wallet' | 'names' | 'network' | 'clock'>;
 import type { WalletKey } from '../../wallet/wallet.js';
-import { invalidParams, RpcCode, RpcError, type MethodDef, type ParamDef } from '../types.js';
+import type { TransactionStringForm } from '../../codec/json.js';
+import { invalidParams, methodFor, paramList, RpcError, type ParamDef, type ParamsOf } from '../types.js';
 import { addressParam } from './params.js';
+
+/** The modules the name operations use. */
+export type NameModules = Pick<NodeModules, 'chain' | 'mempool' | 'wallet' | 'names' | 'network' | 'clock'>;
+
+const method = methodFor<NameModules>();
 
 const system = (ctx: NameModules): NameSystem => ctx.names;
 
@@ -60,13 +64,13 @@ function existing(ctx: NameModules, id: Uint8Array): NameRecord {
 }
 
 /** An address parameter (Base58 with checksum) or the node's primary address by default. */
-function addressOr(ctx: NameModules, text: unknown, what: string): Uint8Array {
+function addressOr(ctx: NameModules, text: string | undefined, what: string): Uint8Array {
   if (text === undefined || text === '') return ctx.wallet.primary.primary;
-  return addressParam(text as string, `Invalid ${what} address was specified`).addressNoChecksum;
+  return addressParam(text, `Invalid ${what} address was specified`).addressNoChecksum;
 }
 
 /** Funds, signs and submits a type-4 transaction from the primary wallet. */
-async function submitNameTx(ctx: NameModules, payload: NamePayload, amount: bigint, extra: TxOutput[] = []): Promise<Record<string, unknown>> {
+async function submitNameTx(ctx: NameModules, payload: NamePayload, amount: bigint, extra: TxOutput[] = []): Promise<TransactionStringForm> {
   const s = system(ctx);
   const outputs: TxOutput[] = [{ address: NAME_POOL_ADDRESS, amount, data: encodeNamePayload(payload) }, ...extra];
   try {
@@ -107,13 +111,13 @@ function publicKeyParam(ctx: NameModules, text: string): Uint8Array {
  * Signs a signed operation: with `sig`/`sigPk` from the caller, or with the node's key of the
  * required signer (the owner; for recover, the recovery address).
  */
-function signed<P extends SignedNamePayload>(ctx: NameModules, current: NameRecord, unsigned: Omit<P, 'sigPk' | 'sig'>, p: Record<string, unknown>): P {
+function signed<P extends SignedNamePayload>(ctx: NameModules, current: NameRecord, unsigned: Omit<P, 'sigPk' | 'sig'>, p: { sig?: string; sigPk?: string }): P {
   const recovery = unsigned.op === NameOp.Recover;
   if (p.sig !== undefined && p.sig !== '') {
     if (p.sigPk === undefined || p.sigPk === '') throw invalidParams("Missing parameter 'sigPk'");
-    const sig = Buffer.from(p.sig as string, 'base64');
+    const sig = Buffer.from(p.sig, 'base64');
     if (sig.length === 0) throw invalidParams('Invalid sig: expected a Base64 signature');
-    return { ...unsigned, sigPk: publicKeyParam(ctx, p.sigPk as string), sig: new Uint8Array(sig) } as unknown as P;
+    return { ...unsigned, sigPk: publicKeyParam(ctx, p.sigPk), sig: new Uint8Array(sig) } as unknown as P;
   }
   const signerAddress = recovery ? current.recoveryHash : current.nextPkHash;
   const key = localKey(ctx, signerAddress);
@@ -130,29 +134,29 @@ function signed<P extends SignedNamePayload>(ctx: NameModules, current: NameReco
   }
 }
 
-const nameParam: ParamDef = { name: 'name', kind: 'string', required: true, description: 'Plain-text name' };
-const signedParams = (signerWord: string): ParamDef[] => [
+const nameParam = { name: 'name', kind: 'string', required: true, description: 'Plain-text name' } as const satisfies ParamDef;
+const signedParams = (signerWord: string) => paramList([
   { name: 'nextPkHash', kind: 'string', description: "New owner address; default the node's primary wallet address" },
   { name: 'sigPk', kind: 'string', description: `Public key (hex, or an address whose key is known) of the ${signerWord}; required with sig` },
   { name: 'sig', kind: 'string', description: `Base64 signature by the ${signerWord}; if omitted the node signs with its own key` },
-];
-const lookupParams: ParamDef[] = [
+]);
+const lookupParams = paramList([
   { name: 'name', kind: 'string', description: "Plain-text name; required if 'id' is absent" },
   { name: 'id', kind: 'string', description: "Hex name id; required if 'name' is absent" },
   { name: 'asBytes', kind: 'boolean', description: 'Raw serialized form, hex' },
   { name: 'useAbsoluteId', kind: 'boolean', default: true, description: 'false: the deepest registered name along the id' },
-];
+]);
 
-function lookup(ctx: NameModules, p: Record<string, unknown>): NameRecord {
+function lookup(ctx: NameModules, p: ParamsOf<typeof lookupParams>): NameRecord {
   let id: Uint8Array;
   if (p.id !== undefined && p.id !== '') {
     try {
-      id = fromHex(p.id as string, 'id');
+      id = fromHex(p.id, 'id');
       idSections(id);
     } catch (err) {
       throw invalidParams(`Invalid id: ${(err as Error).message}`);
     }
-  } else if (p.name !== undefined && p.name !== '') id = idOfName(ctx, p.name as string);
+  } else if (p.name !== undefined && p.name !== '') id = idOfName(ctx, p.name);
   else throw invalidParams("Parameter 'id' or 'name' is missing");
   if (p.useAbsoluteId !== false) return existing(ctx, id);
   // Deepest registered name along the id, stopping below a name that allows no subnames (§6.3).
@@ -190,8 +194,8 @@ function parseRecordEntry(entry: string, i: number): { key: string; type: number
   return { key: entry.slice(0, a), type, value: value === 'null' ? null : value };
 }
 
-export const nameMethods: MethodDef<NameModules>[] = [
-  {
+export const nameMethods = [
+  method({
     name: 'registerName',
     group: 'Name system',
     maturity: 'Proposed',
@@ -207,28 +211,28 @@ export const nameMethods: MethodDef<NameModules>[] = [
     handler: (p, ctx) => {
       const payload: NamePayload = {
         op: NameOp.Register,
-        id: idOfName(ctx, p.name as string),
-        registrationTimeInBlocks: p.registrationTime as number,
-        capacity: p.capacity as number,
+        id: idOfName(ctx, p.name),
+        registrationTimeInBlocks: p.registrationTime,
+        capacity: p.capacity,
         recoveryHash: addressOr(ctx, p.recoveryHash, 'recoveryHash'),
         nextPkHash: addressOr(ctx, p.pkHash, 'pkHash'),
       };
       return submitNameTx(ctx, payload, registrationCost(payload.registrationTimeInBlocks, payload.capacity, system(ctx).env.params));
     },
-  },
-  {
+  }),
+  method({
     name: 'extendName',
     group: 'Name system',
     summary: 'Extends the registration of a name',
     params: [nameParam, { name: 'extensionTime', kind: 'integer', required: true, min: 0, max: 0xffff_ffff, description: 'Blocks to add; multiple of 86400' }],
     result: { description: 'Transaction (string form), type 4' },
     handler: (p, ctx) => {
-      const current = existing(ctx, idOfName(ctx, p.name as string));
-      const time = p.extensionTime as number;
+      const current = existing(ctx, idOfName(ctx, p.name));
+      const time = p.extensionTime;
       return submitNameTx(ctx, { op: NameOp.Extend, id: current.id, extensionTimeInBlocks: time }, extensionCost(time, current.capacity, system(ctx).env.params));
     },
-  },
-  {
+  }),
+  method({
     name: 'updateNameCapacity',
     group: 'Name system',
     postOnly: true,
@@ -236,13 +240,13 @@ export const nameMethods: MethodDef<NameModules>[] = [
     params: [nameParam, { name: 'newCapacity', kind: 'integer', required: true, min: 0, max: 0xffff_ffff, description: 'New capacity in kB' }, ...signedParams('current owner')],
     result: { description: 'Transaction (string form), type 4' },
     handler: (p, ctx) => {
-      const current = existing(ctx, idOfName(ctx, p.name as string));
-      const newCapacity = p.newCapacity as number;
+      const current = existing(ctx, idOfName(ctx, p.name));
+      const newCapacity = p.newCapacity;
       const payload = signed<ChangeCapacityPayload>(ctx, current, { op: NameOp.ChangeCapacity, id: current.id, newCapacity, sequence: current.sequence + 1n, nextPkHash: addressOr(ctx, p.nextPkHash, 'nextPkHash') }, p);
       return submitNameTx(ctx, payload, capacityChangeCost(current.expirationBlockHeight, ctx.chain.height, newCapacity, system(ctx).env.params));
     },
-  },
-  {
+  }),
+  method({
     name: 'updateNameRecord',
     group: 'Name system',
     maturity: 'Proposed',
@@ -255,10 +259,10 @@ export const nameMethods: MethodDef<NameModules>[] = [
     ],
     result: { description: 'Transaction (string form), type 4, amount 0' },
     handler: (p, ctx) => {
-      const name = p.name as string;
+      const name = p.name;
       const current = existing(ctx, idOfName(ctx, name));
       const lock = checksumLockBytes(ctx.network);
-      const entries = p['records[]'] as string[];
+      const entries = p['records[]'];
       if (entries.length === 0) throw invalidParams("Missing parameter 'records[]'");
       const records: DataRecord[] = entries.map((text, i) => {
         const e = parseRecordEntry(text, i);
@@ -278,8 +282,8 @@ export const nameMethods: MethodDef<NameModules>[] = [
       const payload = signed<UpdateRecordPayload>(ctx, current, { op: NameOp.UpdateRecord, id: current.id, records, sequence: current.sequence + 1n, nextPkHash: addressOr(ctx, p.nextPkHash, 'nextPkHash') }, p);
       return submitNameTx(ctx, payload, 0n);
     },
-  },
-  {
+  }),
+  method({
     name: 'recoverName',
     group: 'Name system',
     postOnly: true,
@@ -292,7 +296,7 @@ export const nameMethods: MethodDef<NameModules>[] = [
     ],
     result: { description: 'Transaction (string form), type 4, amount 0' },
     handler: (p, ctx) => {
-      const current = existing(ctx, idOfName(ctx, p.name as string));
+      const current = existing(ctx, idOfName(ctx, p.name));
       const payload = signed<RecoverPayload>(ctx, current, {
         op: NameOp.Recover,
         id: current.id,
@@ -302,8 +306,8 @@ export const nameMethods: MethodDef<NameModules>[] = [
       }, p);
       return submitNameTx(ctx, payload, 0n);
     },
-  },
-  {
+  }),
+  method({
     name: 'getRegNameDataRecords',
     group: 'Name system',
     summary: 'The data records of a name (values stay encrypted)',
@@ -311,10 +315,10 @@ export const nameMethods: MethodDef<NameModules>[] = [
     result: { description: 'Array of {key, type, value} (Base64), or hex strings with asBytes' },
     handler: (p, ctx) => {
       const r = lookup(ctx, p);
-      return p.asBytes === true ? r.dataRecords.map((d) => toHex(encodeDataRecord(d))) : r.dataRecords.map(recordJson);
+      return p.asBytes ? r.dataRecords.map((d) => toHex(encodeDataRecord(d))) : r.dataRecords.map(recordJson);
     },
-  },
-  {
+  }),
+  method({
     name: 'getRegName',
     group: 'Name system',
     summary: 'The record of a name',
@@ -322,7 +326,7 @@ export const nameMethods: MethodDef<NameModules>[] = [
     result: { description: 'Name record object, or hex of its full serialization with asBytes' },
     handler: (p, ctx) => {
       const r = lookup(ctx, p);
-      if (p.asBytes === true) return toHex(encodeNameRecord(r, 'full'));
+      if (p.asBytes) return toHex(encodeNameRecord(r, 'full'));
       const text = (a: Uint8Array | null) => (a ? new Address(a).base58Address : null);
       return {
         id: toHex(r.id),
@@ -343,5 +347,5 @@ export const nameMethods: MethodDef<NameModules>[] = [
         updatedBlockHeight: r.updatedBlockHeight.toString(),
       };
     },
-  },
+  }),
 ];

@@ -10,7 +10,7 @@ import { toHex } from '../../formats/bytes.js';
 import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
 import type { NodeModules } from '../../node/modules.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../../version.js';
-import type { MethodDef } from '../types.js';
+import { methodFor } from '../types.js';
 
 /** Node software version, from package.json, reported as Node Version. */
 export const NODE_VERSION = `${PACKAGE_NAME}-${PACKAGE_VERSION}`;
@@ -20,10 +20,40 @@ export const CORE_VERSION = 'xcore-0.9.8h';
 const CORE_STATUS = { ready: 1, stalled: 2 } as const;
 
 /** The modules `status` reads. */
-type StatusModules = Pick<NodeModules, 'chain' | 'mempool' | 'consensus' | 'network' | 'clock'>;
+export type StatusModules = Pick<NodeModules, 'chain' | 'mempool' | 'consensus' | 'network' | 'clock'>;
 
-export const statusMethods: MethodDef<StatusModules>[] = [
-  {
+const method = methodFor<StatusModules>();
+
+/**
+ * The status record: the members every answer has, typed; `verbose` and `vv` add more members
+ * (Wallets, Supply, Queues, the checksums, …), reachable through the index signature.
+ */
+export interface StatusRecord {
+  'Core Version': string;
+  'Node Version': string;
+  'Network type': string;
+  'My time': number;
+  'Network time difference': number;
+  'My External IP': string;
+  'My Listening Port': number;
+  'Node Deprecation Block Limit': number;
+  Update: string;
+  'DLT Status': 'Active' | 'ErrorLongTimeNoBlock';
+  'Core Status': number;
+  'Block Processor Status': 'Running' | 'Stopped';
+  'Block Height': number;
+  'Block Version': number;
+  'Block Signature Count': number;
+  'Block Total Signer Difficulty': string;
+  'Block generated seconds ago': number;
+  'Network Block Height': number;
+  'Node Type': string;
+  Connectable: boolean;
+  [member: string]: unknown;
+}
+
+export const statusMethods = [
+  method({
     name: 'status',
     group: 'Utilities',
     maturity: 'Finalized',
@@ -33,13 +63,13 @@ export const statusMethods: MethodDef<StatusModules>[] = [
       { name: 'vv', kind: 'boolean', description: 'Add the verbose and very verbose members' },
     ],
     result: { description: 'Status record' },
-    handler: (p, ctx) => {
+    handler: (p, ctx): StatusRecord => {
       const nowS = Math.floor(ctx.clock.now() / 1000);
       const tip = ctx.chain.tip;
       const agoS = ctx.consensus.secondsSinceBlock();
       const noBlock = ctx.consensus.dltStatus() === 'ErrorLongTimeNoBlock';
-      const verbose = p.verbose === true || p.vv === true;
-      const out: Record<string, unknown> = {
+      const verbose = p.verbose || p.vv;
+      const out: StatusRecord = {
         'Core Version': CORE_VERSION,
         'Node Version': NODE_VERSION,
         'Network type': ctx.network,
@@ -89,7 +119,7 @@ export const statusMethods: MethodDef<StatusModules>[] = [
           Clients: 0,
         });
       }
-      if (p.vv === true) {
+      if (p.vv) {
         Object.assign(out, {
           Queues: {
             RcvLow: 0, RcvMedium: 0, RcvHigh: 0, SendClients: 0, SendServers: 0, Logging: 0,
@@ -107,5 +137,5 @@ export const statusMethods: MethodDef<StatusModules>[] = [
       });
       return out;
     },
-  },
+  }),
 ];

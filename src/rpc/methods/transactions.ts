@@ -6,17 +6,21 @@ import { submissionError } from '../errors.js';
 import { knownTx, knownTxFromBytes, type KnownTx } from '../../chain/tx-codec.js';
 import { toDecodedForm, toStringForm, toStringFormJson } from '../../chain/tx-json.js';
 import { JsonText } from '../envelope.js';
+import type { TransactionStringForm } from '../../codec/json.js';
 import { formatAmount, parseAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
 import { parseTransactionId } from '../../codec/transaction.js';
 import type { NodeModules } from '../../node/modules.js';
 
-/** The modules the transaction operations use. */
-type TxModules = Pick<NodeModules, 'chain' | 'mempool' | 'wallet' | 'network' | 'clock'>;
-import { invalidParams, RpcCode, RpcError, type MethodDef, type ParamDef } from '../types.js';
+import { invalidParams, methodFor, paramList, type ParamsOf } from '../types.js';
 import { amountList, selectKey } from './params.js';
 
-const paymentParams: ParamDef[] = [
+/** The modules the transaction operations use. */
+export type TxModules = Pick<NodeModules, 'chain' | 'mempool' | 'wallet' | 'network' | 'clock'>;
+
+const method = methodFor<TxModules>();
+
+const paymentParams = paramList([
   { name: 'to', kind: 'string', required: true, description: 'Hyphen-separated <address>_<amount> entries', missingMessage: "Parameter 'to' is missing." },
   { name: 'from', kind: 'string', description: 'Advanced: hyphen-separated <address>_<amount> inputs' },
   { name: 'wallet', kind: 'string', description: 'Primary address of the wallet that signs and pays' },
@@ -25,31 +29,34 @@ const paymentParams: ParamDef[] = [
   { name: 'autofee', kind: 'boolean', description: "With 'from': add the fee to the first input" },
   { name: 'relayNodeAddress', kind: 'string', description: 'Client nodes only; ignored by this node' },
   { name: 'requestId', kind: 'string', description: 'Optional tracking identifier' },
-];
+]);
 
-const pageParams: ParamDef[] = [
+const pageParams = paramList([
   { name: 'fromIndex', kind: 'integer', default: 0, min: 0, description: 'Start index' },
   { name: 'count', kind: 'integer', default: 50, min: 0, max: 100_000, description: 'Maximum number of transactions' },
-];
+]);
 
-const rawParam: ParamDef = {
+const rawParams = paramList([{
   name: 'transaction',
   kind: 'hex',
   required: true,
   description: 'Raw transaction, hex',
   missingMessage: 'transaction parameter is missing',
-};
+}]);
 
-function paymentRequest(p: Record<string, unknown>, ctx: TxModules): PaymentRequest {
-  const key = selectKey(ctx, p.wallet as string | undefined, p.primaryAddress as string | undefined);
-  const outputs = amountList(p.to as string, 'to').map((e) => ({
+/** The string form of a transaction the node wrote as JSON text. */
+const stringFormText = (k: KnownTx): JsonText<TransactionStringForm> => new JsonText(toStringFormJson(k));
+
+function paymentRequest(p: ParamsOf<typeof paymentParams>, ctx: TxModules): PaymentRequest {
+  const key = selectKey(ctx, p.wallet, p.primaryAddress);
+  const outputs = amountList(p.to, 'to').map((e) => ({
     address: e.address.addressNoChecksum,
     amount: e.amount,
     ...(e.tag ? { data: e.tag } : {}),
   }));
   let from: PaymentRequest['from'];
   if (p.from !== undefined) {
-    from = amountList(p.from as string, 'from').map((e) => {
+    from = amountList(p.from, 'from').map((e) => {
       if (!key.nonceOf(e.address.addressNoChecksum)) throw invalidParams('Invalid from address was specified');
       return { address: e.address.addressNoChecksum, amount: e.amount };
     });
@@ -57,12 +64,12 @@ function paymentRequest(p: Record<string, unknown>, ctx: TxModules): PaymentRequ
   let fee: bigint | undefined;
   if (p.fee !== undefined && p.fee !== '') {
     try {
-      fee = parseAmount(p.fee as string);
+      fee = parseAmount(p.fee);
     } catch (err) {
       throw invalidParams(`Invalid fee was specified: ${(err as Error).message}`);
     }
   }
-  return { key, outputs, from, fee, autofee: p.autofee === true };
+  return { key, outputs, from, fee, autofee: p.autofee };
 }
 
 const builderOf = (ctx: TxModules) => new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network, ctx.clock);
@@ -83,31 +90,31 @@ async function submit(ctx: TxModules, k: KnownTx): Promise<KnownTx> {
   return k;
 }
 
-function page(map: KnownTx[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+function page(map: KnownTx[]): Record<string, TransactionStringForm> {
+  const out: Record<string, TransactionStringForm> = {};
   for (const k of map) out[k.textId] = toStringForm(k);
   return out;
 }
 
-export const transactionMethods: MethodDef<TxModules>[] = [
-  {
+export const transactionMethods = [
+  method({
     name: 'addTransaction',
     group: 'Transactions',
     maturity: 'Finalized',
     summary: 'Builds, signs and submits a payment from the node wallet',
     params: paymentParams,
     result: { description: 'Transaction (string form)' },
-    handler: async (p, ctx) => new JsonText(toStringFormJson(await submit(ctx, builderOf(ctx).buildSigned(paymentRequest(p, ctx))))),
-  },
-  {
+    handler: async (p, ctx) => stringFormText(await submit(ctx, builderOf(ctx).buildSigned(paymentRequest(p, ctx)))),
+  }),
+  method({
     name: 'calculateTransactionFee',
     group: 'Transactions',
     summary: 'The fee addTransaction would pay, without sending anything',
     params: paymentParams,
     result: { description: 'CoinNumber string' },
     handler: (p, ctx) => formatAmount(builderOf(ctx).build(paymentRequest(p, ctx)).fee),
-  },
-  {
+  }),
+  method({
     name: 'createRawTransaction',
     group: 'Transactions',
     summary: 'Builds a payment and returns its hex (signed with `sign`), or its JSON with `json`',
@@ -120,49 +127,49 @@ export const transactionMethods: MethodDef<TxModules>[] = [
     handler: (p, ctx) => {
       const builder = builderOf(ctx);
       const req = paymentRequest(p, ctx);
-      const k = p.sign === true ? builder.buildSigned(req) : knownTx(builder.build(req).tx, ctx.network);
-      return p.json === true ? toStringForm(k) : toHex(k.bytes);
+      const k = p.sign ? builder.buildSigned(req) : knownTx(builder.build(req).tx, ctx.network);
+      return p.json ? toStringForm(k) : toHex(k.bytes);
     },
-  },
-  {
+  }),
+  method({
     name: 'sendRawTransaction',
     group: 'Transactions',
     summary: 'Submits a signed raw transaction to the pool',
-    params: [rawParam],
+    params: rawParams,
     result: { description: 'Transaction (string form)' },
-    handler: async (p, ctx) => new JsonText(toStringFormJson(await submit(ctx, decodeRaw(ctx, p.transaction as Uint8Array)))),
-  },
-  {
+    handler: async (p, ctx) => stringFormText(await submit(ctx, decodeRaw(ctx, p.transaction))),
+  }),
+  method({
     name: 'txu',
     group: 'Transactions',
     maturity: 'Finalized',
     summary: 'Pending transactions of this node, in arrival order',
     params: pageParams,
     result: { description: 'Map of id to Transaction (string form)' },
-    handler: (p, ctx) => page(ctx.mempool.page(p.fromIndex as number, p.count as number)),
-  },
-  {
+    handler: (p, ctx) => page(ctx.mempool.page(p.fromIndex, p.count)),
+  }),
+  method({
     name: 'txa',
     group: 'Transactions',
     summary: 'Applied transactions, most recently applied first',
     params: pageParams,
     result: { description: 'Map of id to Transaction (string form)' },
-    handler: (p, ctx) => page(ctx.chain.appliedPage(p.fromIndex as number, p.count as number)),
-  },
-  {
+    handler: (p, ctx) => page(ctx.chain.appliedPage(p.fromIndex, p.count)),
+  }),
+  method({
     name: 'tx',
     group: 'Transactions',
     summary: 'Applied transactions, then pending ones',
     params: pageParams,
     result: { description: 'Map of id to Transaction (string form)' },
     handler: (p, ctx) => {
-      const applied = ctx.chain.appliedPage(p.fromIndex as number, p.count as number);
-      const rest = (p.count as number) - applied.length;
-      const skipped = Math.max(0, (p.fromIndex as number) - ctx.chain.appliedCount());
+      const applied = ctx.chain.appliedPage(p.fromIndex, p.count);
+      const rest = p.count - applied.length;
+      const skipped = Math.max(0, p.fromIndex - ctx.chain.appliedCount());
       return page([...applied, ...ctx.mempool.page(skipped, rest)]);
     },
-  },
-  {
+  }),
+  method({
     name: 'getTransaction',
     group: 'Transactions',
     summary: 'One transaction by id, applied or pending',
@@ -171,32 +178,32 @@ export const transactionMethods: MethodDef<TxModules>[] = [
     handler: (p, ctx) => {
       let id: Uint8Array;
       try {
-        id = parseTransactionId(p.id as string).binary;
+        id = parseTransactionId(p.id).binary;
       } catch {
         throw invalidParams(`Invalid transaction id ${JSON.stringify(p.id)}: expected <blockHeight>-<Base58 checksum>`);
       }
       const k = ctx.chain.getTransaction(id) ?? ctx.mempool.get(id);
-      if (!k) throw invalidParams(`Transaction ${p.id as string} was not found`);
+      if (!k) throw invalidParams(`Transaction ${p.id} was not found`);
       return toStringForm(k);
     },
-  },
-  {
+  }),
+  method({
     name: 'decodeTransaction',
     group: 'Transactions',
     maturity: 'Finalized',
     summary: 'Decodes a raw transaction into its decoded form',
-    params: [rawParam],
+    params: rawParams,
     result: { description: 'Transaction (decoded form)' },
-    handler: (p, ctx) => toDecodedForm(decodeRaw(ctx, p.transaction as Uint8Array)),
-  },
-  {
+    handler: (p, ctx) => toDecodedForm(decodeRaw(ctx, p.transaction)),
+  }),
+  method({
     name: 'decodeRawTransaction',
     group: 'Transactions',
     maturity: 'Finalized',
     summary: 'Decodes a raw transaction into its string form',
-    params: [rawParam],
+    params: rawParams,
     result: { description: 'Transaction (string form)' },
-    handler: (p, ctx) => toStringForm(decodeRaw(ctx, p.transaction as Uint8Array)),
-  },
+    handler: (p, ctx) => toStringForm(decodeRaw(ctx, p.transaction)),
+  }),
 ];
 

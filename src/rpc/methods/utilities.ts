@@ -6,12 +6,15 @@ import { toHex } from '../../formats/bytes.js';
 import { messageDigest, verifyMessage } from '../../formats/rsa.js';
 import type { NodeModules } from '../../node/modules.js';
 
-/** The modules these operations use. */
-type UtilityModules = Pick<NodeModules, 'wallet'>;
-import { invalidParams, type MethodDef } from '../types.js';
+import { invalidParams, methodFor } from '../types.js';
 
-export const utilityMethods: MethodDef<UtilityModules>[] = [
-  {
+/** The modules these operations use. */
+export type UtilityModules = Pick<NodeModules, 'wallet'>;
+
+const method = methodFor<UtilityModules>();
+
+export const utilityMethods = [
+  method({
     name: 'verify',
     group: 'Utilities',
     maturity: 'Finalized',
@@ -25,16 +28,11 @@ export const utilityMethods: MethodDef<UtilityModules>[] = [
     result: { description: "'OK' or 'FAIL'" },
     handler: (p) => {
       if (p.message === undefined && p.hash === undefined) throw invalidParams("Missing parameter 'message' or 'hash'.");
-      const ok = verifyMessage({
-        publicKey: p.publicKey as Uint8Array,
-        signature: p.signature as Uint8Array,
-        message: p.message as string | undefined,
-        hash: p.hash as Uint8Array | undefined,
-      });
+      const ok = verifyMessage({ publicKey: p.publicKey, signature: p.signature, message: p.message, hash: p.hash });
       return ok ? 'OK' : 'FAIL';
     },
-  },
-  {
+  }),
+  method({
     name: 'validateAddress',
     group: 'Utilities',
     maturity: 'Finalized',
@@ -42,11 +40,11 @@ export const utilityMethods: MethodDef<UtilityModules>[] = [
     params: [{ name: 'address', kind: 'string', required: true, description: 'Base58 address', missingMessage: 'Invalid address was specified' }],
     result: { description: "'OK'" },
     handler: (p) => {
-      if (!validateAddress(p.address as string)) throw invalidParams('Invalid address was specified');
+      if (!validateAddress(p.address)) throw invalidParams('Invalid address was specified');
       return 'OK';
     },
-  },
-  {
+  }),
+  method({
     name: 'sign',
     group: 'Utilities',
     summary: "Signs a message or a hash with the node's primary wallet key",
@@ -56,10 +54,10 @@ export const utilityMethods: MethodDef<UtilityModules>[] = [
     ],
     result: { description: '{signature, publicKey} in hex' },
     handler: (p, ctx) => {
-      if (p.message === undefined && p.hash === undefined) throw invalidParams("Missing parameter 'message' or 'hash'.");
-      const data = p.message !== undefined ? messageDigest(p.message as string) : (p.hash as Uint8Array);
+      const data = p.message !== undefined ? messageDigest(p.message) : p.hash;
+      if (data === undefined) throw invalidParams("Missing parameter 'message' or 'hash'.");
       const key = ctx.wallet.primary;
       return { signature: toHex(key.sign(data)), publicKey: toHex(key.publicKey) };
     },
-  },
+  }),
 ];

@@ -7,21 +7,24 @@ import { formatAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
 import type { NodeModules } from '../../node/modules.js';
 
-/** The modules these operations use. */
-type WalletModules = Pick<NodeModules, 'chain' | 'wallet'>;
-import { invalidParams, type MethodDef } from '../types.js';
+import { invalidParams, methodFor } from '../types.js';
 import { addressParam } from './params.js';
+
+/** The modules these operations use. */
+export type WalletModules = Pick<NodeModules, 'chain' | 'wallet'>;
+
+const method = methodFor<WalletModules>();
 
 const idParam = {
   name: 'id',
-  kind: 'string' as const,
+  kind: 'string',
   required: true,
   description: 'Base58 wallet address',
   missingMessage: "Parameter 'id' is missing",
-};
+} as const;
 
-export const walletMethods: MethodDef<WalletModules>[] = [
-  {
+export const walletMethods = [
+  method({
     name: 'getWallet',
     group: 'Wallet',
     maturity: 'Finalized',
@@ -29,7 +32,7 @@ export const walletMethods: MethodDef<WalletModules>[] = [
     params: [idParam],
     result: { description: 'Wallet object' },
     handler: (p, ctx) => {
-      const address = addressParam(p.id as string, 'Invalid address was specified');
+      const address = addressParam(p.id, 'Invalid address was specified');
       const w = ctx.chain.wallet(address.addressNoChecksum);
       const signers = w.allowedSigners.map(addressToText);
       return {
@@ -42,17 +45,17 @@ export const walletMethods: MethodDef<WalletModules>[] = [
         publicKey: w.publicKey ? toHex(w.publicKey) : 'null',
       };
     },
-  },
-  {
+  }),
+  method({
     name: 'getBalance',
     group: 'Wallet',
     summary: 'Balance of an address at the latest block',
     params: [{ ...idParam, missingMessage: "Parameter 'address' is missing", name: 'address' }],
     result: { description: 'CoinNumber string' },
     handler: (p, ctx) =>
-      formatAmount(ctx.chain.wallet(addressParam(p.address as string, 'Invalid address was specified').addressNoChecksum).balance),
-  },
-  {
+      formatAmount(ctx.chain.wallet(addressParam(p.address, 'Invalid address was specified').addressNoChecksum).balance),
+  }),
+  method({
     name: 'myWallet',
     group: 'Wallet',
     summary: "Addresses of the node's wallets with their balances",
@@ -65,26 +68,26 @@ export const walletMethods: MethodDef<WalletModules>[] = [
       }
       return out;
     },
-  },
-  {
+  }),
+  method({
     name: 'myPubKey',
     group: 'Wallet',
     summary: "Hex public key of the node's primary wallet",
     params: [],
     result: { description: 'Hex string' },
     handler: (_p, ctx) => toHex(ctx.wallet.primary.publicKey),
-  },
-  {
+  }),
+  method({
     name: 'generateNewAddress',
     group: 'Wallet',
     summary: "Derives a new address of the node's wallet (16-byte nonce, reference-formats §7.3)",
     params: [{ name: 'address', kind: 'string', description: 'Primary address of the wallet; default the main wallet' }],
     result: { description: 'Base58 address' },
     handler: (p, ctx) => {
-      const key = p.address === undefined ? ctx.wallet.primary : ctx.wallet.byPrimaryText(p.address as string);
-      if (!key) throw invalidParams(`Unknown wallet ${p.address as string}: not one of this node's wallets`);
+      const key = p.address === undefined ? ctx.wallet.primary : ctx.wallet.byPrimaryText(p.address);
+      if (!key) throw invalidParams(`Unknown wallet ${p.address}: not one of this node's wallets`);
       return addressToText(ctx.wallet.newAddress(key));
     },
-  },
+  }),
 ];
 
