@@ -36,3 +36,4 @@ export {
 export * from './protocol/messages.js';
 export * from './peer-network.js';
 export * from './tx-gossip.js';
+export * from './block-sync.js';
