@@ -16,7 +16,7 @@ const heightOf = (b: Uint8Array) => b[0]! | (b[1]! << 8);
 class FakeChain implements SyncChain {
   blocks: Uint8Array[] = [];
   imported: { height: number; source: string; txs: number }[] = [];
-  constructor(private readonly clock: ManualClock, n = 0, private readonly badAt = -1) {
+  constructor(clock: ManualClock, n = 0, badAt = -1) {
     this.t0 = Math.floor(clock.now() / 1000) - 30 * 1000;
     for (let h = 1; h <= n; h++) this.blocks.push(blockOf(h, h === badAt));
   }
