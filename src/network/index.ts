@@ -35,3 +35,5 @@ export {
 } from './protocol/hello.js';
 export * from './protocol/messages.js';
 export * from './peer-network.js';
+export * from './tx-gossip.js';
+export * from './block-sync.js';

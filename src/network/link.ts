@@ -71,8 +71,13 @@ export const PING_INTERVAL_MS = 10_000;
 export const MAX_SEND_QUEUE_BYTES = 48 * 1024 * 1024;
 /** Above this many bytes in the socket's buffer the link queues instead of writing. */
 export const SOCKET_HIGH_WATER_BYTES = 4 * 1024 * 1024;
-/** Bytes held while a hello signature is being checked; a peer that floods during that time is cut. */
-const MAX_HELD_BYTES = 1024 * 1024;
+/**
+ * Bytes held while a hello signature is being checked; a peer that floods during that time is cut.
+ * An honest dialler sends nothing between its hello and the helloData, so inbound links allow
+ * little; an acceptor may start sending (presence, transactions) right after its helloData, while
+ * the dialler still verifies it, so outbound links allow as much as a send queue.
+ */
+const MAX_HELD_BYTES_INBOUND = 1024 * 1024;
 /** A dialler refuses a master server more than this many blocks behind the network (DLT §2.3 step 5). */
 export const TOO_FAR_BEHIND_BLOCKS = 15n;
 
@@ -289,7 +294,8 @@ export class Link {
       this.lastReceivedAt = this.ctx.clock.now();
       if (this.busy) {
         this.heldBytes += bytes.length;
-        if (this.heldBytes > MAX_HELD_BYTES) return this.close(CloseReason.unexpectedMessage, 'flood during hello');
+        const max = this.direction === 'inbound' ? MAX_HELD_BYTES_INBOUND : (this.ctx.maxSendQueueBytes ?? MAX_SEND_QUEUE_BYTES);
+        if (this.heldBytes > max) return this.close(CloseReason.unexpectedMessage, 'flood during hello');
         this.held.push(bytes);
         return;
       }

@@ -22,7 +22,7 @@ import { SOCKET_HIGH_WATER_BYTES, type PeerSocket } from './link.js';
 /** The part of a uWS WebSocket the adapter uses. */
 export interface UwsLikeSocket {
   /** 0 = backpressure (buffered), 1 = sent, 2 = dropped (over maxBackpressure). */
-  send(message: ArrayBufferView | ArrayBuffer, isBinary?: boolean): number;
+  send(message: Uint8Array, isBinary?: boolean): number;
   getBufferedAmount(): number;
   end(code?: number, shortMessage?: string): void;
   /** Forceful close without a close frame. */

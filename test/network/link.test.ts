@@ -388,3 +388,43 @@ describe('an open link under random frames', () => {
     expect(p.inb.state).toBe('open');
   });
 });
+
+describe('frames arriving while a hello signature is checked', () => {
+  it('the dialler holds what the acceptor sends right after its helloData and delivers it in order after the hello', async () => {
+    const clock = new ManualClock();
+    const { verifySignature } = await import('../../src/formats/rsa.js');
+    const slowVerify = (pk: Uint8Array, d: Uint8Array, s: Uint8Array) =>
+      new Promise<boolean>((r) => setTimeout(() => r(verifySignature(pk, d, s)), 20));
+    const dialler = new TestNode({ identity: A, clock, ctx: { verify: slowVerify } });
+    const acceptor = new TestNode({ identity: B, clock });
+    acceptor.handler.onOpen = (link) => {
+      for (let i = 0; i < 3; i++) link.send({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: [new Uint8Array(400_000).fill(i + 1)] });
+    };
+    const p = connect(dialler, acceptor);
+    p.start();
+    for (let i = 0; i < 20 && p.out.state !== 'open'; i++) {
+      await pump(p.a, p.b);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await pump(p.a, p.b);
+    expect(p.out.state).toBe('open');
+    const got = dialler.handler.messages.map((m) => (m.message.code === MessageCode.transactionsChunk3 ? m.message.transactions[0]![0] : 0));
+    expect(got).toEqual([1, 2, 3]);
+    expect(acceptor.handler.errors).toEqual([]);
+  });
+
+  it('an acceptor cuts a dialler that floods while its hello is checked', async () => {
+    const clock = new ManualClock();
+    const { verifySignature } = await import('../../src/formats/rsa.js');
+    const slowVerify = (pk: Uint8Array, d: Uint8Array, s: Uint8Array) =>
+      new Promise<boolean>((r) => setTimeout(() => r(verifySignature(pk, d, s)), 20));
+    const acceptor = new TestNode({ identity: B, clock, ctx: { verify: slowVerify } });
+    const p = connect(new TestNode({ identity: A, clock }), acceptor);
+    p.start();
+    p.b.deliver(); // challenge → dialler, which sends its hello
+    p.a.deliver(); // hello → acceptor, now checking it
+    expect(p.inb.state).toBe('awaitHello');
+    for (let i = 0; i < 3; i++) p.inb.receive(encodeMessage({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: [new Uint8Array(400_000)] }));
+    expect(p.inb.closeInfo!.code).toBe(code('unexpectedMessage'));
+  });
+});

@@ -141,34 +141,68 @@ export class PayloadReader {
 }
 
 export class PayloadWriter {
-  private readonly parts: Uint8Array[] = [];
+  // One growable buffer: bulk messages (10,000 transactions) are written without a small array
+  // per field, and copied once at `finish`.
+  private buf: Uint8Array;
   private length = 0;
 
-  private push(part: Uint8Array): this {
-    this.parts.push(part);
-    this.length += part.length;
-    return this;
+  constructor(initialCapacity = 256) {
+    this.buf = new Uint8Array(initialCapacity);
+  }
+
+  private ensure(n: number): void {
+    if (this.length + n <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < this.length + n) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.buf.subarray(0, this.length));
+    this.buf = next;
   }
 
   u8(value: number): this {
     if (!Number.isInteger(value) || value < 0 || value > 255) throw new RangeError(`byte value must be 0…255, got ${value}`);
-    return this.push(Uint8Array.of(value));
+    this.ensure(1);
+    this.buf[this.length++] = value;
+    return this;
   }
 
   bool(value: boolean): this {
-    return this.push(Uint8Array.of(value ? 1 : 0));
+    return this.u8(value ? 1 : 0);
   }
 
   uint(value: bigint | number): this {
-    return this.push(encodeVarUint(value));
+    // Fast path for lengths and counts (IxiVarInt §4: 00–F7 itself, FC u16, FD u32).
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff) {
+      this.ensure(5);
+      const b = this.buf;
+      let at = this.length;
+      if (value <= 0xf7) b[at++] = value;
+      else if (value <= 0xffff) {
+        b[at++] = 0xfc;
+        b[at++] = value & 0xff;
+        b[at++] = value >>> 8;
+      } else {
+        b[at++] = 0xfd;
+        b[at++] = value & 0xff;
+        b[at++] = (value >>> 8) & 0xff;
+        b[at++] = (value >>> 16) & 0xff;
+        b[at++] = value >>> 24;
+      }
+      this.length = at;
+      return this;
+    }
+    return this.fixed(encodeVarUint(value));
   }
 
   int(value: bigint | number): this {
-    return this.push(encodeVarInt(value));
+    return this.fixed(encodeVarInt(value));
   }
 
   fixed(bytes: Uint8Array): this {
-    return this.push(bytes);
+    this.ensure(bytes.length);
+    this.buf.set(bytes, this.length);
+    this.length += bytes.length;
+    return this;
   }
 
   /** Length-prefixed bytes; the caller's bound is checked so we never send what a peer refuses. */
@@ -176,7 +210,7 @@ export class PayloadWriter {
     if (!(bytes instanceof Uint8Array)) throw new TypeError(`${what} must be a Uint8Array`);
     if (bytes.length > max) throw new RangeError(`${what} has ${bytes.length} bytes, at most ${max} allowed`);
     this.uint(bytes.length);
-    return this.push(bytes);
+    return this.fixed(bytes);
   }
 
   text(value: string, maxBytes: number, what: string): this {
@@ -184,14 +218,13 @@ export class PayloadWriter {
     return this.bytesField(utf8Encoder.encode(value), maxBytes, what);
   }
 
+  /** Bytes written so far. */
+  get size(): number {
+    return this.length;
+  }
+
+  /** The written bytes (a copy of exactly the used length). */
   finish(): Uint8Array {
-    if (this.parts.length === 1) return this.parts[0]!;
-    const out = new Uint8Array(this.length);
-    let at = 0;
-    for (const p of this.parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
+    return this.buf.slice(0, this.length);
   }
 }

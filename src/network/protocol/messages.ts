@@ -15,7 +15,6 @@ import { MAX_TRANSACTION_SIZE } from '../../formats/constants.js';
 import { varIntLength, varUintLength } from '../../formats/varint.js';
 import { MessageCode, MAX_FRAME_BYTES_BY_CODE, type MessageCodeValue } from './codes.js';
 import { NetworkCodecError } from './errors.js';
-import { encodeFrame } from './frame.js';
 import { PayloadReader, PayloadWriter } from './io.js';
 
 // ---- bounds -------------------------------------------------------------------------------
@@ -340,12 +339,12 @@ function readTxMode(r: PayloadReader, field: string): TxMode {
   return m as TxMode;
 }
 
-/** The payload bytes of a message. @throws RangeError/TypeError for a message outside the bounds. */
-export function encodePayload(m: OutgoingMessage): Uint8Array {
-  const w = new PayloadWriter();
+/** Writes the payload of a message. @throws RangeError/TypeError for a message outside the bounds. */
+function writePayload(w: PayloadWriter, m: OutgoingMessage): void {
   switch (m.code) {
     case MessageCode.rejected:
-      return w.u8(m.reason).bytesField(m.txid, MAX_TXID_BYTES, 'txid').finish();
+      w.u8(m.reason).bytesField(m.txid, MAX_TXID_BYTES, 'txid');
+      return;
     case MessageCode.getKeepAlives:
       checkCount(m.items.length, MAX_KEEPALIVES_PER_CHUNK, 'getKeepAlives');
       w.uint(m.items.length);
@@ -353,76 +352,85 @@ export function encodePayload(m: OutgoingMessage): Uint8Array {
         writeAddress(w, it.address, 'address');
         w.bytesField(it.deviceId, MAX_DEVICE_ID_BYTES, 'device id');
       }
-      return w.finish();
+      return;
     case MessageCode.keepAlivesChunk:
       checkCount(m.keepAlives.length, MAX_KEEPALIVES_PER_CHUNK, 'keepAlivesChunk');
       w.uint(m.keepAlives.length);
       for (const k of m.keepAlives) w.bytesField(k, MAX_FRAME_BYTES_BY_CODE[MessageCode.keepAlivePresence], 'keep-alive');
-      return w.finish();
+      return;
     case MessageCode.blockData2:
-      return w.fixed(m.block).finish();
+      w.fixed(m.block);
+      return;
     case MessageCode.blockSignature2:
       w.uint(m.height).bytesField(m.checksum, MAX_CHECKSUM_BYTES, 'block checksum');
       writeSignatureEntry(w, m.signature);
-      return w.finish();
+      return;
     case MessageCode.getBlockSignatures2:
-      return w.uint(m.height).bytesField(m.checksum, MAX_CHECKSUM_BYTES, 'block checksum').finish();
+      w.uint(m.height).bytesField(m.checksum, MAX_CHECKSUM_BYTES, 'block checksum');
+      return;
     case MessageCode.signaturesChunk2:
       checkCount(m.signatures.length, MAX_SIGNATURES_PER_CHUNK, 'signaturesChunk2');
       w.uint(m.height).bytesField(m.checksum, MAX_CHECKSUM_BYTES, 'block checksum').uint(m.signatures.length);
       for (const s of m.signatures) writeSignatureEntry(w, s);
-      return w.finish();
+      return;
     case MessageCode.getSectorNodes:
       if (m.prefix.length !== SECTOR_PREFIX_BYTES) throw new RangeError(`sector prefix must be ${SECTOR_PREFIX_BYTES} bytes`);
       if (!Number.isInteger(m.max) || m.max < 1 || m.max > MAX_SECTOR_NODES) throw new RangeError(`max must be 1…${MAX_SECTOR_NODES}`);
-      return w.fixed(m.prefix).uint(m.max).finish();
+      w.fixed(m.prefix).uint(m.max);
+      return;
     case MessageCode.sectorNodes:
       if (m.prefix.length !== SECTOR_PREFIX_BYTES) throw new RangeError(`sector prefix must be ${SECTOR_PREFIX_BYTES} bytes`);
       checkCount(m.presences.length, MAX_SECTOR_NODES, 'sectorNodes');
       w.fixed(m.prefix).uint(m.presences.length);
       for (const p of m.presences) w.bytesField(p, MAX_FRAME_BYTES_BY_CODE[MessageCode.updatePresence], 'presence');
-      return w.finish();
+      return;
     case MessageCode.updatePresence:
-      return w.fixed(m.presence).finish();
+      w.fixed(m.presence);
+      return;
     case MessageCode.s2data:
       writeAddress(w, m.recipient, 'recipient');
-      return w.bytesField(m.message, MAX_STREAM_MESSAGE_BYTES, 'stream message').finish();
+      w.bytesField(m.message, MAX_STREAM_MESSAGE_BYTES, 'stream message');
+      return;
     case MessageCode.keepAlivePresence:
-      return w.fixed(m.keepAlive).finish();
+      w.fixed(m.keepAlive);
+      return;
     case MessageCode.getPresence2:
       writeAddress(w, m.address, 'address');
-      return w.finish();
+      return;
     case MessageCode.getUnappliedTransactions:
-      return new Uint8Array(0);
+      return;
     case MessageCode.getRandomPresences:
       writeNodeType(w, m.type);
-      return w.finish();
+      return;
     case MessageCode.getBlock3:
-      return w.uint(m.height).u8(m.txMode).bool(m.fullHeader).finish();
+      w.uint(m.height).u8(m.txMode).bool(m.fullHeader);
+      return;
     case MessageCode.getTransactions2:
       checkCount(m.txids.length, MAX_TXIDS_PER_REQUEST, 'getTransactions2');
       w.int(m.tag).uint(m.txids.length);
       for (const id of m.txids) w.bytesField(id, MAX_TXID_BYTES, 'txid');
-      return w.finish();
+      return;
     case MessageCode.inventory2:
       checkCount(m.items.length, MAX_INVENTORY_ITEMS, 'inventory2');
       w.uint(m.items.length);
       for (const it of m.items) writeInventoryItem(w, it);
-      return w.finish();
+      return;
     case MessageCode.transactionsChunk3:
       checkCount(m.transactions.length, MAX_TRANSACTIONS_PER_BATCH, 'transactionsChunk3');
       w.int(m.tag).uint(m.transactions.length);
       for (const tx of m.transactions) w.bytesField(tx, MAX_TRANSACTION_SIZE, 'transaction');
-      return w.finish();
+      return;
     case MessageCode.ping:
     case MessageCode.pong:
       if (m.nonce.length !== PING_NONCE_BYTES) throw new RangeError(`nonce must be ${PING_NONCE_BYTES} bytes`);
-      return w.fixed(m.nonce).finish();
+      w.fixed(m.nonce);
+      return;
     case MessageCode.getBlocks:
       if (!Number.isInteger(m.count) || m.count < 1 || m.count > MAX_BLOCKS_PER_RANGE) {
         throw new RangeError(`count must be 1…${MAX_BLOCKS_PER_RANGE}`);
       }
-      return w.uint(m.from).uint(m.count).u8(m.txMode).finish();
+      w.uint(m.from).uint(m.count).u8(m.txMode);
+      return;
     case MessageCode.blocks:
       checkCount(m.blocks.length, MAX_BLOCKS_PER_RANGE, 'blocks');
       w.uint(m.from).uint(m.tip).uint(m.blocks.length);
@@ -432,15 +440,29 @@ export function encodePayload(m: OutgoingMessage): Uint8Array {
         w.uint(b.transactions.length);
         for (const tx of b.transactions) w.bytesField(tx, MAX_TRANSACTION_SIZE, 'transaction');
       }
-      return w.finish();
+      return;
     default:
       throw new RangeError(`no payload codec for code ${String((m as { code: unknown }).code)}`);
   }
 }
 
-/** The frame bytes of a message (code byte ‖ payload). */
+/** The payload bytes of a message. @throws RangeError/TypeError for a message outside the bounds. */
+export function encodePayload(m: OutgoingMessage): Uint8Array {
+  const w = new PayloadWriter();
+  writePayload(w, m);
+  return w.finish();
+}
+
+/** The frame bytes of a message (code byte ‖ payload), written in one buffer. @throws RangeError above the code's frame limit. */
 export function encodeMessage(m: OutgoingMessage): Uint8Array {
-  return encodeFrame(m.code as MessageCodeValue, encodePayload(m));
+  const code = m.code as MessageCodeValue;
+  const max = MAX_FRAME_BYTES_BY_CODE[code];
+  if (max === undefined) throw new RangeError(`unknown message code ${String(code)}`);
+  const w = new PayloadWriter(1024);
+  w.u8(code);
+  writePayload(w, m);
+  if (w.size > max) throw new RangeError(`frame of code ${code} would have ${w.size} bytes, at most ${max} allowed`);
+  return w.finish();
 }
 
 /** Codes decodeMessage handles (all but the handshake codes). */

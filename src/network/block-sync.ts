@@ -1,0 +1,233 @@
+/**
+ * Block sync and following (reference-network.md §6, §5.3, §10 keep 6): whenever the network
+ * height (§6, from the peers' reported heights) is above our tip, ask one master link whose
+ * height reaches the next block for a range (`getBlocks`, with transactions), import the blocks
+ * strictly in order through the chain's import path, and ask again; unanswered requests go to
+ * another peer after 10 s; a block the chain REJECTs bans its sender (invalidBlock). The same
+ * loop closes the lag after sync: a block announcement raises the peer's height and the next tick
+ * fetches tip + 1. A proposer's push of the next block (`blocks` holding tip + 1) is imported too.
+ *
+ * Status (§6): `Synchronizing` while behind by more than a block, `Active` when caught up,
+ * `ErrorLongTimeNoBlock` after 1800 s without a new block.
+ *
+ * Masters serve `getBlocks` and `getBlock3` from the chain, never while synchronizing (§6).
+ */
+import { systemClock, type NetClock, type TimerHandle } from './clock.js';
+import type { Link } from './link.js';
+import { MASTER_TYPES, type PeerNetwork } from './peer-network.js';
+import { MessageCode } from './protocol/codes.js';
+import { encodeBlocksFitting, MAX_BLOCKS_PER_RANGE, type Message, type RangeBlock } from './protocol/messages.js';
+
+/** The chain as sync needs it (the node adapts `chain`). */
+export interface SyncChain {
+  tip(): { height: bigint; checksum: Uint8Array; timestampSeconds: number };
+  /** Our block bytes (chain/block.ts) at a height, or null. */
+  blockBytes(height: bigint): Uint8Array | null;
+  /** The v7 bytes of a block's transactions, in block order. */
+  blockTransactions(height: bigint): Uint8Array[];
+  /** The one import path: verifies and appends the next block. */
+  importBlock(block: Uint8Array, transactions: Uint8Array[], source: string): Promise<ImportOutcome>;
+}
+
+export type ImportOutcome = { ok: true } | { ok: false; action: 'ignore' | 'reject'; reason: string };
+
+export type DltStatus = 'Active' | 'Synchronizing' | 'ErrorLongTimeNoBlock';
+
+/** Blocks asked per request: enough to amortise a round trip, small enough to spread over peers. */
+export const SYNC_BATCH_BLOCKS = 100;
+/** An unanswered range request is asked of another peer after this long (reference: 10 s). */
+export const SYNC_REQUEST_TIMEOUT_MS = 10_000;
+/** How often the sync loop looks at the network height. */
+export const SYNC_TICK_MS = 1_000;
+/** No block for this long → ErrorLongTimeNoBlock (§5.7, §6). */
+export const LONG_TIME_NO_BLOCK_MS = 1_800_000;
+/** A server waits while a link has this much unsent before adding another range answer. */
+const SERVE_PENDING_BYTES = 8 * 1024 * 1024;
+
+interface Outstanding {
+  link: Link;
+  from: bigint;
+  count: number;
+  at: number;
+}
+
+export interface SyncProgress {
+  status: DltStatus;
+  height: bigint;
+  networkHeight: bigint;
+  /** Blocks imported per second over the last progress window. */
+  blocksPerSecond: number;
+}
+
+export class BlockSync {
+  private readonly clock: NetClock;
+  private timer: TimerHandle | null = null;
+  private outstanding: Outstanding | null = null;
+  private importing = false;
+  private lastImportAt: number;
+  /** Behind the network by more than one block (false until a peer reports a higher height). */
+  private syncing = false;
+  private windowStart: { at: number; height: bigint };
+  private rate = 0;
+  private rr = 0;
+
+  constructor(
+    private readonly o: {
+      network: PeerNetwork;
+      chain: SyncChain;
+      clock?: NetClock;
+      /** Whether this node serves blocks (masters; §6: not while syncing). */
+      serve: boolean;
+      /** Progress reports while synchronizing (about every 5 s) and when the status changes. */
+      onProgress?: (p: SyncProgress) => void;
+      batchBlocks?: number;
+      requestTimeoutMs?: number;
+    },
+  ) {
+    this.clock = o.clock ?? systemClock;
+    this.lastImportAt = this.clock.now();
+    this.windowStart = { at: this.clock.now(), height: o.chain.tip().height };
+  }
+
+  start(): void {
+    if (this.timer) return;
+    const tick = () => {
+      this.timer = this.clock.setTimer(SYNC_TICK_MS, () => {
+        this.tick();
+        tick();
+      });
+    };
+    tick();
+    this.tick();
+  }
+
+  stop(): void {
+    this.timer?.cancel();
+    this.timer = null;
+  }
+
+  /** True while the node is behind the network (a syncing master accepts no links and serves no blocks). */
+  get synchronizing(): boolean {
+    return this.syncing;
+  }
+
+  networkHeight(): bigint {
+    const tip = this.o.chain.tip();
+    return this.o.network.networkHeight(tip.height, tip.timestampSeconds);
+  }
+
+  /** `DLT Status` of §6. */
+  status(): DltStatus {
+    if (this.clock.now() - this.lastImportAt > LONG_TIME_NO_BLOCK_MS) return 'ErrorLongTimeNoBlock';
+    return this.syncing ? 'Synchronizing' : 'Active';
+  }
+
+  progress(): SyncProgress {
+    return { status: this.status(), height: this.o.chain.tip().height, networkHeight: this.networkHeight(), blocksPerSecond: this.rate };
+  }
+
+  /** Handles block-range and block-announcement messages; false for others. */
+  handle(link: Link, m: Message): boolean | Promise<boolean> {
+    switch (m.code) {
+      case MessageCode.inventory2:
+        for (const it of m.items) if (it.type === 1 && it.height > link.peerHeight) link.peerHeight = it.height;
+        if (this.networkHeight() > this.o.chain.tip().height) this.tick();
+        return false; // other items are the caller's
+      case MessageCode.getBlocks:
+        return this.serveRange(link, m.from, m.count, m.txMode !== 0).then(() => true);
+      case MessageCode.getBlock3:
+        return this.serveRange(link, m.height, 1, m.txMode !== 0).then(() => true);
+      case MessageCode.blocks:
+        return this.received(link, m.from, m.tip, m.blocks).then(() => true);
+      default:
+        return false;
+    }
+  }
+
+  /** Looks at the network height and asks for the next range if needed. */
+  tick(): void {
+    const tip = this.o.chain.tip().height;
+    const target = this.networkHeight();
+    const behind = target > tip;
+    const wasSyncing = this.syncing;
+    this.syncing = target > tip + 1n;
+    this.measure();
+    if (wasSyncing !== this.syncing) this.o.onProgress?.(this.progress());
+    if (!behind || this.importing) return;
+    const now = this.clock.now();
+    if (this.outstanding) {
+      if (this.outstanding.link.state === 'open' && now - this.outstanding.at < (this.o.requestTimeoutMs ?? SYNC_REQUEST_TIMEOUT_MS)) return;
+      this.outstanding = null; // timed out or its link closed: ask someone else
+    }
+    const from = tip + 1n;
+    const peers = this.o.network.links(MASTER_TYPES).filter((l) => l.peerHeight >= from);
+    if (peers.length === 0) return;
+    const link = peers[this.rr++ % peers.length]!;
+    const want = target - tip;
+    const count = Number(want < BigInt(this.o.batchBlocks ?? SYNC_BATCH_BLOCKS) ? want : BigInt(this.o.batchBlocks ?? SYNC_BATCH_BLOCKS));
+    if (link.send({ code: MessageCode.getBlocks, from, count: Math.min(count, MAX_BLOCKS_PER_RANGE), txMode: 2 })) {
+      this.outstanding = { link, from, count, at: now };
+    }
+  }
+
+  private async received(link: Link, from: bigint, peerTip: bigint, blocks: RangeBlock[]): Promise<void> {
+    if (peerTip > link.peerHeight) link.peerHeight = peerTip;
+    const o = this.outstanding;
+    const tip = this.o.chain.tip().height;
+    const requested = o !== null && o.link === link && o.from === from;
+    const pushedNext = from === tip + 1n && blocks.length === 1;
+    if (!requested && !pushedNext) {
+      if (from > tip + 1n) link.penalize('unrequestedData', `blocks from ${from}, tip ${tip}`);
+      return;
+    }
+    if (requested) this.outstanding = null;
+    if (this.importing) return;
+    this.importing = true;
+    try {
+      let h = from;
+      for (const b of blocks) {
+        if (h !== this.o.chain.tip().height + 1n) break; // someone else advanced the chain meanwhile
+        const r = await this.o.chain.importBlock(b.block, b.transactions, link.peer?.addressText ?? link.remote);
+        if (!r.ok) {
+          if (r.action === 'reject') link.penalize('invalidBlock', r.reason);
+          break;
+        }
+        this.lastImportAt = this.clock.now();
+        h++;
+      }
+    } finally {
+      this.importing = false;
+    }
+    this.tick();
+  }
+
+  private async serveRange(link: Link, from: bigint, count: number, withTxs: boolean): Promise<void> {
+    if (!this.o.serve || this.syncing) return;
+    const tip = this.o.chain.tip().height;
+    const blocks: RangeBlock[] = [];
+    for (let h = from; h < from + BigInt(count) && h <= tip; h++) {
+      const block = this.o.chain.blockBytes(h);
+      if (!block) break;
+      blocks.push({ block, transactions: withTxs ? this.o.chain.blockTransactions(h) : [] });
+    }
+    let start = from;
+    let rest = blocks;
+    do {
+      while (link.state === 'open' && link.pendingBytes > SERVE_PENDING_BYTES) await new Promise<void>((r) => this.clock.setTimer(10, r));
+      const { frame, count: n } = encodeBlocksFitting(start, tip, rest);
+      if (!link.sendFrame(frame)) return;
+      if (n === 0) return; // a block too large for one frame: nothing more can be sent
+      rest = rest.slice(n);
+      start += BigInt(n);
+    } while (rest.length > 0);
+  }
+
+  private measure(): void {
+    const now = this.clock.now();
+    if (now - this.windowStart.at < 5_000) return;
+    const height = this.o.chain.tip().height;
+    this.rate = Number(height - this.windowStart.height) / ((now - this.windowStart.at) / 1000);
+    this.windowStart = { at: now, height };
+    if (this.syncing) this.o.onProgress?.(this.progress());
+  }
+}

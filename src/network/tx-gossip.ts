@@ -1,0 +1,158 @@
+/**
+ * Transaction gossip (reference-network.md §4, §10 keep 4): announce-then-pull with a processed
+ * set, batched both ways, a transaction validated by the mempool before it is announced, REJECT
+ * scored and answered with `rejected`, IGNORE silent; full push only for locally created
+ * transactions; the whole mempool on request (`getUnappliedTransactions`, after sync).
+ *
+ * It knows the mempool only through `GossipMempool`, a small interface the node adapts its
+ * mempool to (the mempool's own error codes map to the three actions).
+ */
+import { systemClock, type NetClock, type TimerHandle } from './clock.js';
+import { PullTracker } from './inventory.js';
+import type { Link } from './link.js';
+import { MASTER_TYPES, type PeerNetwork } from './peer-network.js';
+import { MessageCode } from './protocol/codes.js';
+import { encodeTransactionBatches, MAX_TXIDS_PER_REQUEST, RejectedCode, type Message } from './protocol/messages.js';
+import { idKey, SeenSet } from './seen.js';
+
+/** What the mempool says about one transaction from a peer. */
+export type AdmitOutcome =
+  | { action: 'accept'; txid: Uint8Array }
+  /** Not wrong, just not taken now (already known, balance differs in the peer's view…): no penalty. */
+  | { action: 'ignore'; txid: Uint8Array | null }
+  /** Invalid whatever the state (bad signature, malformed…): the peer is scored and told. */
+  | { action: 'reject'; txid: Uint8Array | null; rejectedCode?: number };
+
+export interface GossipMempool {
+  /** Validates and admits transactions (v7 bytes) received from `source`; one outcome per input, in order. */
+  admit(transactions: Uint8Array[], source: string): Promise<AdmitOutcome[]>;
+  /** The bytes of a pending transaction, or null. */
+  get(txid: Uint8Array): Uint8Array | null;
+  /** Every pending transaction's bytes. */
+  all(): Iterable<Uint8Array>;
+}
+
+/** Processed txids remembered (the reference keeps 1,000,000). */
+export const TX_SEEN_CAPACITY = 1_000_000;
+/** …for up to this long. */
+export const TX_SEEN_TTL_MS = 3_600_000;
+/** How often timed-out pulls are re-asked elsewhere. */
+const PULL_CHECK_MS = 1_000;
+/** A bulk sender waits while a link has this much unsent. */
+const BULK_PENDING_BYTES = 8 * 1024 * 1024;
+
+export class TxGossip {
+  readonly seen: SeenSet;
+  readonly pulls: PullTracker<Link>;
+  private readonly clock: NetClock;
+  private timer: TimerHandle | null = null;
+
+  constructor(
+    private readonly o: {
+      network: PeerNetwork;
+      mempool: GossipMempool;
+      clock?: NetClock;
+      /** False while syncing: a syncing node relays no transactions (§6). */
+      relaying?: () => boolean;
+    },
+  ) {
+    this.clock = o.clock ?? systemClock;
+    this.seen = new SeenSet({ capacity: TX_SEEN_CAPACITY, ttlMs: TX_SEEN_TTL_MS, clock: this.clock });
+    this.pulls = new PullTracker<Link>({ clock: this.clock, seen: this.seen });
+  }
+
+  start(): void {
+    const tick = () => {
+      this.timer = this.clock.setTimer(PULL_CHECK_MS, () => {
+        this.retryPulls();
+        tick();
+      });
+    };
+    if (!this.timer) tick();
+  }
+
+  stop(): void {
+    this.timer?.cancel();
+    this.timer = null;
+  }
+
+  /**
+   * Handles the transaction messages; returns false for messages that are not about
+   * transactions (the caller passes them on).
+   */
+  handle(link: Link, m: Message): boolean | Promise<boolean> {
+    switch (m.code) {
+      case MessageCode.inventory2: {
+        const want: Uint8Array[] = [];
+        for (const it of m.items) if (it.type === 0 && this.pulls.announced('transaction', idKey(it.txid), link)) want.push(it.txid);
+        for (let i = 0; i < want.length; i += MAX_TXIDS_PER_REQUEST) {
+          link.send({ code: MessageCode.getTransactions2, tag: 0n, txids: want.slice(i, i + MAX_TXIDS_PER_REQUEST) });
+        }
+        return m.items.every((it) => it.type === 0);
+      }
+      case MessageCode.getTransactions2: {
+        const found: Uint8Array[] = [];
+        for (const id of m.txids) {
+          const tx = this.o.mempool.get(id);
+          if (tx) found.push(tx);
+        }
+        for (const f of encodeTransactionBatches(m.tag, found)) link.sendFrame(f);
+        return true;
+      }
+      case MessageCode.getUnappliedTransactions:
+        return this.sendMempool(link).then(() => true);
+      case MessageCode.transactionsChunk3:
+        return this.receive(link, m.transactions).then(() => true);
+      default:
+        return false;
+    }
+  }
+
+  /** A transaction created on this node (RPC): full push to the masters (§4.1). */
+  pushLocal(transaction: Uint8Array, txid: Uint8Array): number {
+    this.seen.add(idKey(txid));
+    return this.o.network.broadcast({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: [transaction] }, MASTER_TYPES);
+  }
+
+  /** Announces an admitted transaction to the masters except `except` (the mempool's txAdmitted event). */
+  announce(txid: Uint8Array, except?: Link): void {
+    this.seen.add(idKey(txid));
+    if (this.o.relaying?.() === false) return;
+    this.o.network.announce({ type: 0, txid }, MASTER_TYPES, except);
+  }
+
+  private async receive(link: Link, transactions: Uint8Array[]): Promise<void> {
+    if (transactions.length === 0) return;
+    const outcomes = await this.o.mempool.admit(transactions, link.peer?.addressText ?? link.remote);
+    for (const r of outcomes) {
+      if (r.txid) this.pulls.received(idKey(r.txid));
+      if (r.action === 'accept') this.announce(r.txid, link);
+      else if (r.action === 'reject') {
+        if (r.txid) link.send({ code: MessageCode.rejected, reason: r.rejectedCode ?? RejectedCode.invalid, txid: r.txid });
+        link.penalize('invalidTransaction');
+        if (link.state === 'closed') return;
+      }
+    }
+  }
+
+  private async sendMempool(link: Link): Promise<void> {
+    const all = [...this.o.mempool.all()];
+    for (const frame of encodeTransactionBatches(0n, all)) {
+      while (link.state === 'open' && link.pendingBytes > BULK_PENDING_BYTES) await new Promise<void>((r) => this.clock.setTimer(10, r));
+      if (!link.sendFrame(frame)) return;
+    }
+  }
+
+  private retryPulls(): void {
+    const byLink = new Map<Link, Uint8Array[]>();
+    for (const d of this.pulls.due()) {
+      if (d.peer.state !== 'open') continue;
+      const list = byLink.get(d.peer) ?? [];
+      list.push(Uint8Array.from(Buffer.from(d.key, 'latin1')));
+      byLink.set(d.peer, list);
+    }
+    for (const [link, ids] of byLink) {
+      for (let i = 0; i < ids.length; i += MAX_TXIDS_PER_REQUEST) link.send({ code: MessageCode.getTransactions2, tag: 0n, txids: ids.slice(i, i + MAX_TXIDS_PER_REQUEST) });
+    }
+  }
+}

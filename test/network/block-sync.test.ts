@@ -1,0 +1,146 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BlockSync, type ImportOutcome, type SyncChain, type SyncProgress } from '../../src/network/block-sync.js';
+import type { LocalNode } from '../../src/network/link.js';
+import { PeerNetwork } from '../../src/network/peer-network.js';
+import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, type TestIdentity } from './helpers.js';
+
+let ids: TestIdentity[];
+beforeAll(async () => {
+  ids = await Promise.all(Array.from({ length: 3 }, () => makeIdentity()));
+});
+
+/** Block bytes: u32 height ‖ marker (0xBB = invalid); each block has one 3-byte transaction. */
+const blockOf = (h: number, bad = false) => Uint8Array.of(h & 0xff, (h >> 8) & 0xff, 0, 0, bad ? 0xbb : 1);
+const heightOf = (b: Uint8Array) => b[0]! | (b[1]! << 8);
+
+class FakeChain implements SyncChain {
+  blocks: Uint8Array[] = [];
+  imported: { height: number; source: string; txs: number }[] = [];
+  constructor(clock: ManualClock, n = 0, badAt = -1) {
+    this.t0 = Math.floor(clock.now() / 1000) - 30 * 1000;
+    for (let h = 1; h <= n; h++) this.blocks.push(blockOf(h, h === badAt));
+  }
+  /** Blocks 30 s apart, the network's 1000th block being about now. */
+  private t0 = 0;
+  tip() {
+    return { height: BigInt(this.blocks.length), checksum: new Uint8Array(64), timestampSeconds: this.t0 + 30 * this.blocks.length };
+  }
+  blockBytes(h: bigint) {
+    return this.blocks[Number(h) - 1] ?? null;
+  }
+  blockTransactions(h: bigint) {
+    return [Uint8Array.of(7, Number(h) & 0xff, 1)];
+  }
+  async importBlock(block: Uint8Array, txs: Uint8Array[], source: string): Promise<ImportOutcome> {
+    if (heightOf(block) !== this.blocks.length + 1) return { ok: false, action: 'ignore', reason: 'not next' };
+    if (block[4] === 0xbb) return { ok: false, action: 'reject', reason: 'invalid block' };
+    this.blocks.push(block);
+    this.imported.push({ height: heightOf(block), source, txs: txs.length });
+    return { ok: true };
+  }
+}
+
+function node(id: TestIdentity, port: number, clock: ManualClock, chain: FakeChain) {
+  let sync!: BlockSync;
+  const progress: SyncProgress[] = [];
+  const local: LocalNode = {
+    network: 'reg', genesisChecksum: GENESIS, nodeType: 'M', address: id.address, publicKey: id.publicKey,
+    productVersion: 't', endpoint: `127.0.0.1:${port}`, sign: id.sign,
+    tip: () => ({ height: chain.tip().height, checksum: new Uint8Array(64) }),
+    networkHeight: () => (sync ? sync.networkHeight() : 0n),
+    acceptingPeers: () => !sync?.synchronizing,
+  };
+  const network = new PeerNetwork({ local, clock, onMessage: (link, m) => void sync.handle(link, m) });
+  sync = new BlockSync({ network, chain, clock, serve: true, onProgress: (p) => progress.push(p), batchBlocks: 50 });
+  network.start();
+  return { network, sync, chain, progress };
+}
+
+function wire(dialler: PeerNetwork, acceptor: PeerNetwork, remote: string): MemorySocket[] {
+  const a = new MemorySocket();
+  const b = new MemorySocket();
+  a.peer = b;
+  b.peer = a;
+  b.link = acceptor.accept(b, '127.0.0.1:40000');
+  a.link = dialler.attachOutbound(a, remote);
+  return [a, b];
+}
+
+describe('BlockSync', () => {
+  it('an empty node syncs 300 blocks strictly in order, Synchronizing → Active, then follows new blocks', async () => {
+    const clock = new ManualClock();
+    const a = node(ids[0]!, 1, clock, new FakeChain(clock, 300));
+    const b = node(ids[1]!, 2, clock, new FakeChain(clock));
+    const sockets = wire(b.network, a.network, '127.0.0.1:1');
+    await pump(...sockets);
+    b.sync.start();
+    a.sync.start();
+    expect(b.sync.status()).toBe('Synchronizing');
+    for (let i = 0; i < 40 && b.chain.blocks.length < 300; i++) {
+      await pump(...sockets);
+      clock.advance(1_000);
+    }
+    expect(b.chain.imported.map((x) => x.height)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    expect(b.chain.imported.every((x) => x.txs === 1)).toBe(true);
+    clock.advance(1_000);
+    expect(b.sync.status()).toBe('Active');
+    expect(b.progress.some((p) => p.status === 'Active')).toBe(true);
+
+    // A new block on a: its announcement raises a's height at b, and b fetches it.
+    a.chain.blocks.push(blockOf(301));
+    a.network.announce({ type: 1, height: 301n, checksum: new Uint8Array(64) });
+    for (let i = 0; i < 4; i++) {
+      await pump(...sockets);
+      clock.advance(1_000);
+    }
+    expect(b.chain.blocks).toHaveLength(301);
+
+    // A proposer's push of the next block is imported at once.
+    const link = a.network.links()[0]!;
+    link.send({ code: 111, from: 302n, tip: 302n, blocks: [{ block: blockOf(302), transactions: [] }] });
+    a.chain.blocks.push(blockOf(302));
+    await pump(...sockets);
+    expect(b.chain.blocks).toHaveLength(302);
+
+    // 1800 s without a block.
+    clock.advance(1_800_001);
+    expect(b.sync.status()).toBe('ErrorLongTimeNoBlock');
+    for (const n of [a, b]) {
+      n.sync.stop();
+      n.network.stop();
+    }
+  });
+
+  it('a peer serving an invalid block is banned; sync continues from another peer', async () => {
+    const clock = new ManualClock();
+    const bad = node(ids[0]!, 1, clock, new FakeChain(clock, 120, 30));
+    const good = node(ids[2]!, 3, clock, new FakeChain(clock, 120));
+    const b = node(ids[1]!, 2, clock, new FakeChain(clock));
+    const sockets = [...wire(b.network, bad.network, '127.0.0.1:1'), ...wire(b.network, good.network, '127.0.0.1:3')];
+    await pump(...sockets);
+    for (const n of [bad, good, b]) n.sync.start();
+    for (let i = 0; i < 60 && b.chain.blocks.length < 120; i++) {
+      await pump(...sockets);
+      clock.advance(1_000);
+    }
+    expect(b.chain.blocks).toHaveLength(120);
+    // The first range went to the bad peer (first link): blocks 1–29 from it, 30 refused, the rest from the good one.
+    expect(b.network.isBlocked(ids[0]!.address)).toBe(true);
+    const { addressToText } = await import('../../src/formats/address.js');
+    expect(b.network.links().map((l) => l.peer!.addressText)).toEqual([addressToText(ids[2]!.address)]);
+    expect(b.chain.imported.find((x) => x.height === 29)!.source).toBe(addressToText(ids[0]!.address));
+    expect(b.chain.imported.find((x) => x.height === 30)!.source).toBe(addressToText(ids[2]!.address));
+  });
+
+  it('a syncing master serves no blocks', async () => {
+    const clock = new ManualClock();
+    const a = node(ids[0]!, 1, clock, new FakeChain(clock, 10));
+    const b = node(ids[1]!, 2, clock, new FakeChain(clock, 5));
+    const sockets = wire(b.network, a.network, '127.0.0.1:1');
+    await pump(...sockets);
+    b.sync.tick();
+    expect(b.sync.synchronizing).toBe(true);
+    await b.sync.handle(b.network.links()[0]!, { code: 110, from: 1n, count: 5, txMode: 2 });
+    expect(b.network.links()[0]!.stats.framesOut.get(111)).toBeUndefined();
+  });
+});

@@ -1,0 +1,116 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addressToText } from '../../src/formats/address.js';
+import type { Link, LocalNode } from '../../src/network/link.js';
+import { PeerNetwork } from '../../src/network/peer-network.js';
+import { MessageCode } from '../../src/network/protocol/codes.js';
+import type { Message } from '../../src/network/protocol/messages.js';
+import { walletKey } from '../../src/network/scoring.js';
+import { TxGossip, type AdmitOutcome, type GossipMempool } from '../../src/network/tx-gossip.js';
+import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, type TestIdentity } from './helpers.js';
+
+let ids: TestIdentity[];
+beforeAll(async () => {
+  ids = await Promise.all(Array.from({ length: 3 }, () => makeIdentity()));
+});
+
+/** A mempool that takes any tx whose first byte is not 0xEE; the txid is the first 4 bytes. */
+class FakeMempool implements GossipMempool {
+  readonly txs = new Map<string, Uint8Array>();
+  admitted = 0;
+  async admit(transactions: Uint8Array[]): Promise<AdmitOutcome[]> {
+    return transactions.map((tx) => {
+      const txid = tx.slice(0, 4);
+      if (tx[0] === 0xee) return { action: 'reject', txid, rejectedCode: 0x20 };
+      const k = Buffer.from(txid).toString('hex');
+      if (this.txs.has(k)) return { action: 'ignore', txid };
+      this.txs.set(k, tx);
+      this.admitted++;
+      return { action: 'accept', txid };
+    });
+  }
+  get(txid: Uint8Array): Uint8Array | null {
+    return this.txs.get(Buffer.from(txid).toString('hex')) ?? null;
+  }
+  all(): Iterable<Uint8Array> {
+    return this.txs.values();
+  }
+}
+
+function master(id: TestIdentity, port: number, clock: ManualClock) {
+  const mempool = new FakeMempool();
+  const rest: { link: Link; message: Message }[] = [];
+  let gossip!: TxGossip;
+  const local: LocalNode = {
+    network: 'reg', genesisChecksum: GENESIS, nodeType: 'M', address: id.address, publicKey: id.publicKey,
+    productVersion: 't', endpoint: `127.0.0.1:${port}`, sign: id.sign,
+    tip: () => ({ height: 1n, checksum: new Uint8Array(64) }), networkHeight: () => 1n, acceptingPeers: () => true,
+  };
+  const network = new PeerNetwork({
+    local,
+    clock,
+    onMessage: async (link, m) => {
+      if (!(await gossip.handle(link, m))) rest.push({ link, message: m });
+    },
+  });
+  gossip = new TxGossip({ network, mempool, clock });
+  network.start();
+  gossip.start();
+  return { network, gossip, mempool, rest };
+}
+
+function wire(dialler: PeerNetwork, acceptor: PeerNetwork, remote: string): MemorySocket[] {
+  const a = new MemorySocket();
+  const b = new MemorySocket();
+  a.peer = b;
+  b.peer = a;
+  b.link = acceptor.accept(b, '127.0.0.1:40000');
+  a.link = dialler.attachOutbound(a, remote);
+  return [a, b];
+}
+
+describe('TxGossip between three masters (m2 → m1 ← m3)', () => {
+  it('a local tx reaches every master once; an invalid one is rejected, scored and not relayed; the mempool is served on request', async () => {
+    const clock = new ManualClock();
+    const [m1, m2, m3] = [master(ids[0]!, 1, clock), master(ids[1]!, 2, clock), master(ids[2]!, 3, clock)];
+    const sockets = [...wire(m2.network, m1.network, '127.0.0.1:1'), ...wire(m3.network, m1.network, '127.0.0.1:1')];
+    const settle = async () => {
+      for (let i = 0; i < 4; i++) {
+        await pump(...sockets);
+        clock.advance(1_000);
+      }
+      await pump(...sockets);
+    };
+    await settle();
+    expect(m1.network.links()).toHaveLength(2);
+
+    const tx = Uint8Array.of(1, 2, 3, 4, 9, 9, 9);
+    await m2.mempool.admit([tx]);
+    expect(m2.gossip.pushLocal(tx, tx.slice(0, 4))).toBe(1);
+    await settle();
+    expect(m1.mempool.get(tx.slice(0, 4))).not.toBeNull();
+    expect(m3.mempool.get(tx.slice(0, 4))).not.toBeNull();
+    expect([m1.mempool.admitted, m2.mempool.admitted, m3.mempool.admitted]).toEqual([1, 1, 1]);
+    // m3 pulled it after m1's inventory: one getTransactions2 from m3's link.
+    expect(m3.network.links()[0]!.stats.framesOut.get(MessageCode.getTransactions2)).toBe(1);
+
+    const bad = Uint8Array.of(0xee, 0, 0, 1);
+    m2.gossip.pushLocal(bad, bad.slice(0, 4));
+    await settle();
+    expect(m1.mempool.get(bad.slice(0, 4))).toBeNull();
+    expect(m3.mempool.get(bad.slice(0, 4))).toBeNull();
+    expect(m2.rest.map((r) => r.message.code)).toContain(MessageCode.rejected);
+    expect(m1.network.scores.score(walletKey(addressToText(ids[1]!.address)))).toBeCloseTo(10, 0);
+
+    // A node that asks for the mempool gets all of it.
+    const tx2 = Uint8Array.of(5, 6, 7, 8);
+    await m1.mempool.admit([tx2]);
+    m3.network.links()[0]!.send({ code: MessageCode.getUnappliedTransactions });
+    await settle();
+    expect(m3.mempool.get(tx2.slice(0, 4))).not.toBeNull();
+
+    for (const m of [m1, m2, m3]) {
+      m.gossip.stop();
+      m.network.stop();
+    }
+  });
+});
