@@ -16,6 +16,7 @@ import type { Clock } from '../clock.js';
 import { sha3_512sq } from '../core/hash.js';
 import type { Emitter } from '../events.js';
 import { equalBytes, concatBytes } from '../formats/bytes.js';
+import { addressToText } from '../formats/address.js';
 import { MAX_BLOCK_FUTURE_DRIFT_SECONDS } from '../formats/constants.js';
 import type { Logger } from '../log/logger.js';
 import { bytesKey, u64Key } from '../state/keys.js';
@@ -382,6 +383,10 @@ export class Chain {
       const key = Buffer.from(s.signer).toString('latin1');
       if (signers.has(key)) throw new BlockError(BlockErrorCode.BadSignature, `block ${block.num} carries two signatures of one signer`);
       signers.add(key);
+    }
+    const unknown = block.signatures.find((s) => !this.signerKeyOf(s.signer));
+    if (unknown) {
+      throw new BlockError(BlockErrorCode.SignerUnknown, `block ${block.num} is signed by ${addressToText(unknown.signer)}, whose key this node does not know yet`, { signer: unknown.signer });
     }
     const ok = await this.verifyBlockSignatures(block.signatures, checksum);
     const bad = ok.findIndex((v) => !v);

@@ -85,6 +85,8 @@ export const BlockErrorCode = {
   /** One transaction fails in import mode; the whole block fails (context: txid, code). */
   InvalidTransaction: 'BLOCK_INVALID_TRANSACTION',
   BadSignature: 'BLOCK_BAD_SIGNATURE',
+  /** A signer whose key this node does not know yet (learnt from its presence): try again later. */
+  SignerUnknown: 'BLOCK_SIGNER_UNKNOWN',
   /** Not enough valid signatures for the acceptance rule (consensus). */
   InsufficientSignatures: 'BLOCK_INSUFFICIENT_SIGNATURES',
   WalletStateMismatch: 'BLOCK_WALLET_STATE_MISMATCH',
@@ -103,6 +105,7 @@ const BLOCK_IGNORED = new Set<BlockErrorCode>([
   BlockErrorCode.AlreadyKnown,
   BlockErrorCode.ParentMismatch,
   BlockErrorCode.NotFound,
+  BlockErrorCode.SignerUnknown,
 ]);
 
 /** A block was refused by `importBlock` (or a signature by `addBlockSignatures`). */

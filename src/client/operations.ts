@@ -37,6 +37,16 @@ export const OPERATIONS = [
   'sign',
   'status',
   'getBlock',
+  'clients',
+  'servers',
+  'pl',
+  'getpresence',
+  'countnodeversions',
+  'connect',
+  'isolate',
+  'reconnect',
+  'blacklistpeer',
+  'clearpeerblacklist',
 ] as const;
 
 /** The package version, shown in the client's errors. */

@@ -214,7 +214,7 @@ const FIRST_SHA3_VERSION = 7;
 const DATA_CHECKSUM_LENGTH = 32;
 
 /** The signer as an Address object: from the full key, or the address the transaction carries. */
-function decodedAddress(pubKey: Uint8Array | null): DecodedAddress | null {
+export function decodedAddress(pubKey: Uint8Array | null): DecodedAddress | null {
   if (!pubKey) return null;
   let address: Address;
   try {

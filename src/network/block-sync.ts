@@ -16,7 +16,7 @@ import { systemClock, type NetClock, type TimerHandle } from './clock.js';
 import type { Link } from './link.js';
 import { MASTER_TYPES, type PeerNetwork } from './peer-network.js';
 import { MessageCode } from './protocol/codes.js';
-import { encodeBlocksFitting, MAX_BLOCKS_PER_RANGE, type Message, type RangeBlock } from './protocol/messages.js';
+import { encodeBlocksFitting, MAX_BLOCKS_PER_RANGE, type Message, type NodeType, type RangeBlock } from './protocol/messages.js';
 
 /** The chain as sync needs it (the node adapts `chain`). */
 export interface SyncChain {
@@ -82,6 +82,10 @@ export class BlockSync {
       onProgress?: (p: SyncProgress) => void;
       batchBlocks?: number;
       requestTimeoutMs?: number;
+      /** Peer types asked for blocks (default masters; a client may also ask its relays). */
+      sources?: readonly NodeType[];
+      /** Seconds between blocks of this network: scales the elapsed-time cap of the network height (§6). */
+      secondsPerBlock?: number;
     },
   ) {
     this.clock = o.clock ?? systemClock;
@@ -113,7 +117,7 @@ export class BlockSync {
 
   networkHeight(): bigint {
     const tip = this.o.chain.tip();
-    return this.o.network.networkHeight(tip.height, tip.timestampSeconds);
+    return this.o.network.networkHeight(tip.height, tip.timestampSeconds, this.o.secondsPerBlock);
   }
 
   /** `DLT Status` of §6. */
@@ -160,7 +164,7 @@ export class BlockSync {
       this.outstanding = null; // timed out or its link closed: ask someone else
     }
     const from = tip + 1n;
-    const peers = this.o.network.links(MASTER_TYPES).filter((l) => l.peerHeight >= from);
+    const peers = this.o.network.links(this.o.sources ?? MASTER_TYPES).filter((l) => l.peerHeight >= from);
     if (peers.length === 0) return;
     const link = peers[this.rr++ % peers.length]!;
     const want = target - tip;

@@ -9,6 +9,7 @@ import { methodFor, type MethodDef, type RpcSchemaOf } from '../types.js';
 import { blockMethods } from './blocks.js';
 import { miningMethods } from './mining.js';
 import { nameMethods } from './names.js';
+import { peerMethods } from './peers.js';
 import { statusMethods } from './status.js';
 import { transactionMethods } from './transactions.js';
 import { utilityMethods } from './utilities.js';
@@ -42,6 +43,7 @@ export const METHODS = [
   ...utilityMethods,
   ...statusMethods,
   ...blockMethods,
+  ...peerMethods,
   discover,
 ] as const satisfies readonly NodeMethod[];
 

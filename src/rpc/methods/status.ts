@@ -19,8 +19,12 @@ export const CORE_VERSION = 'xcore-0.9.8h';
 /** Core Status values (reference §2.9): 1 ready, 2 stalled (no block for 30 min). */
 const CORE_STATUS = { ready: 1, stalled: 2 } as const;
 
+/** Frames queued for peers of one direction (vv `Queues`). */
+const sendQueue = (ctx: Pick<NodeModules, 'p2p'>, direction: 'inbound' | 'outbound'): number =>
+  ctx.p2p?.peers.links().filter((l) => l.direction === direction).reduce((n, l) => n + l.queued, 0) ?? 0;
+
 /** The modules `status` reads. */
-export type StatusModules = Pick<NodeModules, 'chain' | 'mempool' | 'consensus' | 'network' | 'clock'>;
+export type StatusModules = Pick<NodeModules, 'chain' | 'mempool' | 'consensus' | 'network' | 'clock' | 'p2p'>;
 
 const method = methodFor<StatusModules>();
 
@@ -38,7 +42,7 @@ export interface StatusRecord {
   'My Listening Port': number;
   'Node Deprecation Block Limit': number;
   Update: string;
-  'DLT Status': 'Active' | 'ErrorLongTimeNoBlock';
+  'DLT Status': 'Active' | 'Synchronizing' | 'ErrorLongTimeNoBlock';
   'Core Status': number;
   'Block Processor Status': 'Running' | 'Stopped';
   'Block Height': number;
@@ -67,20 +71,24 @@ export const statusMethods = [
       const nowS = Math.floor(ctx.clock.now() / 1000);
       const tip = ctx.chain.tip;
       const agoS = ctx.consensus.secondsSinceBlock();
-      const noBlock = ctx.consensus.dltStatus() === 'ErrorLongTimeNoBlock';
+      const dltStatus = ctx.consensus.dltStatus();
+      const noBlock = dltStatus === 'ErrorLongTimeNoBlock';
       const verbose = p.verbose || p.vv;
+      // A lone node (no peer network) reports what is true of it: no peers, its own height, itself as the one master.
+      const net = ctx.p2p?.statusMembers();
+      const networkHeight = ctx.p2p ? ctx.p2p.networkHeight() : ctx.chain.height;
       const out: StatusRecord = {
         'Core Version': CORE_VERSION,
         'Node Version': NODE_VERSION,
         'Network type': ctx.network,
         'My time': nowS,
         'Network time difference': 0,
-        'My External IP': '',
-        // No peer-to-peer listener on the embedded network (0, as the reference reports for clients).
-        'My Listening Port': 0,
+        'My External IP': net?.['My External IP'] ?? '',
+        // 0 without a peer listener, as the reference reports for clients.
+        'My Listening Port': net?.['My Listening Port'] ?? 0,
         'Node Deprecation Block Limit': 0,
         Update: '',
-        'DLT Status': noBlock ? 'ErrorLongTimeNoBlock' : 'Active',
+        'DLT Status': dltStatus,
         'Core Status': noBlock ? CORE_STATUS.stalled : CORE_STATUS.ready,
         'Block Processor Status': ctx.consensus.isRunning ? 'Running' : 'Stopped',
         'Block Height': Number(ctx.chain.height),
@@ -88,9 +96,9 @@ export const statusMethods = [
         'Block Signature Count': tip?.block.signatures.length ?? 0,
         'Block Total Signer Difficulty': formatAmount(0n),
         'Block generated seconds ago': agoS,
-        'Network Block Height': Number(ctx.chain.height),
-        'Node Type': 'M',
-        Connectable: false,
+        'Network Block Height': Number(networkHeight),
+        'Node Type': ctx.p2p?.nodeType ?? 'M',
+        Connectable: net?.Connectable ?? false,
       };
       if (verbose) {
         const ext = ctx.chain.extensions.statusFields(ctx.chain.view());
@@ -108,21 +116,21 @@ export const statusMethods = [
         }
         Object.assign(out, {
           Wallets: ctx.chain.walletCount(),
-          Presences: 1,
+          Presences: net?.Presences ?? 1,
           Supply: formatAmount(ctx.chain.supply()),
           'Applied TX Count': ctx.chain.appliedCount(),
           'Unapplied TX Count': ctx.mempool.size,
           Names: ext.Names ?? 0,
           'Names Reward Pool': ext['Names Reward Pool'] ?? formatAmount(0n),
-          Masters: 1,
-          Relays: 0,
-          Clients: 0,
+          Masters: net?.Masters ?? 1,
+          Relays: net?.Relays ?? 0,
+          Clients: net?.Clients ?? 0,
         });
       }
       if (p.vv) {
         Object.assign(out, {
           Queues: {
-            RcvLow: 0, RcvMedium: 0, RcvHigh: 0, SendClients: 0, SendServers: 0, Logging: 0,
+            RcvLow: 0, RcvMedium: 0, RcvHigh: 0, SendClients: sendQueue(ctx, 'inbound'), SendServers: sendQueue(ctx, 'outbound'), Logging: 0,
             'Pending Transactions': ctx.mempool.size, Storage: 0, Inventory: 0, 'Inventory Processed': 0,
           },
           'WS Checksum': toHex(ctx.chain.walletStateChecksum()),
@@ -132,8 +140,8 @@ export const statusMethods = [
       Object.assign(out, {
         'Blockchain Scanning Active': false,
         'Activity Scanner Last Block': 0,
-        'Network Clients': [],
-        'Network Servers': [],
+        'Network Clients': net?.['Network Clients'] ?? [],
+        'Network Servers': net?.['Network Servers'] ?? [],
       });
       return out;
     },

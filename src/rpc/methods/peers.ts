@@ -1,0 +1,163 @@
+/**
+ * The peer operations of the reference (reference-network.md §9; reference-client-methods.md):
+ * `clients`, `servers`, `pl`, `getpresence`, `countnodeversions`, `connect`, `isolate`,
+ * `reconnect`, `blacklistpeer`, `clearpeerblacklist`, with the reference's result shapes. On a lone
+ * node (no peer network) the lists are empty and the actions say there is no network.
+ */
+import { decodedAddress } from '../../codec/json.js';
+import { Address } from '../../formats/address.js';
+import type { PresenceEntry } from '../../network/presence.js';
+import type { NodeModules } from '../../node/modules.js';
+import { invalidParams, methodFor } from '../types.js';
+
+/** The modules these operations use. */
+export type PeerModules = Pick<NodeModules, 'p2p'>;
+
+const method = methodFor<PeerModules>();
+
+const b64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
+
+/** A Presence object as the reference serialises it (`pl`, `getpresence`). */
+export function presenceJson(p: PresenceEntry): Record<string, unknown> {
+  return {
+    version: 1,
+    wallet: decodedAddress(p.address),
+    pubkey: b64(p.publicKey),
+    metadata: null,
+    addresses: [...p.devices.values()].map((d) => ({
+      version: 2,
+      device: b64(d.deviceId),
+      address: d.host,
+      type: d.type,
+      nodeVersion: d.nodeVersion,
+      lastSeenTime: d.lastSeen,
+      signature: b64(d.signature),
+    })),
+    powSolution: null,
+  };
+}
+
+const network = (m: PeerModules) => {
+  if (!m.p2p) throw invalidParams('This node is not on a peer network (start it with --p2p-port, --peer or --genesis)');
+  return m.p2p;
+};
+
+function walletParam(text: string): Uint8Array {
+  try {
+    return Address.fromText(text).addressNoChecksum;
+  } catch {
+    throw invalidParams(`Invalid wallet address ${JSON.stringify(text)}`);
+  }
+}
+
+export const peerMethods = [
+  method({
+    name: 'clients',
+    group: 'Network',
+    summary: 'Incoming peer links, as the remote ip:port seen on each socket',
+    params: [],
+    result: { description: 'array of "ip:port"' },
+    handler: (_p, m): string[] => m.p2p?.statusMembers()['Network Clients'] ?? [],
+  }),
+  method({
+    name: 'servers',
+    group: 'Network',
+    summary: 'Outgoing peer links that completed the hello, as the dialled ip:port',
+    params: [],
+    result: { description: 'array of "ip:port"' },
+    handler: (_p, m): string[] => m.p2p?.statusMembers()['Network Servers'] ?? [],
+  }),
+  method({
+    name: 'pl',
+    group: 'Network',
+    summary: 'The presence list: every known node with its addresses, types and last keep-alive',
+    params: [],
+    result: { description: 'array of Presence objects' },
+    handler: (_p, m): Record<string, unknown>[] => m.p2p?.peers.presence.all().map(presenceJson) ?? [],
+  }),
+  method({
+    name: 'getpresence',
+    group: 'Network',
+    summary: 'The presence of one wallet, or null',
+    params: [{ name: 'wallet', kind: 'string', required: true, description: 'Base58 wallet address', missingMessage: "Parameter 'wallet' is missing" }],
+    result: { description: 'Presence object or null' },
+    handler: (p, m): Record<string, unknown> | null => {
+      const address = walletParam(p.wallet);
+      const entry = m.p2p?.peers.presence.get(address);
+      return entry ? presenceJson(entry) : null;
+    },
+  }),
+  method({
+    name: 'countnodeversions',
+    group: 'Network',
+    summary: 'Node versions of the presence list with how many addresses run each',
+    params: [],
+    result: { description: 'object version → count' },
+    handler: (_p, m): Record<string, number> => m.p2p?.peers.presence.nodeVersions() ?? {},
+  }),
+  method({
+    name: 'connect',
+    group: 'Network',
+    summary: 'Dials a peer (host:port) and keeps the link like a configured peer',
+    params: [{ name: 'to', kind: 'string', required: true, description: 'host:port of the peer listener', missingMessage: "Parameter 'to' is missing" }],
+    result: { description: "'OK'" },
+    handler: (p, m): string => {
+      try {
+        network(m).peers.connect(p.to);
+      } catch (err) {
+        if (err instanceof RangeError) throw invalidParams(`Invalid 'to': ${err.message}`);
+        throw err;
+      }
+      return 'OK';
+    },
+  }),
+  method({
+    name: 'isolate',
+    group: 'Network',
+    summary: 'Closes every peer link (configured peers are redialled with backoff)',
+    params: [],
+    result: { description: "'OK'" },
+    handler: (_p, m): string => {
+      network(m).peers.isolate();
+      return 'OK';
+    },
+  }),
+  method({
+    name: 'reconnect',
+    group: 'Network',
+    summary: 'Drops and redials every dialled peer now',
+    params: [],
+    result: { description: "'OK'" },
+    handler: (_p, m): string => {
+      network(m).peers.reconnect();
+      return 'OK';
+    },
+  }),
+  method({
+    name: 'blacklistpeer',
+    group: 'Network',
+    summary: 'Blacklists a peer by host and/or wallet for 12 hours and disconnects it',
+    params: [
+      { name: 'host', kind: 'string', description: 'Host (ip or ip:port) to refuse' },
+      { name: 'wallet', kind: 'string', description: 'Base58 wallet address to refuse' },
+    ],
+    result: { description: "'OK'" },
+    handler: (p, m): string => {
+      if (!p.host && !p.wallet) throw invalidParams("Parameter 'host' or 'wallet' is missing");
+      if (p.wallet) walletParam(p.wallet);
+      network(m).peers.blacklistPeer({ ...(p.host ? { host: p.host } : {}), ...(p.wallet ? { wallet: p.wallet } : {}) });
+      return 'OK';
+    },
+  }),
+  method({
+    name: 'clearpeerblacklist',
+    group: 'Network',
+    summary: 'Lifts every blacklist entry and automatic ban',
+    params: [],
+    result: { description: "'OK'" },
+    handler: (_p, m): string => {
+      network(m).peers.clearBlacklist();
+      return 'OK';
+    },
+  }),
+];
