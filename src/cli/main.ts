@@ -16,6 +16,7 @@ const USAGE_ERROR_CODE = 2;
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'bench') return benchCommand(argv.slice(1));
+  if (argv[0] === 'devnet') return (await import('./devnet.js')).devnetCommand(argv.slice(1));
   if (argv[0] === 'init') return (await import('./network-setup.js')).initCommand(argv.slice(1));
   if (argv[0] === 'wallet') return (await import('./network-setup.js')).walletCommand(argv.slice(1), process.env);
   const args = parseArgs(argv);

@@ -50,6 +50,7 @@ export function mainHelp(): string {
     '',
     'Commands:',
     '  start        Start a node (see dltnode start --help)',
+    '  devnet       Start a local network: masters, relays and clients on 127.0.0.1 (see dltnode devnet --help)',
     '  init         Write the genesis file of a new network (see dltnode init --help)',
     '  wallet address --data-dir DIR   Print (creating if needed) the wallet address of a data directory',
     '  bench pow    Measure PoW verification: verifications/s and latency (see dltnode bench pow --help)',

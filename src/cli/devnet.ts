@@ -1,0 +1,260 @@
+/**
+ * `dltnode devnet`: a whole local network on loopback in one command (issue 9 point 7). Each node
+ * is its own process with its own data directory and ports, so a node that dies does not take the
+ * others down. The first run creates the wallets and a genesis file that funds the masters and the
+ * clients; a later run on the same `--dir` starts the same network again.
+ *
+ * Topology: every master dials the masters before it (a full mesh); every relay dials every
+ * master; client i dials relay i mod relays (or the masters when there is no relay).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { GenesisSpec } from '../chain/genesis.js';
+import { readGenesisFile, writeGenesisFile } from '../config/genesis-file.js';
+import { ConfigError } from '../config/options.js';
+import { NodeWallet } from '../wallet/wallet.js';
+
+export const DEVNET_HELP = `Usage: dltnode devnet [--masters N] [--relays N] [--clients N] [--block-interval SECONDS]
+                      [--dir DIR] [--json] [--base-port PORT]
+
+Starts a local network on 127.0.0.1: masters that produce blocks, relays, and clients funded by
+the genesis. Prints a table of the nodes, then their merged log; Ctrl-C stops every node.
+  --masters N            masters (default 3)
+  --relays N             relays (default 1)
+  --clients N            clients (default 2)
+  --block-interval S     seconds between blocks (default 1; fixed by the first run's genesis)
+  --dir DIR              where the nodes' data directories and genesis.json live (default ./.data/devnet)
+  --json                 print one JSON object per node (and the genesis path) instead of the table
+  --base-port PORT       RPC ports PORT, PORT+1, …, peer ports PORT+100, … (default: free ports)`;
+
+/** Coins the genesis gives each master and each client. */
+const MASTER_FUNDS = 1_000_000n * 100_000_000n;
+const CLIENT_FUNDS = 100_000n * 100_000_000n;
+/** Bounds that keep a devnet a devnet. */
+const MAX_NODES_PER_ROLE = 32;
+
+type Role = 'master' | 'relay' | 'client';
+
+export interface DevnetNode {
+  name: string;
+  role: Role;
+  address: string;
+  rpcUrl: string;
+  rpcPort: number;
+  peerPort: number | null;
+  dataDir: string;
+  pid: number | null;
+}
+
+export interface DevnetOptions {
+  masters: number;
+  relays: number;
+  clients: number;
+  blockInterval: number;
+  dir: string;
+  json: boolean;
+  basePort: number | null;
+}
+
+export function parseDevnetArgs(argv: string[]): DevnetOptions | 'help' {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        masters: { type: 'string' },
+        relays: { type: 'string' },
+        clients: { type: 'string' },
+        'block-interval': { type: 'string' },
+        dir: { type: 'string' },
+        json: { type: 'boolean' },
+        'base-port': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values as Record<string, string | boolean | undefined>;
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  if (values.help) return 'help';
+  const count = (name: string, dflt: number, min: number): number => {
+    const raw = values[name];
+    if (raw === undefined) return dflt;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > MAX_NODES_PER_ROLE) throw new ConfigError(`--${name}: expected an integer ${min}–${MAX_NODES_PER_ROLE}, got '${String(raw)}'`);
+    return n;
+  };
+  const interval = values['block-interval'] === undefined ? 1 : Number(values['block-interval']);
+  if (!Number.isFinite(interval) || interval < 0.1) throw new ConfigError(`--block-interval: expected a number of seconds ≥ 0.1, got '${String(values['block-interval'])}'`);
+  const base = values['base-port'] === undefined ? null : Number(values['base-port']);
+  if (base !== null && (!Number.isInteger(base) || base < 1024 || base > 65000)) throw new ConfigError(`--base-port: expected an integer 1024–65000, got '${String(values['base-port'])}'`);
+  return {
+    masters: count('masters', 3, 1),
+    relays: count('relays', 1, 0),
+    clients: count('clients', 2, 0),
+    blockInterval: interval,
+    dir: resolve((values.dir as string | undefined) ?? join('.data', 'devnet')),
+    json: values.json === true,
+    basePort: base,
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+/** The nodes of the network, with wallets created and the genesis written (or read back). */
+export async function prepareDevnet(o: DevnetOptions): Promise<{ nodes: DevnetNode[]; genesisPath: string; genesis: GenesisSpec }> {
+  mkdirSync(o.dir, { recursive: true });
+  const plan: { name: string; role: Role }[] = [
+    ...Array.from({ length: o.masters }, (_, i) => ({ name: `master-${i + 1}`, role: 'master' as const })),
+    ...Array.from({ length: o.relays }, (_, i) => ({ name: `relay-${i + 1}`, role: 'relay' as const })),
+    ...Array.from({ length: o.clients }, (_, i) => ({ name: `client-${i + 1}`, role: 'client' as const })),
+  ];
+  // RSA-4096 key generation runs on libuv's threads: all wallets at once.
+  for (const p of plan) mkdirSync(join(o.dir, p.name), { recursive: true });
+  const wallets = await Promise.all(plan.map((p) => NodeWallet.open(join(o.dir, p.name))));
+  const genesisPath = join(o.dir, 'genesis.json');
+  let genesis: GenesisSpec;
+  if (existsSync(genesisPath)) {
+    genesis = readGenesisFile(genesisPath);
+  } else {
+    genesis = {
+      name: 'devnet',
+      network: 'reg',
+      timestamp: BigInt(Math.floor(Date.now() / 1000)),
+      blockIntervalSeconds: o.blockInterval,
+      allocations: plan.flatMap((p, i) => (p.role === 'relay' ? [] : [{ address: wallets[i]!.primary.primary, amount: p.role === 'master' ? MASTER_FUNDS : CLIENT_FUNDS }])),
+      masters: plan.flatMap((p, i) => (p.role === 'master' ? [wallets[i]!.primary.primary] : [])),
+    };
+    writeGenesisFile(genesisPath, genesis);
+  }
+  const nodes: DevnetNode[] = [];
+  for (let i = 0; i < plan.length; i++) {
+    const p = plan[i]!;
+    const rpcPort = o.basePort !== null ? o.basePort + i : await freePort();
+    const peerPort = p.role === 'client' ? null : o.basePort !== null ? o.basePort + 100 + i : await freePort();
+    nodes.push({ name: p.name, role: p.role, address: wallets[i]!.primary.primaryText, rpcUrl: `http://127.0.0.1:${rpcPort}`, rpcPort, peerPort, dataDir: join(o.dir, p.name), pid: null });
+  }
+  return { nodes, genesisPath, genesis };
+}
+
+/** The `start` arguments of one devnet node. */
+export function devnetNodeArgs(node: DevnetNode, all: readonly DevnetNode[], genesisPath: string): string[] {
+  const masters = all.filter((n) => n.role === 'master');
+  const relays = all.filter((n) => n.role === 'relay');
+  let peers: DevnetNode[];
+  if (node.role === 'master') peers = masters.slice(0, masters.indexOf(node));
+  else if (node.role === 'relay') peers = masters;
+  else {
+    const clients = all.filter((n) => n.role === 'client');
+    peers = relays.length > 0 ? [relays[clients.indexOf(node) % relays.length]!] : masters;
+  }
+  return [
+    'start', '--genesis', genesisPath, '--data-dir', node.dataDir, '--role', node.role,
+    '--rpc-port', String(node.rpcPort), '--log-format', 'json', '--status-interval', '0', '--pool-threads', '1',
+    ...(node.peerPort !== null ? ['--p2p-port', String(node.peerPort)] : []),
+    ...peers.flatMap((p) => ['--peer', `127.0.0.1:${p.peerPort}`]),
+  ];
+}
+
+const LEVELS: Record<number, string> = { 20: 'debug', 30: 'info ', 40: 'WARN ', 50: 'ERROR', 60: 'FATAL' };
+const SKIPPED = new Set(['level', 'time', 'pid', 'msg', 'hostname']);
+
+/** One JSON log line of a node → `name  level  msg key=value…` (non-JSON lines pass through). */
+export function compactLine(name: string, line: string): string {
+  let rec: Record<string, unknown>;
+  try {
+    rec = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return `${name.padEnd(10)} ${line}`;
+  }
+  const fields = Object.entries(rec)
+    .filter(([k]) => !SKIPPED.has(k))
+    .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .join(' ');
+  const time = typeof rec.time === 'string' ? rec.time.slice(11, 23) : '';
+  return `${time} ${name.padEnd(10)} ${LEVELS[rec.level as number] ?? String(rec.level)} ${String(rec.msg ?? '')}${fields ? ` ${fields}` : ''}`;
+}
+
+export function devnetTable(nodes: readonly DevnetNode[], genesisPath: string): string {
+  const rows = [['node', 'role', 'address', 'RPC', 'peer port', 'pid', 'data directory']];
+  for (const n of nodes) rows.push([n.name, n.role, n.address, n.rpcUrl, n.peerPort === null ? '-' : String(n.peerPort), String(n.pid ?? '-'), n.dataDir]);
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  const lines = rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
+  return [...lines, '', `genesis: ${genesisPath}`, 'Ctrl-C stops every node.'].join('\n');
+}
+
+/** Runs the devnet until SIGINT/SIGTERM; resolves with the exit code. */
+export async function devnetCommand(argv: string[]): Promise<number> {
+  const o = parseDevnetArgs(argv);
+  if (o === 'help') {
+    console.log(DEVNET_HELP);
+    return 0;
+  }
+  const { nodes, genesisPath } = await prepareDevnet(o);
+  const cli = join(dirname(fileURLToPath(import.meta.url)), 'main.js');
+  const children = new Map<string, ChildProcess>();
+  let stopping = false;
+  for (const node of nodes) {
+    // Each node in its own process group: a terminal's Ctrl-C reaches only the devnet, which then
+    // stops every node once (a node that got the signal twice would skip its graceful shutdown).
+    const child = spawn(process.execPath, [cli, ...devnetNodeArgs(node, nodes, genesisPath)], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    node.pid = child.pid ?? null;
+    children.set(node.name, child);
+    for (const stream of [child.stdout, child.stderr]) {
+      let rest = '';
+      stream?.setEncoding('utf8');
+      stream?.on('data', (chunk: string) => {
+        const lines = (rest + chunk).split('\n');
+        rest = lines.pop() ?? '';
+        if (!o.json) for (const l of lines) if (l.trim()) process.stdout.write(`${compactLine(node.name, l)}\n`);
+      });
+    }
+    child.on('exit', (code, signal) => {
+      children.delete(node.name);
+      if (!stopping) process.stderr.write(`${node.name} (pid ${node.pid}) exited with ${signal ?? `code ${code}`}; the other nodes keep running\n`);
+    });
+  }
+  if (o.json) {
+    for (const n of nodes) console.log(JSON.stringify(n));
+    console.log(JSON.stringify({ genesis: genesisPath }));
+  } else {
+    console.log(devnetTable(nodes, genesisPath));
+  }
+  return new Promise<number>((done) => {
+    const stop = (signal: string): void => {
+      if (stopping) return;
+      stopping = true;
+      process.stderr.write(`${signal}: stopping ${children.size} nodes\n`);
+      for (const child of children.values()) child.kill('SIGTERM');
+      const check = setInterval(() => {
+        if (children.size === 0) {
+          clearInterval(check);
+          done(0);
+        }
+      }, 100);
+      // A node that does not stop within its own shutdown timeout is killed.
+      setTimeout(() => {
+        for (const child of children.values()) child.kill('SIGKILL');
+      }, 15_000).unref();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    // However the devnet ends, its nodes end with it.
+    process.once('exit', () => {
+      for (const child of children.values()) child.kill('SIGKILL');
+    });
+  });
+}
