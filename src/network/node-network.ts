@@ -174,7 +174,11 @@ export class NodeNetwork {
       secondsPerBlock: Math.max(o.blockIntervalSeconds, 0.001),
       onProgress: (p) => {
         if (p.status === 'Synchronizing') o.log.info({ height: Number(p.height), networkHeight: Number(p.networkHeight), blocksPerSecond: Math.round(p.blocksPerSecond) }, `synchronizing: ${p.height} / ${p.networkHeight}`);
-        else o.log.info({ height: Number(p.height), status: p.status }, 'synchronized with the network');
+        else {
+          o.log.info({ height: Number(p.height), status: p.status }, 'synchronized with the network');
+          // What the network holds pending while we were away (§6: the mempool is fetched after sync).
+          for (const l of this.peers.links(MASTER_TYPES)) l.send({ code: MessageCode.getUnappliedTransactions });
+        }
       },
     });
   }

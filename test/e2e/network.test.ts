@@ -1,0 +1,169 @@
+/**
+ * The network end to end (issue 9), with real node processes on loopback: three masters, a relay
+ * and two clients of one genesis. A payment made at a client reaches every master and is applied
+ * with byte-identical blocks everywhere; a master killed with SIGKILL does not stop the others, and
+ * after a restart it synchronizes and ends on the same chain; a node started later catches up from
+ * the genesis; a node of another genesis is refused with its reason; a peer that sends garbage is
+ * disconnected while the network goes on.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
+import { readGenesisFile, writeGenesisFile } from '../../src/config/genesis-file.js';
+import { startNode, type NodeProcess } from './harness.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'dltnode-net-'));
+const BLOCK_INTERVAL = 0.5;
+let plan: DevnetNode[];
+let genesisPath: string;
+const running = new Map<string, NodeProcess>();
+const peerPorts = new Map<string, number>();
+
+afterAll(async () => {
+  for (const n of running.values()) await n.stop(true);
+  rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+const byName = (name: string): DevnetNode => plan.find((n) => n.name === name)!;
+
+/**
+ * A free port below the kernel's ephemeral range (32768–60999): a node restarted on its peer port
+ * must not find it taken by some other process's outgoing connection, as a port the kernel handed
+ * out (port 0) can be once its listener is gone.
+ */
+async function freeFixedPort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    const free = await new Promise<boolean>((ok) => {
+      const srv = createServer().once('error', () => ok(false)).listen(port, '127.0.0.1', () => srv.close(() => ok(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port between 20000 and 30000');
+}
+
+/** Starts one node of the plan, dialling the peers the devnet topology gives it. */
+async function start(name: string, extra: string[] = []): Promise<NodeProcess> {
+  const node = byName(name);
+  const masters = plan.filter((n) => n.role === 'master');
+  let peers: string[];
+  if (node.role === 'master') peers = masters.slice(0, masters.indexOf(node)).map((m) => m.name);
+  else if (node.role === 'relay') peers = masters.map((m) => m.name);
+  else peers = ['relay-1'];
+  const args = ['--genesis', genesisPath, '--role', node.role, ...extra];
+  if (node.role !== 'client' && !peerPorts.has(name)) peerPorts.set(name, await freeFixedPort());
+  if (node.role !== 'client') args.push('--p2p-port', String(peerPorts.get(name)));
+  for (const p of peers) if (peerPorts.has(p)) args.push('--peer', `127.0.0.1:${peerPorts.get(p)}`);
+  const proc = await startNode({ dataDir: node.dataDir, args });
+  running.set(name, proc);
+  return proc;
+}
+
+const status = (n: NodeProcess) => n.call('status', { verbose: true });
+const checksumAt = async (n: NodeProcess, num: number): Promise<string> => (await n.call('getBlock', { num }))['Block Checksum'];
+
+beforeAll(async () => {
+  const prepared = await prepareDevnet({ masters: 3, relays: 1, clients: 2, blockInterval: BLOCK_INTERVAL, dir, json: true, basePort: null });
+  plan = prepared.nodes;
+  genesisPath = prepared.genesisPath;
+  for (const name of ['master-1', 'master-2', 'master-3', 'relay-1', 'client-1']) await start(name);
+}, 120_000);
+
+describe('a network of masters, a relay and clients', () => {
+  it('links up with the roles of each node in status', async () => {
+    const m1 = running.get('master-1')!;
+    await m1.waitFor(async () => (await status(m1))['Network Clients'].length >= 3, 'links to master-1', 20_000);
+    const s = await status(m1);
+    expect(s['Node Type']).toBe('M');
+    expect(s['My Listening Port']).toBe(peerPorts.get('master-1'));
+    const relay = await status(running.get('relay-1')!);
+    expect(relay['Node Type']).toBe('R');
+    expect(relay['Network Servers']).toHaveLength(3);
+    const client = running.get('client-1')!;
+    expect((await status(client))['Node Type']).toBe('C');
+    await client.waitFor(async () => (await status(client)).Masters === 3, 'the masters in the client presence list', 20_000);
+    const pl = await m1.call('pl');
+    expect(pl.map((p: any) => p.addresses[0].type).sort()).toEqual(['M', 'M', 'M', 'R']);
+    // A client's presence lives with its relay (reference-network §3: client keep-alives go to relays).
+    const relayPl = await running.get('relay-1')!.call('pl');
+    expect(relayPl.map((p: any) => p.addresses[0].type).sort()).toEqual(['C', 'M', 'M', 'M', 'R']);
+  });
+
+  it('a payment at a client reaches every master, then is applied in byte-identical blocks', async () => {
+    const client = running.get('client-1')!;
+    const to = byName('client-2').address;
+    await client.waitFor(async () => (await client.call('getBalance', { address: byName('client-1').address })) !== '0.00000000', 'the client to see its funds', 20_000);
+    const tx = await client.call('addTransaction', { to: `${to}_12.5` });
+    const masters = ['master-1', 'master-2', 'master-3'].map((n) => running.get(n)!);
+    // Pending or already applied on every master, within a few seconds.
+    for (const m of masters) await m.waitFor(async () => (await m.rpc('getTransaction', { id: tx.id })).error === null, `the payment at ${m.url}`, 5_000);
+    for (const m of masters) await m.waitFor(async () => Number((await m.call('getTransaction', { id: tx.id })).applied) > 0, 'the payment applied', 15_000);
+    const height = Number((await masters[0]!.call('getTransaction', { id: tx.id })).applied);
+    for (const m of masters) await m.waitForHeight(height + 1, 10_000);
+    const all = [...running.values()];
+    for (const n of all) await n.waitForHeight(height, 15_000);
+    const checksums = await Promise.all(all.map((n) => checksumAt(n, height)));
+    expect(new Set(checksums).size).toBe(1);
+    for (const n of all) expect(await n.call('getBalance', { address: to })).toBe('100012.50000000');
+  });
+
+  it('keeps producing when a master is killed; the master restarts, synchronizes and ends on the same chain', async () => {
+    const m2 = running.get('master-2')!;
+    const m1 = running.get('master-1')!;
+    const before = await m1.height();
+    expect(await m2.kill('SIGKILL')).toBeNull();
+    running.delete('master-2');
+    await m1.waitForHeight(before + 4, 30_000);
+    const again = await start('master-2');
+    await again.waitFor(async () => (await again.height()) >= (await m1.height()) - 1, 'master-2 to catch up', 30_000);
+    const s = await status(again);
+    expect(['Active', 'Synchronizing']).toContain(s['DLT Status']);
+    await again.waitFor(async () => (await status(again))['DLT Status'] === 'Active', 'Active', 20_000);
+    const h = Math.min(await again.height(), await m1.height());
+    expect(await checksumAt(again, h)).toBe(await checksumAt(m1, h));
+    expect(await checksumAt(again, before + 2)).toBe(await checksumAt(m1, before + 2));
+  });
+
+  it('a node started later synchronizes the chain from the genesis', async () => {
+    const m1 = running.get('master-1')!;
+    const target = await m1.height();
+    expect(target).toBeGreaterThan(10);
+    const late = await start('client-2');
+    await late.waitForHeight(target, 30_000);
+    expect(late.output()).toMatch(/synchroniz/);
+    expect(await checksumAt(late, target)).toBe(await checksumAt(m1, target));
+  });
+
+  it('refuses a node of another genesis, with the reason', async () => {
+    const other = readGenesisFile(genesisPath);
+    const otherPath = join(dir, 'other-genesis.json');
+    writeGenesisFile(otherPath, { ...other, timestamp: other.timestamp + 1n });
+    const stranger = await startNode({ args: ['--genesis', otherPath, '--role', 'client', '--peer', `127.0.0.1:${peerPorts.get('master-1')}`] });
+    try {
+      await stranger.waitFor(async () => /4801|genesis/i.test(stranger.output()), 'the refusal', 15_000);
+      expect(stranger.output()).toMatch(/another genesis|genesis/i);
+      expect((await status(stranger))['Network Servers']).toEqual([]);
+    } finally {
+      await stranger.stop();
+    }
+  });
+
+  it('disconnects a peer that sends garbage; the others are unaffected', async () => {
+    const m1 = running.get('master-1')!;
+    const ws = new WebSocket(`ws://127.0.0.1:${peerPorts.get('master-1')}/p2p`);
+    await new Promise((r, f) => ws.once('open', r).once('error', f));
+    const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+    for (let i = 0; i < 5 && ws.readyState === WebSocket.OPEN; i++) ws.send(Buffer.from([0xff, 1, 2, 3, i]));
+    const code = await closed;
+    expect(code).toBeGreaterThanOrEqual(4000);
+    const before = await m1.height();
+    await m1.waitForHeight(before + 2, 15_000);
+    const relay = await status(running.get('relay-1')!);
+    expect(relay['Network Servers']).toHaveLength(3);
+  });
+});
+
