@@ -35,6 +35,12 @@ export interface PaymentRequest {
   autofee?: boolean;
   /** Transaction type (default Normal); RegName (4) may send outputs of 0. */
   type?: number;
+  /**
+   * Client nodes: relay nodes paid by the payment (interface.md addTransaction rule 5;
+   * reference-rpc-messaging §2.1 "Relay outputs"): each gets an output equal to the transaction's
+   * fee, covered by the inputs.
+   */
+  relays?: Uint8Array[];
 }
 
 const badPayment = (message: string): TxError => new TxError(TxErrorCode.BadPayment, message);
@@ -78,7 +84,7 @@ export class PaymentBuilder {
     return remaining === 0n ? sortInputs(inputs) : null;
   }
 
-  private assemble(req: PaymentRequest, inputs: TxInput[]): Transaction {
+  private assemble(req: PaymentRequest, inputs: TxInput[], relayAmount = 0n): Transaction {
     const stored = this.chain.wallet(req.key.primary).publicKey;
     const now = this.clock.now();
     return {
@@ -86,7 +92,7 @@ export class PaymentBuilder {
       type: req.type ?? TransactionType.Normal,
       blockHeight: this.chain.height,
       inputs,
-      outputs: req.outputs,
+      outputs: req.relays?.length ? [...req.outputs, ...req.relays.map((address) => ({ address, amount: relayAmount }))] : req.outputs,
       // §8.3: milliseconds-within-second × 1000 + random 0..999.
       nonce: (now % 1000) * 1000 + Math.floor(Math.random() * 1000),
       // §2.1 step 7: only the address once the wallet state knows the key.
@@ -114,34 +120,41 @@ export class PaymentBuilder {
     if (toTotal < 0n || (toTotal === 0n && !zeroAllowed)) throw badPayment('Invalid to amount was specified');
     let tx: Transaction;
     let fee: bigint;
+    // Each relay output equals the fee, so the inputs cover the fee once per relay more.
+    const feeShares = 1n + BigInt(req.relays?.length ?? 0);
+    const excluded = [...req.outputs, ...(req.relays ?? []).map((address) => ({ address, amount: 0n }))];
     if (!req.from) {
-      let target = toTotal + (req.fee ?? FORCE_TRANSACTION_PRICE);
-      let inputs = this.selectInputs(req.key, target, req.outputs);
+      let fee0 = req.fee ?? FORCE_TRANSACTION_PRICE;
+      let target = toTotal + fee0 * feeShares;
+      let inputs = this.selectInputs(req.key, target, excluded);
       if (!inputs) throw balanceTooLow();
-      tx = this.assemble(req, inputs);
+      tx = this.assemble(req, inputs, fee0);
       fee = feeOf(tx);
-      for (let round = 0; round < FEE_ROUNDS && target !== toTotal + fee; round++) {
-        target = toTotal + fee;
-        inputs = this.selectInputs(req.key, target, req.outputs);
+      for (let round = 0; round < FEE_ROUNDS && target !== toTotal + fee * feeShares; round++) {
+        fee0 = fee;
+        target = toTotal + fee * feeShares;
+        inputs = this.selectInputs(req.key, target, excluded);
         if (!inputs) throw balanceTooLow();
-        tx = this.assemble(req, inputs);
+        tx = this.assemble(req, inputs, fee0);
         fee = feeOf(tx);
       }
-      if (target !== toTotal + fee) throw new TxError(TxErrorCode.FeeUnsettled, 'The fee did not settle after three rounds; try again');
+      if (target !== toTotal + fee * feeShares) throw new TxError(TxErrorCode.FeeUnsettled, 'The fee did not settle after three rounds; try again');
     } else {
       const inputs = sortInputs(req.from.map((f) => ({ key: req.key.nonceOf(f.address)!, amount: f.amount })));
       tx = this.assemble(req, inputs);
       fee = feeOf(tx);
+      tx = this.assemble(req, inputs, fee);
       if (req.autofee) {
-        // §2.1 step 12: the fee goes onto the first input in key order.
-        inputs[0]!.amount += fee;
-        tx = this.assemble(req, inputs);
+        // §2.1 step 12: the fee (and the relays' shares) go onto the first input in key order.
+        inputs[0]!.amount += fee * feeShares;
+        tx = this.assemble(req, inputs, fee);
         fee = feeOf(tx);
+        tx = this.assemble(req, inputs, fee);
         const firstAddress = req.from.find((f) => equalBytes(req.key.nonceOf(f.address)!, inputs[0]!.key))!.address;
         if (inputs[0]!.amount > this.available(firstAddress)) throw balanceTooLow();
       }
       const fromTotal = inputs.reduce((s, i) => s + i.amount, 0n);
-      if (fromTotal !== toTotal + fee) {
+      if (fromTotal !== toTotal + fee * feeShares) {
         throw badPayment(
           "From amounts (incl. fee) do not match to amounts. If you haven't accounted for the transaction fee in the from amounts, use the parameter 'autofee' to have the node do it automatically.",
         );

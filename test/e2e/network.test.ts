@@ -98,6 +98,9 @@ describe('a network of masters, a relay and clients', () => {
     const to = byName('client-2').address;
     await client.waitFor(async () => (await client.call('getBalance', { address: byName('client-1').address })) !== '0.00000000', 'the client to see its funds', 20_000);
     const tx = await client.call('addTransaction', { to: `${to}_12.5` });
+    // A client pays its relay an output equal to the fee (interface.md addTransaction rule 5).
+    expect(tx.to[byName('relay-1').address]).toBe(tx.fee);
+    expect(tx.to[to]).toBe('12.50000000');
     const masters = ['master-1', 'master-2', 'master-3'].map((n) => running.get(n)!);
     // Pending or already applied on every master, within a few seconds.
     for (const m of masters) await m.waitFor(async () => (await m.rpc('getTransaction', { id: tx.id })).error === null, `the payment at ${m.url}`, 5_000);

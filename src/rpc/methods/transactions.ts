@@ -13,10 +13,10 @@ import { parseTransactionId } from '../../codec/transaction.js';
 import type { NodeModules } from '../../node/modules.js';
 
 import { invalidParams, methodFor, paramList, type ParamsOf } from '../types.js';
-import { amountList, selectKey } from './params.js';
+import { addressParam, amountList, selectKey } from './params.js';
 
 /** The modules the transaction operations use. */
-export type TxModules = Pick<NodeModules, 'chain' | 'mempool' | 'wallet' | 'network' | 'clock'>;
+export type TxModules = Pick<NodeModules, 'chain' | 'mempool' | 'wallet' | 'network' | 'clock' | 'p2p'>;
 
 const method = methodFor<TxModules>();
 
@@ -27,7 +27,7 @@ const paymentParams = paramList([
   { name: 'primaryAddress', kind: 'string', description: 'Which key of the wallet signs' },
   { name: 'fee', kind: 'string', description: 'Explicit fee (CoinNumber); default the size-dependent fee (0.005 per started kB)' },
   { name: 'autofee', kind: 'boolean', description: "With 'from': add the fee to the first input" },
-  { name: 'relayNodeAddress', kind: 'string', description: 'Client nodes only; ignored by this node' },
+  { name: 'relayNodeAddress', kind: 'string', description: 'Client nodes only: the relay paid by this payment (default: two connected relays or masters)' },
   { name: 'requestId', kind: 'string', description: 'Optional tracking identifier' },
 ]);
 
@@ -69,7 +69,18 @@ function paymentRequest(p: ParamsOf<typeof paymentParams>, ctx: TxModules): Paym
       throw invalidParams(`Invalid fee was specified: ${(err as Error).message}`);
     }
   }
-  return { key, outputs, from, fee, autofee: p.autofee };
+  const relays = relayOutputs(ctx, p.relayNodeAddress);
+  return { key, outputs, from, fee, autofee: p.autofee, ...(relays.length > 0 ? { relays } : {}) };
+}
+
+/** Relays a client node pays with each payment (interface.md addTransaction rule 5): none on other nodes. */
+const RELAYS_PAID = 2;
+function relayOutputs(ctx: TxModules, relayNodeAddress: string | undefined): Uint8Array[] {
+  if (ctx.p2p?.role !== 'client') return [];
+  if (relayNodeAddress !== undefined && relayNodeAddress !== '') return [addressParam(relayNodeAddress, 'Invalid relayNodeAddress was specified').addressNoChecksum];
+  const servers = ctx.p2p.peers.links().filter((l) => l.peer);
+  const relays = servers.filter((l) => l.peerType === 'R');
+  return (relays.length > 0 ? relays : servers).slice(0, RELAYS_PAID).map((l) => l.peer!.address);
 }
 
 const builderOf = (ctx: TxModules) => new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network, ctx.clock);
