@@ -10,7 +10,7 @@ import { PACKAGE_VERSION } from '../version.js';
 import type { DltnodeConfig } from '../config/options.js';
 import { coreFlavour } from '../core/wasm.js';
 import { createLogger, type NodeLogger } from '../log/logger.js';
-import { createMetrics } from '../metrics/metrics.js';
+import { createMetrics, type NetworkMetricsSnapshot } from '../metrics/metrics.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { validateParams } from '../rpc/dispatch.js';
 import { createRpcServer, type RpcServer } from '../rpc/server.js';
@@ -25,6 +25,8 @@ export interface StartableNode<Ctx> {
   modules: Ctx;
   ready: boolean;
   close(): Promise<void>;
+  /** The peer network's counters for the metrics. */
+  networkMetrics?(): NetworkMetricsSnapshot | null;
   /** The node's event bus, streamed on `ws /events`. */
   events?: NodeEventBus;
   /** Height, pending pool and DLT status for the status line, read from the modules (src/node). */
@@ -157,6 +159,8 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     const url = await server.listen();
     log.info({ network: config.network, dataDir: config.dataDir, transport: server.transportName }, 'starting node');
     node = await deps.createNode(toNodeOptions(config), log);
+    const started = node;
+    if (started.networkMetrics) metrics.setNetworkSource(() => started.networkMetrics!());
     if (config.metricsPort !== undefined) metricsServer = await startMetricsServer(metrics, '127.0.0.1', config.metricsPort);
     state = 'running';
     log.info({ url, transport: server.transportName, metrics: metricsServer?.url ?? (config.metrics ? `${url}/metrics` : undefined) }, `RPC listening on ${url}`);

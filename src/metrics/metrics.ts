@@ -27,9 +27,26 @@ export interface NodeMetrics {
   setInFlightSource(read: () => number): void;
   /** Labels the `dltnode_info` gauge with the transport in use (known once the server exists). */
   setTransport(name: string): void;
+  /** Reads the peer network's counters at scrape time (a node on a network). */
+  setNetworkSource(read: () => NetworkMetricsSnapshot | null): void;
   /** Text exposition format for `GET /metrics`. */
   render(): Promise<string>;
   readonly contentType: string;
+}
+
+/** What the peer network reports to the metrics (read at scrape time). */
+export interface NetworkMetricsSnapshot {
+  /** Open links by peer type (M, R, C, …). */
+  peersByType: Record<string, number>;
+  /** Frames received and sent since start, by message name. */
+  framesIn: Record<string, number>;
+  framesOut: Record<string, number>;
+  /** Announced transactions already seen (gossip dedup hits). */
+  dedupHits: number;
+  /** Network height − our tip. */
+  syncLagBlocks: number;
+  /** Bytes queued for peers (our queues and the sockets' buffers). */
+  sendQueueBytes: number;
 }
 
 export interface MetricsOptions {
@@ -72,6 +89,57 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
   });
   const height = new Gauge({ name: `${METRIC_PREFIX}block_height`, help: 'Height of the latest local block', registers: [registry] });
   const pending = new Gauge({ name: `${METRIC_PREFIX}pending_transactions`, help: 'Transactions in the pending pool', registers: [registry] });
+  let readNetwork: () => NetworkMetricsSnapshot | null = () => null;
+  let snapshot: NetworkMetricsSnapshot | null = null;
+  const network = (): NetworkMetricsSnapshot | null => snapshot;
+  new Gauge({
+    name: `${METRIC_PREFIX}peers`,
+    help: 'Open peer links by peer type (M master, R relay, C client)',
+    labelNames: ['type'],
+    registers: [registry],
+    collect() {
+      // The first collector of a scrape takes the snapshot the others read.
+      snapshot = readNetwork();
+      this.reset();
+      for (const [type, n] of Object.entries(network()?.peersByType ?? {})) this.set({ type }, n);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}p2p_frames`,
+    help: 'Peer frames since start, by direction (in, out) and message',
+    labelNames: ['direction', 'message'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const n = network();
+      for (const [message, v] of Object.entries(n?.framesIn ?? {})) this.set({ direction: 'in', message }, v);
+      for (const [message, v] of Object.entries(n?.framesOut ?? {})) this.set({ direction: 'out', message }, v);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}gossip_dedup_hits`,
+    help: 'Announced transactions already seen (since start)',
+    registers: [registry],
+    collect() {
+      this.set(network()?.dedupHits ?? 0);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}sync_lag_blocks`,
+    help: 'Network height minus the local tip',
+    registers: [registry],
+    collect() {
+      this.set(network()?.syncLagBlocks ?? 0);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}p2p_send_queue_bytes`,
+    help: 'Bytes queued for peers',
+    registers: [registry],
+    collect() {
+      this.set(network()?.sendQueueBytes ?? 0);
+    },
+  });
   const scrape = new Histogram({
     name: `${METRIC_PREFIX}metrics_scrape_duration_seconds`,
     help: 'Time to render the metrics exposition',
@@ -108,6 +176,9 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
     },
     setInFlightSource(read) {
       readInFlight = read;
+    },
+    setNetworkSource(read) {
+      readNetwork = read;
     },
     async render() {
       const end = scrape.startTimer();

@@ -26,7 +26,8 @@ import { systemClock, type NetClock } from './clock.js';
 import type { DialTarget } from './dial.js';
 import type { Link } from './link.js';
 import { MASTER_TYPES, PeerNetwork } from './peer-network.js';
-import { MessageCode } from './protocol/codes.js';
+import { MessageCode, messageCodeName } from './protocol/codes.js';
+import type { NetworkMetricsSnapshot } from '../metrics/metrics.js';
 import { encodeTransactionBatches, RejectedCode, type Message, type NodeType } from './protocol/messages.js';
 import type { NetworkStatusMembers } from './status.js';
 import { TxGossip, type AdmitOutcome, type GossipMempool } from './tx-gossip.js';
@@ -214,6 +215,22 @@ export class NodeNetwork {
   /** The RSA key of a peer wallet: from its link's hello, else from its presence. */
   keyOf(address: Uint8Array): Uint8Array | null {
     return this.peers.registry.byIdentity(address)?.peer?.publicKey ?? this.peers.presence.get(address)?.publicKey ?? null;
+  }
+
+  /** Counters for the metrics (read at scrape time). */
+  metricsSnapshot(): NetworkMetricsSnapshot {
+    const links = this.peers.links();
+    const peersByType: Record<string, number> = {};
+    for (const l of links) peersByType[l.peerType] = (peersByType[l.peerType] ?? 0) + 1;
+    const named = (m: Map<number, number>): Record<string, number> => Object.fromEntries([...m].map(([code, n]) => [messageCodeName(code), n]));
+    return {
+      peersByType,
+      framesIn: named(this.peers.stats.framesIn),
+      framesOut: named(this.peers.stats.framesOut),
+      dedupHits: this.gossip.seen.hits,
+      syncLagBlocks: Number(this.networkHeight() - this.o.chain.height),
+      sendQueueBytes: links.reduce((n, l) => n + l.pendingBytes, 0),
+    };
   }
 
   statusMembers(): NetworkStatusMembers {

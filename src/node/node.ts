@@ -23,9 +23,12 @@ import { systemClock as netClock } from '../network/clock.js';
 import { listenForPeers, type PeerListener } from './peer-listener.js';
 import type { NodeModules, NodePool } from './modules.js';
 import type { NodeOptions } from './options.js';
+import type { NetworkMetricsSnapshot } from '../metrics/metrics.js';
 
 export interface DltNode {
   modules: NodeModules;
+  /** The peer network's counters for the metrics; null for a lone node. */
+  networkMetrics(): NetworkMetricsSnapshot | null;
   events: NodeEventBus;
   /** A one-line summary for the periodic status line (src/cli/start.ts). */
   summary(): { height: number; pending: number; dltStatus: string };
@@ -148,6 +151,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       modules,
       events,
       ready: true,
+      networkMetrics: () => network?.metricsSnapshot() ?? null,
       summary: () => ({ height: Number(chain.height), pending: pendingPool.size, dltStatus: consensus.dltStatus() }),
       close: async () => {
         node.ready = false;

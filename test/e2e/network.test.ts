@@ -70,7 +70,7 @@ beforeAll(async () => {
   const prepared = await prepareDevnet({ masters: 3, relays: 1, clients: 2, blockInterval: BLOCK_INTERVAL, dir, json: true, basePort: null });
   plan = prepared.nodes;
   genesisPath = prepared.genesisPath;
-  for (const name of ['master-1', 'master-2', 'master-3', 'relay-1', 'client-1']) await start(name);
+  for (const name of ['master-1', 'master-2', 'master-3', 'relay-1', 'client-1']) await start(name, name === 'relay-1' ? ['--metrics'] : []);
 }, 120_000);
 
 describe('a network of masters, a relay and clients', () => {
@@ -86,6 +86,10 @@ describe('a network of masters, a relay and clients', () => {
     const client = running.get('client-1')!;
     expect((await status(client))['Node Type']).toBe('C');
     await client.waitFor(async () => (await status(client)).Masters === 3, 'the masters in the client presence list', 20_000);
+    const metrics = (await running.get('relay-1')!.http('/metrics')).text;
+    expect(metrics).toMatch(/dltnode_peers\{type="M"\} 3/);
+    expect(metrics).toMatch(/dltnode_p2p_frames\{direction="in",message="[a-zA-Z0-9]+"\} \d+/);
+    expect(metrics).toMatch(/dltnode_sync_lag_blocks \d+/);
     const pl = await m1.call('pl');
     expect(pl.map((p: any) => p.addresses[0].type).sort()).toEqual(['M', 'M', 'M', 'R']);
     // A client's presence lives with its relay (reference-network §3: client keep-alives go to relays).
