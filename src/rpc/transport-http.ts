@@ -1,11 +1,27 @@
 /**
- * HTTP transport on `node:http`: the fallback when the uWebSockets.js binary does not load on this
- * Node build (practice P31), with the same discipline as transport-uws.ts.
+ * HTTP transport on `node:http`, the default (practice P31; issue 13): its parser (llhttp) frames
+ * requests as RFC 9112 asks, which the uWebSockets.js build we ship does not (HTTP/1.0 never
+ * answered, duplicate Content-Length honoured, malformed request lines left silent; the evidence is
+ * in test/rpc/framing.test.ts). Same discipline as transport-uws.ts, plus:
+ *
+ * - Framing errors (RFC 9112 §2.2, §3, §6.3): a malformed request line, header, or a
+ *   Content-Length that conflicts with another or with Transfer-Encoding gets 400 and the connection
+ *   is closed; an unknown method token gets 405 like any method other than GET and POST; an
+ *   HTTP/0.9 request line (no version) gets 400 and a major version other than 1 gets 505.
+ * - A body over the cap gets its 413 after the body has been read and discarded (up to
+ *   {@link DISCARD_LIMIT_BYTES} and {@link LINGER_MS}), so a client that writes its whole body before
+ *   reading sees the 413 and not a reset (RFC 9112 §9.6 "lingering close").
+ * - Slow readers: a connection whose unsent reply bytes exceed {@link MAX_UNSENT_BYTES} is closed,
+ *   node:http stops reading pipelined requests while a reply is unsent, and a connection that
+ *   neither sends nor takes bytes for {@link SOCKET_IDLE_TIMEOUT_MS} is closed.
+ * - Slowloris: request heads must be complete within {@link HEADERS_TIMEOUT_MS}.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import {
   InFlightCounter,
   ListenError,
+  STATUS_TEXT,
   addressInUseMessage,
   type HttpReply,
   type HttpRequestHead,
@@ -15,6 +31,29 @@ import {
 
 /** Keep-alive idle timeout: long enough for benchmark and client reuse, short enough to free sockets. */
 const KEEP_ALIVE_TIMEOUT_MS = 10_000;
+/**
+ * A request head (line and headers) must arrive within this time (slowloris). Real clients send it
+ * in one packet; 10 s leaves room for a slow link. Node checks it every {@link TIMEOUT_CHECK_MS}.
+ */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** A whole request (head and body) must arrive within this time: 1 MiB at 35 kB/s. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+const TIMEOUT_CHECK_MS = 1_000;
+/** A connection that neither sends nor takes a byte this long (a reader that stopped) is closed. */
+export const SOCKET_IDLE_TIMEOUT_MS = 30_000;
+/**
+ * Reply bytes one connection may leave unsent: the largest reply (a `txa` page of 1,000 at ~1.6 kB
+ * each) with room to spare. node:http does not parse a connection's next request while its reply
+ * is unsent, so this bounds what a client that never reads can make the node hold.
+ */
+export const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
+/** Body bytes read and dropped after a 413 so the client sees it (lingering close); then we close. */
+export const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024;
+/** Longest wait for the rest of an over-limit body (or for a client to close after an error reply). */
+export const LINGER_MS = 5_000;
+
+/** RFC 9110 §5.6.2 token characters: what a method may be made of. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 export class NodeHttpTransport implements Transport {
   readonly name = 'node:http' as const;
@@ -22,7 +61,17 @@ export class NodeHttpTransport implements Transport {
   private readonly counter = new InFlightCounter();
 
   constructor(private readonly opts: TransportOptions) {
-    this.server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, (req, res) => this.onRequest(req, res));
+    this.server = createServer(
+      {
+        keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+        headersTimeout: HEADERS_TIMEOUT_MS,
+        requestTimeout: REQUEST_TIMEOUT_MS,
+        connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+      },
+      (req, res) => this.onRequest(req, res),
+    );
+    this.server.timeout = SOCKET_IDLE_TIMEOUT_MS;
+    this.server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => onClientError(err, socket));
   }
 
   get inFlight(): number {
@@ -60,6 +109,12 @@ export class NodeHttpTransport implements Transport {
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     const { handler, maxBodyBytes } = this.opts;
+    if (req.httpVersionMajor !== 1) {
+      // llhttp reads a request line without a version as HTTP/0.9: malformed for RFC 9112 §3.
+      const status = req.httpVersionMajor === 0 ? 400 : 505;
+      writeReply(res, plainError(status, status === 400 ? 'Malformed request line: expected METHOD target HTTP/1.x' : 'Only HTTP/1.0 and HTTP/1.1 are served'), true);
+      return;
+    }
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const head: HttpRequestHead = {
@@ -89,9 +144,9 @@ export class NodeHttpTransport implements Transport {
       this.answer(res, head, null);
       return;
     }
-    if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) {
-      writeReply(res, handler.tooLarge(maxBodyBytes), true);
-      req.resume();
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > maxBodyBytes) {
+      this.refuseBody(req, res, declared);
       return;
     }
     const chunks: Buffer[] = [];
@@ -102,7 +157,8 @@ export class NodeHttpTransport implements Transport {
       total += chunk.byteLength;
       if (total > maxBodyBytes) {
         over = true;
-        writeReply(res, handler.tooLarge(maxBodyBytes), true);
+        chunks.length = 0;
+        this.refuseBody(req, res, Infinity);
         return;
       }
       chunks.push(chunk);
@@ -111,6 +167,33 @@ export class NodeHttpTransport implements Transport {
       if (!over) this.answer(res, head, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     });
     req.on('error', finish);
+  }
+
+  /**
+   * 413 for a body over the cap. The rest of the body is read and dropped first (when it is not
+   * larger than {@link DISCARD_LIMIT_BYTES} and arrives within {@link LINGER_MS}), so the reply is
+   * the next thing the client reads, and closing leaves no unread bytes behind (which would make
+   * the kernel reset the connection and drop the reply).
+   */
+  private refuseBody(req: IncomingMessage, res: ServerResponse, declared: number): void {
+    const reply = this.opts.handler.tooLarge(this.opts.maxBodyBytes);
+    let sent = false;
+    const send = (): void => {
+      if (sent) return;
+      sent = true;
+      clearTimeout(timer);
+      writeReply(res, reply, true);
+    };
+    const timer = setTimeout(send, LINGER_MS);
+    let dropped = 0;
+    req.removeAllListeners('data');
+    req.on('data', (chunk: Buffer) => {
+      dropped += chunk.byteLength;
+      if (dropped > DISCARD_LIMIT_BYTES) send();
+    });
+    req.once('end', send);
+    req.resume();
+    if (declared > DISCARD_LIMIT_BYTES) send();
   }
 
   private answer(res: ServerResponse, head: HttpRequestHead, body: Buffer | null): void {
@@ -128,8 +211,70 @@ export class NodeHttpTransport implements Transport {
 
 function writeReply(res: ServerResponse, reply: HttpReply, closeConnection: boolean): void {
   if (res.destroyed || res.writableEnded) return; // the caller aborted, or a reply was already sent
+  const socket = res.socket;
+  if (socket && socket.writableLength > MAX_UNSENT_BYTES) {
+    socket.destroy(); // its reader stopped reading: do not queue more
+    return;
+  }
   const headers: Record<string, string | number> = { 'Content-Type': reply.contentType ?? 'application/json', ...reply.headers };
   if (closeConnection) headers.Connection = 'close';
   res.writeHead(reply.status, headers);
   res.end(reply.body);
+}
+
+function plainError(status: number, message: string): HttpReply {
+  return { status, body: JSON.stringify({ result: null, id: null, error: { code: -32600, message } }) };
+}
+
+/**
+ * A request node:http could not frame. RFC 9112: a malformed request line or header, or a
+ * conflicting Content-Length (§6.3), is answered 400 and the connection closed; an unknown method
+ * token is a well-formed request this server does not implement: 405 (RFC 9110 §15.5.6), as for
+ * PUT. The reply is written raw (there is no ServerResponse), then the connection lingers.
+ */
+function onClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  let status = 400;
+  let message = 'Malformed HTTP request';
+  let extra = '';
+  if (err.code === 'HPE_INVALID_METHOD') {
+    // 405 only for a well-formed request line whose method llhttp does not know; anything else is 400.
+    const line = /^([^ \r\n]+) [^ \r\n]+ HTTP\/1\.[01]\r\n/.exec((err.rawPacket ?? Buffer.alloc(0)).toString('latin1'));
+    const method = line?.[1] ?? '';
+    if (TOKEN.test(method)) {
+      status = 405;
+      message = `HTTP method ${method.slice(0, 32)} is not supported; use GET or POST`;
+      extra = 'Allow: GET, POST\r\n';
+    }
+  } else if (err.code === 'HPE_HEADER_OVERFLOW') {
+    status = 431;
+    message = 'Request header fields too large';
+  } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_HEADERS_TIMEOUT') {
+    status = 408;
+    message = 'The request did not arrive in time';
+  } else if (err.code === 'HPE_UNEXPECTED_CONTENT_LENGTH' || err.code === 'HPE_INVALID_CONTENT_LENGTH' || err.code === 'HPE_INVALID_TRANSFER_ENCODING') {
+    message = 'Conflicting or invalid Content-Length / Transfer-Encoding';
+  }
+  const body = plainError(status, message).body as string;
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  lingerThenDestroy(socket);
+}
+
+/** After an error reply: drop what the client still sends (bounded), and close when it does, or later. */
+function lingerThenDestroy(socket: Duplex): void {
+  let dropped = 0;
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.on('data', (chunk: Buffer) => {
+    dropped += chunk.byteLength;
+    if (dropped > DISCARD_LIMIT_BYTES) socket.destroy();
+  });
+  socket.once('end', () => socket.destroy());
+  socket.once('close', () => clearTimeout(timer));
+  socket.resume();
 }
