@@ -12,11 +12,13 @@
  *   {@link DISCARD_LIMIT_BYTES} and {@link LINGER_MS}), so a client that writes its whole body before
  *   reading sees the 413 and not a reset (RFC 9112 §9.6 "lingering close").
  * - Slow readers: a connection whose unsent reply bytes exceed {@link MAX_UNSENT_BYTES} is closed,
- *   node:http stops reading pipelined requests while a reply is unsent, and a connection that
- *   neither sends nor takes bytes for {@link SOCKET_IDLE_TIMEOUT_MS} is closed.
+ *   node:http stops reading pipelined requests while a reply is unsent, all connections together
+ *   hold at most {@link UNSENT_BUDGET_BYTES} unsent (the largest backlogs are closed past it), and a
+ *   connection that neither sends nor takes bytes for {@link SOCKET_IDLE_TIMEOUT_MS} is closed.
  * - Slowloris: request heads must be complete within {@link HEADERS_TIMEOUT_MS}.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import {
   InFlightCounter,
@@ -47,6 +49,14 @@ export const SOCKET_IDLE_TIMEOUT_MS = 30_000;
  * is unsent, so this bounds what a client that never reads can make the node hold.
  */
 export const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
+/**
+ * Reply bytes all connections together may leave unsent. Past it, the connections holding the most
+ * unsent bytes (readers that stopped reading) are closed, largest first, so 50 clients that never
+ * read their `txa` pages cannot grow the node by their sum.
+ */
+export const UNSENT_BUDGET_BYTES = 32 * 1024 * 1024;
+/** Pipelined requests one connection may have waiting; past it the connection is closed. */
+export const MAX_PIPELINED = 64;
 /** Body bytes read and dropped after a 413 so the client sees it (lingering close); then we close. */
 export const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024;
 /** Longest wait for the rest of an over-limit body (or for a client to close after an error reply). */
@@ -59,6 +69,9 @@ export class NodeHttpTransport implements Transport {
   readonly name = 'node:http' as const;
   private readonly server: Server;
   private readonly counter = new InFlightCounter();
+  private readonly unsent = new UnsentBytes();
+  /** Per connection: a request being handled, and the pipelined ones waiting for it. */
+  private readonly lines = new WeakMap<Socket, { busy: boolean; waiting: [IncomingMessage, ServerResponse][] }>();
 
   constructor(private readonly opts: TransportOptions) {
     this.server = createServer(
@@ -68,7 +81,7 @@ export class NodeHttpTransport implements Transport {
         requestTimeout: REQUEST_TIMEOUT_MS,
         connectionsCheckingInterval: TIMEOUT_CHECK_MS,
       },
-      (req, res) => this.onRequest(req, res),
+      (req, res) => this.serially(req, res),
     );
     this.server.timeout = SOCKET_IDLE_TIMEOUT_MS;
     this.server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => onClientError(err, socket));
@@ -105,6 +118,48 @@ export class NodeHttpTransport implements Transport {
   closeConnections(): void {
     this.stopAccepting();
     this.server.closeAllConnections();
+  }
+
+  /**
+   * Pipelined requests of one connection are handled one after the other, each once the previous
+   * reply has left for the kernel: a client that sends many requests and reads none gets one reply
+   * built, not one per request (node:http would run them all at once and queue every reply).
+   */
+  private serially(req: IncomingMessage, res: ServerResponse): void {
+    const socket = req.socket;
+    let line = this.lines.get(socket);
+    if (line === undefined) {
+      line = { busy: false, waiting: [] };
+      this.lines.set(socket, line);
+    }
+    const l = line;
+    const run = (q: IncomingMessage, r: ServerResponse): void => {
+      l.busy = true;
+      let done = false;
+      const next = (): void => {
+        if (done) return;
+        done = true;
+        const resume = (): void => {
+          l.busy = false;
+          const n = l.waiting.shift();
+          if (n && !socket.destroyed) run(n[0], n[1]);
+        };
+        if (socket.writableNeedDrain && !socket.destroyed) socket.once('drain', resume);
+        else resume();
+      };
+      r.once('finish', next);
+      r.once('close', next);
+      this.onRequest(q, r);
+    };
+    if (!l.busy) {
+      run(req, res);
+      return;
+    }
+    if (l.waiting.length >= MAX_PIPELINED) {
+      socket.destroy(); // far more requests than any client pipelines, none read
+      return;
+    }
+    l.waiting.push([req, res]);
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -200,16 +255,49 @@ export class NodeHttpTransport implements Transport {
     const reply = this.opts.handler.handle(head, body);
     if (reply instanceof Promise) {
       reply.then(
-        (r) => writeReply(res, r, false),
+        (r) => writeReply(res, r, false, this.unsent),
         () => writeReply(res, { status: 500, body: '' }, false),
       );
     } else {
-      writeReply(res, reply, false);
+      writeReply(res, reply, false, this.unsent);
     }
   }
 }
 
-function writeReply(res: ServerResponse, reply: HttpReply, closeConnection: boolean): void {
+/** Sockets with reply bytes the kernel has not taken yet (their readers are slow or stopped). */
+class UnsentBytes {
+  private readonly backlogged = new Set<Socket>();
+
+  /** After a write: track `socket` while it holds unsent bytes; enforce the node-wide budget. */
+  track(socket: Socket): void {
+    if (socket.writableLength === 0 || this.backlogged.has(socket)) {
+      if (socket.writableLength > 0) this.enforce();
+      return;
+    }
+    this.backlogged.add(socket);
+    const forget = (): void => {
+      this.backlogged.delete(socket);
+    };
+    socket.once('drain', forget);
+    socket.once('close', forget);
+    this.enforce();
+  }
+
+  private enforce(): void {
+    let total = 0;
+    for (const s of this.backlogged) total += s.writableLength;
+    if (total <= UNSENT_BUDGET_BYTES) return;
+    const largestFirst = [...this.backlogged].sort((a, b) => b.writableLength - a.writableLength);
+    for (const s of largestFirst) {
+      if (total <= UNSENT_BUDGET_BYTES) break;
+      total -= s.writableLength;
+      this.backlogged.delete(s);
+      s.destroy();
+    }
+  }
+}
+
+function writeReply(res: ServerResponse, reply: HttpReply, closeConnection: boolean, unsent?: UnsentBytes): void {
   if (res.destroyed || res.writableEnded) return; // the caller aborted, or a reply was already sent
   const socket = res.socket;
   if (socket && socket.writableLength > MAX_UNSENT_BYTES) {
@@ -220,6 +308,7 @@ function writeReply(res: ServerResponse, reply: HttpReply, closeConnection: bool
   if (closeConnection) headers.Connection = 'close';
   res.writeHead(reply.status, headers);
   res.end(reply.body);
+  if (socket && unsent) unsent.track(socket);
 }
 
 function plainError(status: number, message: string): HttpReply {

@@ -1,0 +1,167 @@
+// Connection floods (issue 13 §1 and §4c), shared by the short slow-reader check in `npm test` and
+// the full floods in `npm run test:slow`: slowloris (heads that never finish), idle connections
+// (nothing sent), and slow readers (pipelined `txa` pages of the largest count, never read), each
+// while `status` is timed on fresh connections and the node's resident memory is sampled.
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNode, type NodeProcess } from '../e2e/harness.js';
+import { portOf } from '../rpc/raw-http.js';
+import { alive, rssOf, statusLatency } from './lib.js';
+
+const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** `status` must answer within this bound, on a fresh connection, during every flood. */
+const STATUS_BOUND_MS = 2_000;
+const MB = 1024 * 1024;
+
+export interface FloodOptions {
+  /** Payments made first, so `txa` pages are full (~1.6 kB per transaction). */
+  transactions: number;
+  slowReaders: number;
+  slowloris: number;
+  idle: number;
+  /** How long each flood lasts. */
+  seconds: number;
+  /** Largest growth of the node's RSS during the slow-reader flood. */
+  rssGrowthBoundMb: number;
+}
+
+interface Probe {
+  latencies: number[];
+  rssMax: number;
+  stop(): Promise<void>;
+}
+
+/** Times `status` every 250 ms and samples RSS until stopped. */
+function probe(node: NodeProcess): Probe {
+  const p: Probe = { latencies: [], rssMax: 0, stop: async () => undefined };
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      p.latencies.push(await statusLatency(node.url, 10_000));
+      p.rssMax = Math.max(p.rssMax, await rssOf(node.child.pid!));
+      await sleep(250);
+    }
+  })();
+  p.stop = async () => {
+    running = false;
+    await loop;
+  };
+  return p;
+}
+
+function summary(latencies: number[]): { n: number; p50: number; p99: number; max: number } {
+  const s = [...latencies].sort((a, b) => a - b);
+  const at = (q: number) => Math.round(s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN);
+  // Infinity (no answer) stays Infinity, which JSON would print as null.
+  return { n: s.length, p50: at(0.5), p99: at(0.99), max: s.length ? Math.round(s[s.length - 1]!) : NaN };
+}
+const show = (x: object): string => JSON.stringify(x, (_k, v) => (v === Infinity ? 'none' : v));
+
+function open(port: number): Promise<Socket> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.on('error', () => undefined);
+    s.once('connect', () => resolve(s));
+    s.once('close', () => resolve(s));
+  });
+}
+
+export function floodSuite(o: FloodOptions): void {
+  let node: NodeProcess;
+  let port: number;
+
+  beforeAll(async () => {
+    node = await startNode({ blockInterval: 1 });
+    port = portOf(node.url);
+    let made = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (made < o.transactions) {
+          made++;
+          await node.call('addTransaction', { to: `${STRANGER}_0.01` });
+        }
+      }),
+    );
+    await node.waitFor(async () => Object.keys(await node.call('txu', { count: 10 })).length === 0, 'the pool to drain', 120_000);
+  }, 600_000);
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  describe('floods while status keeps answering', () => {
+    it(`${o.slowReaders} slow readers of pipelined txa pages: bounded memory, status within ${STATUS_BOUND_MS} ms`, async () => {
+      const page = await node.http('/txa?count=1000');
+      const pageBytes = page.text.length;
+      const rssBefore = await rssOf(node.child.pid!);
+      const request = 'GET /txa?count=1000 HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(20);
+      const sockets = await Promise.all(Array.from({ length: o.slowReaders }, () => open(port)));
+      for (const s of sockets) {
+        s.pause(); // never read
+        s.write(request);
+      }
+      // Each connection costs one page build at first, as a reading client would (the count limit
+      // bounds that); what must not happen is more: its other 19 requests wait until it reads.
+      const firstWave = await statusLatency(node.url, 30_000);
+      const p = probe(node);
+      await sleep(o.seconds * 1000);
+      await p.stop();
+      const closedByNode = sockets.filter((s) => s.destroyed || s.readableEnded).length;
+      for (const s of sockets) s.destroy();
+      const stats = summary(p.latencies);
+      console.log(
+        `slow readers: ${o.slowReaders} × 20 pipelined pages of ${(pageBytes / MB).toFixed(2)} MB for ${o.seconds} s; first status ${Math.round(firstWave)} ms, then status ms ${show(stats)}; ` +
+          `RSS ${(rssBefore / MB).toFixed(0)} → max ${(p.rssMax / MB).toFixed(0)} MB; connections closed by the node: ${closedByNode}`,
+      );
+      expect(alive(node)).toBe(true);
+      expect(pageBytes).toBeGreaterThan(0.5 * MB);
+      expect(stats.max).toBeLessThan(STATUS_BOUND_MS);
+      expect((p.rssMax - rssBefore) / MB).toBeLessThan(o.rssGrowthBoundMb);
+    }, 600_000);
+
+    if (o.slowloris > 0) {
+      it(`${o.slowloris} slowloris connections: heads cut off by the node, status within ${STATUS_BOUND_MS} ms`, async () => {
+        const p = probe(node);
+        let cut = 0;
+        const until = Date.now() + o.seconds * 1000;
+        const lorises = Array.from({ length: o.slowloris }, async () => {
+          while (Date.now() < until) {
+            const s = await open(port);
+            s.write('GET /status HTTP/1.1\r\nHost: x\r\n');
+            while (!s.destroyed && Date.now() < until) {
+              s.write('X');
+              await sleep(1000);
+              if (s.readableEnded || s.destroyed) break;
+            }
+            if (Date.now() < until) cut++;
+            s.destroy();
+          }
+        });
+        await Promise.all(lorises);
+        await p.stop();
+        const stats = summary(p.latencies);
+        console.log(`slowloris: ${o.slowloris} connections for ${o.seconds} s, ${cut} cut off by the node; status ms ${show(stats)}`);
+        expect(alive(node)).toBe(true);
+        expect(stats.max).toBeLessThan(STATUS_BOUND_MS);
+        if (o.seconds > 12) expect(cut).toBeGreaterThanOrEqual(o.slowloris); // headers timeout 10 s
+      }, 600_000);
+    }
+
+    if (o.idle > 0) {
+      it(`${o.idle} idle connections: status within ${STATUS_BOUND_MS} ms`, async () => {
+        const p = probe(node);
+        const sockets: Socket[] = [];
+        for (let i = 0; i < o.idle; i += 100) sockets.push(...(await Promise.all(Array.from({ length: Math.min(100, o.idle - i) }, () => open(port)))));
+        const openedAt = Date.now();
+        await sleep(o.seconds * 1000);
+        await p.stop();
+        const closedByNode = sockets.filter((s) => s.destroyed || s.readableEnded).length;
+        for (const s of sockets) s.destroy();
+        const stats = summary(p.latencies);
+        console.log(`idle: ${sockets.length} connections held ${Math.round((Date.now() - openedAt) / 1000)} s, ${closedByNode} closed by the node; status ms ${show(stats)}`);
+        expect(alive(node)).toBe(true);
+        expect(stats.max).toBeLessThan(STATUS_BOUND_MS);
+      }, 600_000);
+    }
+  });
+}
