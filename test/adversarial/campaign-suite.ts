@@ -31,7 +31,7 @@ export function campaignSuite(opts: { calls: number; attacks: number; seed?: num
       expect({ fiveXx: tally['5xx'], invalid: tally['invalid-envelope'], hangs: tally.hang, leaks: tally.leak, internal: tally.internal, transport: tally.transport })
         .toEqual({ fiveXx: 0, invalid: 0, hangs: 0, leaks: 0, internal: 0, transport: 0 });
       expect(internalLogLines(node)).toEqual([]);
-      expect(await statusLatency(node.url)).toBeLessThan(5_000);
+      expect(await statusLatency(node.url)).toBeLessThan(10_000);
     }, 1_500_000);
 
     it(`${opts.attacks} raw-socket framing attacks: each answered or closed, no 5xx, no leak`, async () => {
@@ -41,7 +41,7 @@ export function campaignSuite(opts: { calls: number; attacks: number; seed?: num
       if (t.examples.length) console.log(t.examples.join('\n'));
       expect(alive(node), 'node process alive').toBe(true);
       expect({ hangs: t.hangs, fiveXx: t.fiveXx, leaks: t.leaks }).toEqual({ hangs: 0, fiveXx: 0, leaks: 0 });
-      expect(await statusLatency(node.url)).toBeLessThan(5_000);
+      expect(await statusLatency(node.url)).toBeLessThan(10_000);
     }, 600_000);
   });
 }

@@ -10,8 +10,6 @@ import { alive, rssOf, statusLatency } from './lib.js';
 
 const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** `status` must answer within this bound, on a fresh connection, during every flood. */
-const STATUS_BOUND_MS = 2_000;
 const MB = 1024 * 1024;
 
 export interface FloodOptions {
@@ -24,6 +22,11 @@ export interface FloodOptions {
   seconds: number;
   /** Largest growth of the node's RSS during the slow-reader flood. */
   rssGrowthBoundMb: number;
+  /**
+   * `status` must answer within this bound, on a fresh connection, during every flood: 2 s in the
+   * slow suite (run alone); in `npm test`, where other files share the cores, only a hang bound.
+   */
+  statusBoundMs: number;
 }
 
 interface Probe {
@@ -90,7 +93,7 @@ export function floodSuite(o: FloodOptions): void {
   });
 
   describe('floods while status keeps answering', () => {
-    it(`${o.slowReaders} slow readers of pipelined txa pages: bounded memory, status within ${STATUS_BOUND_MS} ms`, async () => {
+    it(`${o.slowReaders} slow readers of pipelined txa pages: bounded memory, status within ${o.statusBoundMs} ms`, async () => {
       const page = await node.http('/txa?count=1000');
       const pageBytes = page.text.length;
       const rssBefore = await rssOf(node.child.pid!);
@@ -115,12 +118,12 @@ export function floodSuite(o: FloodOptions): void {
       );
       expect(alive(node)).toBe(true);
       expect(pageBytes).toBeGreaterThan(0.5 * MB);
-      expect(stats.max).toBeLessThan(STATUS_BOUND_MS);
+      expect(stats.max).toBeLessThan(o.statusBoundMs);
       expect((p.rssMax - rssBefore) / MB).toBeLessThan(o.rssGrowthBoundMb);
     }, 600_000);
 
     if (o.slowloris > 0) {
-      it(`${o.slowloris} slowloris connections: heads cut off by the node, status within ${STATUS_BOUND_MS} ms`, async () => {
+      it(`${o.slowloris} slowloris connections: heads cut off by the node, status within ${o.statusBoundMs} ms`, async () => {
         const p = probe(node);
         let cut = 0;
         const until = Date.now() + o.seconds * 1000;
@@ -142,13 +145,13 @@ export function floodSuite(o: FloodOptions): void {
         const stats = summary(p.latencies);
         console.log(`slowloris: ${o.slowloris} connections for ${o.seconds} s, ${cut} cut off by the node; status ms ${show(stats)}`);
         expect(alive(node)).toBe(true);
-        expect(stats.max).toBeLessThan(STATUS_BOUND_MS);
+        expect(stats.max).toBeLessThan(o.statusBoundMs);
         if (o.seconds > 12) expect(cut).toBeGreaterThanOrEqual(o.slowloris); // headers timeout 10 s
       }, 600_000);
     }
 
     if (o.idle > 0) {
-      it(`${o.idle} idle connections: status within ${STATUS_BOUND_MS} ms`, async () => {
+      it(`${o.idle} idle connections: status within ${o.statusBoundMs} ms`, async () => {
         const p = probe(node);
         const sockets: Socket[] = [];
         for (let i = 0; i < o.idle; i += 100) sockets.push(...(await Promise.all(Array.from({ length: Math.min(100, o.idle - i) }, () => open(port)))));
@@ -160,7 +163,7 @@ export function floodSuite(o: FloodOptions): void {
         const stats = summary(p.latencies);
         console.log(`idle: ${sockets.length} connections held ${Math.round((Date.now() - openedAt) / 1000)} s, ${closedByNode} closed by the node; status ms ${show(stats)}`);
         expect(alive(node)).toBe(true);
-        expect(stats.max).toBeLessThan(STATUS_BOUND_MS);
+        expect(stats.max).toBeLessThan(o.statusBoundMs);
       }, 600_000);
     }
   });
