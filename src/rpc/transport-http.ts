@@ -71,6 +71,8 @@ export class NodeHttpTransport implements Transport {
   private readonly counter = new InFlightCounter();
   private readonly unsent = new UnsentBytes();
   /** Per connection: a request being handled, and the pipelined ones waiting for it. */
+  private readonly pipelined: (() => void)[] = [];
+  private pumping = false;
   private readonly lines = new WeakMap<Socket, { busy: boolean; waiting: [IncomingMessage, ServerResponse][] }>();
 
   constructor(private readonly opts: TransportOptions) {
@@ -140,9 +142,12 @@ export class NodeHttpTransport implements Transport {
         if (done) return;
         done = true;
         const resume = (): void => {
-          l.busy = false;
           const n = l.waiting.shift();
-          if (n && !socket.destroyed) run(n[0], n[1]);
+          if (n === undefined || socket.destroyed) {
+            l.busy = false;
+            return;
+          }
+          this.later(() => (socket.destroyed ? undefined : run(n[0], n[1])));
         };
         if (socket.writableNeedDrain && !socket.destroyed) socket.once('drain', resume);
         else resume();
@@ -160,6 +165,23 @@ export class NodeHttpTransport implements Transport {
       return;
     }
     l.waiting.push([req, res]);
+  }
+
+  /**
+   * Pipelined requests run one per event-loop turn, node-wide, after the I/O that arrived meanwhile:
+   * connections that pipeline many costly requests (and may never read the replies, which the
+   * kernel's socket buffers absorb for a while) cannot queue their builds ahead of other callers.
+   */
+  private later(task: () => void): void {
+    this.pipelined.push(task);
+    if (this.pumping) return;
+    this.pumping = true;
+    const pump = (): void => {
+      this.pipelined.shift()?.();
+      if (this.pipelined.length > 0) setImmediate(pump);
+      else this.pumping = false;
+    };
+    setImmediate(pump);
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {

@@ -26,11 +26,19 @@ async function allIds(node: NodeProcess, method: 'txa' | 'txu'): Promise<Set<str
   }
 }
 
+/**
+ * Supply and the sum of every balance, read at one height: the reads are separate calls and a block
+ * (debiting the node, crediting the stranger and the foundation) may land between them, so they are
+ * repeated until the height is the same before and after.
+ */
 async function supplyCheck(node: NodeProcess): Promise<{ supply: bigint; sum: bigint }> {
-  const status = await node.call('status', { verbose: true });
-  let sum = 0n;
-  for (const id of [node.address, FOUNDATION_ADDRESS, STRANGER]) sum += parseAmount((await node.call('getWallet', { id })).balance);
-  return { supply: parseAmount(status.Supply), sum };
+  for (let attempt = 0; ; attempt++) {
+    const before = await node.call('status', { verbose: true });
+    let sum = 0n;
+    for (const id of [node.address, FOUNDATION_ADDRESS, STRANGER]) sum += parseAmount((await node.call('getWallet', { id })).balance);
+    const after = await node.call('status', { verbose: true });
+    if (before['Block Height'] === after['Block Height'] || attempt === 50) return { supply: parseAmount(after.Supply), sum };
+  }
 }
 
 export function sigkillSuite(opts: { kills: number; seed?: number }): void {
