@@ -245,17 +245,18 @@ export async function runFramingAttacks(port: number, count: number, seed: numbe
     while (next < count) {
       next++;
       const payload = framingAttack(r);
-      // The head is complete, so the server answers or closes at once; a body it waits for (a
-      // declared length not sent) is bounded by its request timeout, beyond this deadline: an
-      // unanswered request at the deadline with the connection still open counts as a hang only
-      // when not even a status line came and the head was complete without a pending body.
+      // The head is complete, so the server answers or closes at once. A body it still waits for
+      // (a declared length not sent) is bounded by its request timeout, beyond this deadline, so an
+      // open connection without a status line counts as a hang only when nothing is pending.
       const res = await rawExchange(port, payload, { timeoutMs: 3_000, responses: 1 });
       t.attacks++;
       const status = firstStatus(res.text);
       t.statuses[status] = (t.statuses[status] ?? 0) + 1;
       const text = payload.toString('latin1');
       const waitsForBody = /content-length: *[1-9]/i.test(text) || /transfer-encoding/i.test(text);
-      if (!res.closed && status === 0 && !waitsForBody) {
+      // Empty lines before a request line are skipped (RFC 9112 §2.2): the server still awaits one.
+      const noRequestYet = /^[\r\n]*$/.test(text);
+      if (!res.closed && status === 0 && !waitsForBody && !noRequestYet) {
         t.hangs++;
         if (t.examples.length < 20) t.examples.push(`hang: ${JSON.stringify(text.slice(0, 200))}`);
       }
