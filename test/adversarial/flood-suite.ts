@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNode, type NodeProcess } from '../e2e/harness.js';
 import { portOf } from '../rpc/raw-http.js';
 import { alive, rssOf, statusLatency } from './lib.js';
+import { HEADERS_TIMEOUT_MS } from '../../src/rpc/transport-http.js';
 
 const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -20,7 +21,12 @@ export interface FloodOptions {
   idle: number;
   /** How long each flood lasts. */
   seconds: number;
-  /** Largest growth of the node's RSS during the slow-reader flood. */
+  /**
+   * Largest growth of the node's RSS during the slow-reader flood. Each reader costs the replies
+   * its socket buffers absorb (~3 pages of 1.6 MB on Linux loopback) until the node-wide budget of
+   * unsent bytes closes the largest backlogs; the garbage of those builds makes V8's heap grow and
+   * plateau (measured: +183 MB for 50 readers within 14 s, then flat, and falling once they go).
+   */
   rssGrowthBoundMb: number;
   /**
    * `status` must answer within this bound, on a fresh connection, during every flood: 2 s in the
@@ -125,10 +131,12 @@ export function floodSuite(o: FloodOptions): void {
       it(`${o.slowloris} slowloris connections: heads cut off by the node, status within ${o.statusBoundMs} ms`, async () => {
         const p = probe(node);
         let cut = 0;
+        let longest = 0; // the longest a loris connection stayed open
         const until = Date.now() + o.seconds * 1000;
         const lorises = Array.from({ length: o.slowloris }, async () => {
           while (Date.now() < until) {
             const s = await open(port);
+            const opened = Date.now();
             s.write('GET /status HTTP/1.1\r\nHost: x\r\n');
             while (!s.destroyed && Date.now() < until) {
               s.write('X');
@@ -136,16 +144,21 @@ export function floodSuite(o: FloodOptions): void {
               if (s.readableEnded || s.destroyed) break;
             }
             if (Date.now() < until) cut++;
+            longest = Math.max(longest, Date.now() - opened);
             s.destroy();
           }
         });
         await Promise.all(lorises);
         await p.stop();
         const stats = summary(p.latencies);
-        console.log(`slowloris: ${o.slowloris} connections for ${o.seconds} s, ${cut} cut off by the node; status ms ${show(stats)}`);
+        console.log(
+          `slowloris: ${o.slowloris} connections for ${o.seconds} s, ${cut} cut off by the node, the longest open ${(longest / 1000).toFixed(1)} s; status ms ${show(stats)}`,
+        );
         expect(alive(node)).toBe(true);
         expect(stats.max).toBeLessThan(o.statusBoundMs);
-        if (o.seconds > 12) expect(cut).toBeGreaterThanOrEqual(o.slowloris); // headers timeout 10 s
+        expect(cut).toBeGreaterThan(0);
+        // Request heads must be complete within 10 s (HEADERS_TIMEOUT_MS), checked every second.
+        expect(longest).toBeLessThan(HEADERS_TIMEOUT_MS + 5_000);
       }, 600_000);
     }
 
