@@ -70,9 +70,10 @@ export class NodeHttpTransport implements Transport {
   private readonly server: Server;
   private readonly counter = new InFlightCounter();
   private readonly unsent = new UnsentBytes();
-  /** Per connection: a request being handled, and the pipelined ones waiting for it. */
+  /** Pipelined requests due to run, one per event-loop turn (see `later`). */
   private readonly pipelined: (() => void)[] = [];
   private pumping = false;
+  /** Per connection: a request being handled, and the pipelined ones waiting for it. */
   private readonly lines = new WeakMap<Socket, { busy: boolean; waiting: [IncomingMessage, ServerResponse][] }>();
 
   constructor(private readonly opts: TransportOptions) {
