@@ -62,6 +62,13 @@ export const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024;
 /** Longest wait for the rest of an over-limit body (or for a client to close after an error reply). */
 export const LINGER_MS = 5_000;
 
+/** Per connection: a request being handled, and the pipelined ones waiting for it. */
+interface Line {
+  busy: boolean;
+  waiting: [IncomingMessage, ServerResponse][];
+}
+const LINE = Symbol('dltnode.line');
+
 /** RFC 9110 §5.6.2 token characters: what a method may be made of. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -73,8 +80,6 @@ export class NodeHttpTransport implements Transport {
   /** Pipelined requests due to run, one per event-loop turn (see `later`). */
   private readonly pipelined: (() => void)[] = [];
   private pumping = false;
-  /** Per connection: a request being handled, and the pipelined ones waiting for it. */
-  private readonly lines = new WeakMap<Socket, { busy: boolean; waiting: [IncomingMessage, ServerResponse][] }>();
 
   constructor(private readonly opts: TransportOptions) {
     this.server = createServer(
@@ -129,19 +134,11 @@ export class NodeHttpTransport implements Transport {
    * built, not one per request (node:http would run them all at once and queue every reply).
    */
   private serially(req: IncomingMessage, res: ServerResponse): void {
-    const socket = req.socket;
-    let line = this.lines.get(socket);
-    if (line === undefined) {
-      line = { busy: false, waiting: [] };
-      this.lines.set(socket, line);
-    }
-    const l = line;
+    const socket = req.socket as Socket & { [LINE]?: Line };
+    const l = (socket[LINE] ??= { busy: false, waiting: [] });
     const run = (q: IncomingMessage, r: ServerResponse): void => {
       l.busy = true;
-      let done = false;
       const next = (): void => {
-        if (done) return;
-        done = true;
         const resume = (): void => {
           const n = l.waiting.shift();
           if (n === undefined || socket.destroyed) {
@@ -153,8 +150,7 @@ export class NodeHttpTransport implements Transport {
         if (socket.writableNeedDrain && !socket.destroyed) socket.once('drain', resume);
         else resume();
       };
-      r.once('finish', next);
-      r.once('close', next);
+      r.once('close', next); // after the reply is handed over, or when the connection is gone
       this.onRequest(q, r);
     };
     if (!l.busy) {
