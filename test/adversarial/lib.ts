@@ -73,9 +73,36 @@ function value(r: Rand, json: boolean): unknown {
   return randomText(r);
 }
 
-/** A set of parameters for `m`: its own names with hostile values, sometimes unknown names. */
+/** Values that pass a parameter's kind check, so a call gets past validation into the handler. */
+const PLAUSIBLE: Record<string, readonly unknown[]> = {
+  integer: ['0', '1', '2', '50', '1000', '86400', '1036800', '2102400'],
+  boolean: ['true', 'false', '1', '0'],
+  hex: ['', '00', 'deadbeef', '40'.repeat(65), '00'.repeat(32), 'ff'.repeat(600)],
+  string: ['test', 'a.b.c.d', '１２３', 'ab.１２３', 'ü.test', 'x', '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr',
+    '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr_0.01', '1-' + '1'.repeat(60), 'aGVsbG8=', '@', 'hello'],
+  'string[]': [['a:b'], ['@:QUJD'], [], ['x'.repeat(300)]],
+};
+/** The name a parameter is most likely to need, by its name. */
+const PLAUSIBLE_BY_NAME: Record<string, readonly unknown[]> = {
+  name: ['test', 'a.b.c.d', 'a.b.c.d.e', '１２３', 'ab.１２３', '０', 'sub.test', 'bücher', 'x'.repeat(63), 'xn--'],
+  useAbsoluteId: ['false', 'true', false],
+};
+
+function plausible(r: Rand, p: TableParam): unknown {
+  return pick(r, PLAUSIBLE_BY_NAME[p.name] ?? PLAUSIBLE[p.kind] ?? PLAUSIBLE.string!);
+}
+
+/**
+ * A set of parameters for `m`: half the time every parameter hostile or absent, half the time
+ * every parameter plausible for its kind (so the call reaches the handler) but one hostile.
+ */
 function params(r: Rand, m: TableMethod, json: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  if (r() < 0.5 && m.params.length > 0) {
+    for (const p of m.params) if (r() < 0.8) out[p.name] = plausible(r, p);
+    if (r() < 0.5) out[pick(r, m.params).name] = value(r, json);
+    return out;
+  }
   for (const p of m.params) if (r() < 0.6) out[p.name] = value(r, json);
   if (r() < 0.15) out[pick(r, ['x', 'ID', 'Count', 'params', 'method', '', 'id[]', 'a'.repeat(300)])] = value(r, json);
   return out;
