@@ -81,3 +81,12 @@ describe('refused public bind', () => {
     expect(r.stderr).toMatch(/Refusing to serve RPC on 0\.0\.0\.0 without authentication/);
   });
 });
+
+describe('found by the campaign', () => {
+  it('verifyMiningSolution with a block number beyond u64 is -32602, not -32603', async () => {
+    await expectRpcError(node, 'verifyMiningSolution', { nonce: 'deadbeef', blocknum: '1'.repeat(100), diff: '0' }, -32602, /^Parameter 'blocknum' must be at most/);
+    await expectRpcError(node, 'verifyMiningSolution', { nonce: 'deadbeef', blocknum: '18446744073709551616', diff: '0' }, -32602, /^Parameter 'blocknum' must be at most/);
+    await expectRpcError(node, 'verifyMiningSolution', { nonce: 'deadbeef', blocknum: '18446744073709551615', diff: '0' }, -32602, 'Invalid block number specified');
+    expect(internalLogLines(node)).toEqual([]);
+  });
+});
