@@ -181,7 +181,7 @@ async function main() {
   if (rows.length >= 2) {
     const first = rows[0];
     const last = rows[rows.length - 1];
-    console.log(`RSS ${mb(first.rss)} after the first report → ${mb(last.rss)} at the end (${mb(last.rss - first.rss)} growth); errors in all: ${rows.reduce((a, r) => a + r.errors, 0)}`);
+    console.log(`RSS ${mb(first.rss)} after the first report → ${mb(last.rss)} at the end (${last.rss >= first.rss ? '+' : '−'}${mb(Math.abs(last.rss - first.rss))}); errors in all: ${rows.reduce((a, r) => a + r.errors, 0)}`);
   }
   if (node.child) {
     await stopNode(node);
