@@ -160,9 +160,8 @@ const LEAK = /(\/work\/|\/home\/|\/root\/|\/tmp\/|node_modules|file:\/\/|\bat [\
 export function judge(status: number, text: string): Verdict {
   if (status >= 500) return '5xx';
   if (LEAK.test(text)) return 'leak';
-  if (status === 404 || status === 405 || status === 413 || status === 400) {
-    // Error statuses of the transport still carry the JSON envelope.
-  }
+  // Every answer of an RPC route carries the envelope, error statuses of the transport (400, 404,
+  // 405, 413) included.
   let body: unknown;
   try {
     body = JSON.parse(text);
