@@ -5,6 +5,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.slow.test.ts'],
     testTimeout: 600_000,
+    // One file at a time: the adversarial suites time `status` under load and must not share the
+    // two cores with another suite's node.
+    fileParallelism: false,
     pool: 'forks',
   },
 });

@@ -134,7 +134,13 @@ async function main() {
 
   const dataDir = mkdtempSync(join(tmpdir(), 'dltnode-rpc-bench-'));
   const nodePort = await freePort();
-  const node = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'start', '--data-dir', dataDir, '--rpc-port', String(nodePort), '--pool-threads', '1', '--block-interval', '5', '--log-level', 'warn', '--status-interval', '0'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const startNode = (dir, port, extra = []) =>
+    spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'start', '--data-dir', dir, '--rpc-port', String(port), '--pool-threads', '1', '--block-interval', '5', '--log-level', 'warn', '--status-interval', '0', ...extra], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const node = startNode(dataDir, nodePort);
+  // The same node on the uWS transport (--rpc-transport uws): the default is node:http since issue 13.
+  const uwsDataDir = mkdtempSync(join(tmpdir(), 'dltnode-rpc-bench-'));
+  const uwsNodePort = await freePort();
+  const uwsNode = startNode(uwsDataDir, uwsNodePort, ['--rpc-transport', 'uws']);
   const results = [];
   try {
     const nodeUrl = `http://127.0.0.1:${nodePort}`;
@@ -151,13 +157,14 @@ async function main() {
       { name: 'POST validateAddress', path: '/', method: 'POST', body: postBody },
     ];
 
-    const targets = [{ name: 'dltnode (ours)', url: nodeUrl }];
+    const targets = [{ name: 'dltnode (ours)', url: nodeUrl }, { name: 'dltnode on uWS', url: `http://127.0.0.1:${uwsNodePort}` }];
+    await waitFor(`${targets[1].url}/ready`);
     for (const kind of ['uws', 'fastify']) {
       const port = await freePort();
       const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', kind, String(port)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_STATUS: JSON.stringify(status) } });
       targets.push({ name: kind === 'uws' ? 'bare uWebSockets.js' : 'fastify', url: `http://127.0.0.1:${port}`, child });
     }
-    for (const t of targets.slice(1)) await waitFor(`${t.url}/status`);
+    for (const t of targets.slice(2)) await waitFor(`${t.url}/status`);
 
     for (const ep of endpoints) {
       for (const t of targets) {
@@ -167,10 +174,12 @@ async function main() {
         results.push({ endpoint: ep.name, server: t.name, ...r });
       }
     }
-    for (const t of targets.slice(1)) await stop(t.child);
+    for (const t of targets.slice(2)) await stop(t.child);
   } finally {
     await stop(node);
+    await stop(uwsNode);
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(uwsDataDir, { recursive: true, force: true });
   }
 
   console.log(`\n${'endpoint'.padEnd(22)} ${'server'.padEnd(22)} ${'req/s'.padStart(10)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}  ours ÷ this`);

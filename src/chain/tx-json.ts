@@ -16,6 +16,7 @@ import {
   type TransactionStringForm,
 } from '../codec/json.js';
 import { encodeBase58 } from '../formats/address.js';
+import { formatAmount } from '../formats/amount.js';
 import { MAX_ADDRESS_BYTES, type KnownTx } from './tx-codec.js';
 
 type StringForm = { [K in keyof TransactionStringForm]: TransactionStringForm[K] };
@@ -41,13 +42,25 @@ function pubKeyText(key: Uint8Array): string {
   return text;
 }
 
+/**
+ * A transaction without inputs mints its outputs (the Genesis transaction of block 1): nobody paid
+ * a fee, yet `fee = Σ inputs − Σ outputs` (reference-formats.md §8.4 reader notes) would show the
+ * minted amount as a negative fee. Its forms show fee 0 and `totalAmount` = `amount` instead.
+ */
+const mints = (k: KnownTx): boolean => k.tx.inputs.length === 0;
+
 /** String form (§9.2) of a known transaction (a plain object type, usable as a JSON record). */
 export function toStringForm(k: KnownTx): StringForm {
-  return stringForm(k.tx, memoizedTexts(k));
+  const form = stringForm(k.tx, memoizedTexts(k));
+  if (mints(k)) {
+    form.fee = formatAmount(0n);
+    form.totalAmount = form.amount;
+  }
+  return form;
 }
 
 /** `JSON.stringify(toStringForm(k))`, written directly (the result of sendRawTransaction/addTransaction). */
-export const toStringFormJson = (k: KnownTx): string => stringFormJson(k.tx, memoizedTexts(k));
+export const toStringFormJson = (k: KnownTx): string => (mints(k) ? JSON.stringify(toStringForm(k)) : stringFormJson(k.tx, memoizedTexts(k)));
 
 /** The checksum and texts the node holds for a known transaction. */
 function memoizedTexts(k: KnownTx): StringFormTexts & { checksum: Uint8Array } {
@@ -56,5 +69,8 @@ function memoizedTexts(k: KnownTx): StringFormTexts & { checksum: Uint8Array } {
 }
 
 /** Decoded form (§9.3) of a known transaction. */
-export const toDecodedForm = (k: KnownTx): { [K in keyof TransactionDecodedForm]: TransactionDecodedForm[K] } =>
-  decodedForm(k.tx, { checksum: k.checksum });
+export function toDecodedForm(k: KnownTx): { [K in keyof TransactionDecodedForm]: TransactionDecodedForm[K] } {
+  const form = decodedForm(k.tx, { checksum: k.checksum });
+  if (mints(k)) form.fee = { amount: 0n };
+  return form;
+}

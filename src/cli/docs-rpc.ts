@@ -25,7 +25,13 @@ export const CLIENT_OPERATIONS_FILE = 'src/client/operations.ts';
 export function operationsMarkdown(methods: readonly MethodDef<unknown>[]): string {
   const rows = ['| Operation | Area | Maturity | HTTP | Parameters | Summary |', '| --- | --- | --- | --- | --- | --- |'];
   for (const m of methods) {
-    const params = m.params.map((p) => (p.required ? `\`${p.name}\`` : `[\`${p.name}\`]`)).join(', ');
+    const params = m.params
+      .map((p) => {
+        // A limit narrower than the integer's width (e.g. txa's `count`) is one callers hit: shown.
+        const name = typeof p.max === 'number' && p.max < 0xffff_ffff ? `\`${p.name}\` ≤ ${p.max}` : `\`${p.name}\``;
+        return p.required ? name : `[${name}]`;
+      })
+      .join(', ');
     rows.push(`| \`${m.name}\` | ${m.group} | ${m.maturity ?? ''} | ${m.postOnly ? 'POST' : 'GET, POST'} | ${params} | ${m.summary.replace(/\|/g, '\\|')} |`);
   }
   return rows.join('\n');

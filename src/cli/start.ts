@@ -7,13 +7,13 @@
 import type { EventEmitter } from 'node:events';
 import { toNodeOptions } from '../config/load.js';
 import { PACKAGE_VERSION } from '../version.js';
-import type { DltnodeConfig } from '../config/options.js';
+import { ConfigError, type DltnodeConfig } from '../config/options.js';
 import { coreFlavour } from '../core/wasm.js';
 import { createLogger, type NodeLogger } from '../log/logger.js';
 import { createMetrics, type NetworkMetricsSnapshot } from '../metrics/metrics.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { validateParams } from '../rpc/dispatch.js';
-import { createRpcServer, type RpcServer } from '../rpc/server.js';
+import { createRpcServer, ServerConfigError, type RpcServer } from '../rpc/server.js';
 import { RpcCode, RpcError, type MethodDef } from '../rpc/types.js';
 import type { Logger } from '../log/logger.js';
 import type { NodeOptions } from '../node/options.js';
@@ -76,7 +76,7 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
   let resolveStopped!: (code: number) => void;
   const stopped = new Promise<number>((r) => (resolveStopped = r));
 
-  const server: RpcServer<Ctx> = createRpcServer<Ctx>({
+  const server: RpcServer<Ctx> = asConfigError(() => createRpcServer<Ctx>({
     methods: deps.methods,
     context: () => {
       if (!node) throw new RpcError(RpcCode.ServerBusy, 'The node is starting; retry when GET /ready answers 200');
@@ -96,7 +96,7 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     serveMetrics: config.metrics && config.metricsPort === undefined,
     drainTimeoutMs: config.shutdownTimeout * 1000,
     events: () => node?.events,
-  });
+  }));
 
   const shutdown = (reason: string): Promise<number> => {
     if (shutdownPromise) return shutdownPromise;
@@ -173,6 +173,19 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     await metricsServer?.close().catch(() => undefined);
     await node?.close().catch(() => undefined);
     removeSignalHandlers();
+    throw e;
+  }
+}
+
+/**
+ * A server refusing its options (a public bind without authentication) is a configuration error:
+ * the CLI exits with its usage code (2), as for any invalid option, not 1 as for a runtime failure.
+ */
+function asConfigError<T>(create: () => T): T {
+  try {
+    return create();
+  } catch (e) {
+    if (e instanceof ServerConfigError) throw new ConfigError(e.message);
     throw e;
   }
 }

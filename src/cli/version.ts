@@ -22,7 +22,7 @@ export function versionReport(): string {
     `${PACKAGE_NAME} ${PACKAGE_VERSION}`,
     `wasm core: ${flavour} build (engine SIMD ${SIMD_SUPPORTED ? 'supported' : 'not supported'}), sha256 ${buildHash(`core.${flavour}.wasm`)}`,
     `wasm codec: sha256 ${buildHash('codec.wasm')}`,
-    `rpc transport: ${uws instanceof Error ? `node:http (uWebSockets.js does not load: ${uws.message.split('\n')[0]})` : 'uWebSockets.js (native)'}`,
+    `rpc transport: node:http by default; --rpc-transport uws ${uws instanceof Error ? `unavailable (uWebSockets.js does not load: ${uws.message.split('\n')[0]})` : 'available (native)'}`,
     `node: ${process.version} (V8 ${process.versions.v8}, ${process.platform}-${process.arch})`,
   ].join('\n');
 }

@@ -266,7 +266,7 @@ export const OPTIONS: readonly OptionDef[] = [
   }),
   def({
     key: 'rpcTransport', flag: 'rpc-transport', env: 'DLTNODE_RPC_TRANSPORT', group: 'RPC', valueName: 'auto|uws|http',
-    description: 'HTTP server: uWebSockets.js, node:http, or uWS with node:http as the fallback',
+    description: 'HTTP server: auto = http = node:http (RFC 9112 framing); uws = uWebSockets.js (faster; framing defects, loopback use only)',
     defaultValue: () => 'auto' as const, defaultText: 'auto', normalise: oneOf(['auto', 'uws', 'http'] as const),
   }),
   def({

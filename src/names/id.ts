@@ -19,6 +19,10 @@ const MAX_DOMAIN_LENGTH = 253;
 export const AT_RECORD_KEY: Uint8Array = Uint8Array.of(0x40);
 
 const utf8 = new TextEncoder();
+/** A letter label appended while IDNA-mapping a name, so the mapping never parses it as IPv4. */
+const IDNA_GUARD_LABEL = 'x';
+/** Labels a name may have: its id (one 65-byte section per label) holds at most 256 bytes (§2.1). */
+export const MAX_NAME_LABELS = Math.floor(MAX_NAME_ID_LENGTH / SECTION_LENGTH);
 
 /**
  * The ASCII labels of a name in written order: lower-cased (locale-independent), non-ASCII names
@@ -34,7 +38,12 @@ export function nameLabels(name: string): string[] {
   let ascii = lower;
   // eslint-disable-next-line no-control-regex
   if (/[^\x00-\x7f]/.test(lower)) {
-    ascii = domainToASCII(lower);
+    // A WHATWG host whose last label is a number is parsed as an IPv4 address ("１２３" would become
+    // "0.0.0.123"); the IDNA mapping alone is wanted ("１２３" → "123"), so the mapping runs with a
+    // letter label appended, which no IPv4 parse accepts, and that label is taken off again.
+    const mapped = domainToASCII(`${lower}.${IDNA_GUARD_LABEL}`);
+    if (!mapped.endsWith(`.${IDNA_GUARD_LABEL}`)) throw new RangeError(`name "${name}": not a valid internationalised domain name`);
+    ascii = mapped.slice(0, -IDNA_GUARD_LABEL.length - 1);
     if (ascii === '') throw new RangeError(`name "${name}": not a valid internationalised domain name`);
   }
   // eslint-disable-next-line no-control-regex
@@ -61,10 +70,20 @@ const lockBytes = (lock: string | Uint8Array): Uint8Array => (typeof lock === 's
 /**
  * The name id of `name` on the network whose checksum lock is `lock` (§2.1).
  * @example nameId('test', 'IxiTest') // 65 bytes 40 9be670f2…
- * @throws as {@link nameLabels}
+ * @throws as {@link nameLabels}; RangeError for more than {@link MAX_NAME_LABELS} labels
  */
 export function nameId(name: string, lock: string | Uint8Array): Uint8Array {
-  const labels = nameLabels(name).reverse();
+  const labels = nameLabels(name);
+  if (labels.length > MAX_NAME_LABELS) {
+    throw new RangeError(
+      `name "${name}": a name has at most ${MAX_NAME_LABELS} labels (its id holds at most ${MAX_NAME_ID_LENGTH} bytes), got ${labels.length}`,
+    );
+  }
+  return labelsId(labels.reverse(), lock);
+}
+
+/** The id sections of `labels`, in the given order (top-level first for a name). */
+function labelsId(labels: string[], lock: string | Uint8Array): Uint8Array {
   const lockB = lockBytes(lock);
   const id = new Uint8Array(labels.length * SECTION_LENGTH);
   labels.forEach((label, i) => {
@@ -107,7 +126,8 @@ export function topNameId(id: Uint8Array): Uint8Array {
  * @throws as {@link nameLabels} for an invalid key
  */
 export function recordKeyId(id: Uint8Array, key: string, lock: string | Uint8Array): Uint8Array {
-  const keyId = nameId(key, lock);
+  // A key is hashed into the record-key id whatever its length: the label limit of names does not apply.
+  const keyId = labelsId(nameLabels(key).reverse(), lock);
   const pre = new Uint8Array(id.length + keyId.length);
   pre.set(id, 0);
   pre.set(keyId, id.length);

@@ -171,12 +171,12 @@ export class RpcServer<Ctx = unknown> {
   }
 
   private createTransport(choice: TransportChoice, topts: ConstructorParameters<typeof NodeHttpTransport>[0]): WsCapableTransport {
-    if (choice === 'http') return new NodeHttpTransport(topts);
+    // node:http by default: the uWS build frames HTTP/1.1 short of RFC 9112 (no HTTP/1.0, duplicate
+    // Content-Length honoured, silence on malformed request lines; issue 13, test/rpc/framing.test.ts).
+    if (choice === 'http' || choice === 'auto') return new NodeHttpTransport(topts);
     const uws = loadUws();
     if (!(uws instanceof Error)) return new UwsTransport(uws, topts);
-    if (choice === 'uws') throw new ServerConfigError(`uWebSockets.js does not load on this Node build: ${uws.message}`);
-    this.log.warn({ err: uws.message }, 'uWebSockets.js native binary does not load on this Node build; serving RPC with node:http (slower)');
-    return new NodeHttpTransport(topts);
+    throw new ServerConfigError(`uWebSockets.js does not load on this Node build: ${uws.message}`);
   }
 
   private httpHandler(): HttpHandler {

@@ -28,6 +28,11 @@ type UwsModule = typeof UWS;
  */
 export const LARGE_RESPONSE_BYTES = 64 * 1024;
 
+/** A reply whose reader takes no byte for this long is dropped with its connection. */
+const SLOW_READER_TIMEOUT_MS = 30_000;
+/** Reply bytes held for slow readers, node-wide; past it, new held replies are dropped (issue 13). */
+const UNSENT_BUDGET_BYTES = 32 * 1024 * 1024;
+
 let loaded: UwsModule | Error | undefined;
 
 /** The uWebSockets.js native module, or the Error explaining why it does not load here. Cached. */
@@ -60,6 +65,8 @@ export class UwsTransport implements WsCapableTransport {
   private readonly app: UWS.TemplatedApp;
   private listenSocket: UWS.us_listen_socket | null = null;
   private readonly counter = new InFlightCounter();
+  /** Bytes of replies waiting for their slow readers (see `send`). */
+  private unsentBytes = 0;
 
   constructor(
     private readonly uws: UwsModule,
@@ -203,11 +210,42 @@ export class UwsTransport implements WsCapableTransport {
       finish();
       return;
     }
-    // Backpressure: resume from where the socket stopped taking bytes.
+    // Backpressure: resume from where the socket stopped taking bytes. The reply is held until
+    // then: counted against the node-wide budget, and dropped with its connection when its reader
+    // takes nothing for SLOW_READER_TIMEOUT_MS.
+    const held = size;
+    this.unsentBytes += held;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      this.unsentBytes -= held;
+      clearTimeout(timer);
+    };
+    const close = (): void => {
+      release();
+      if (!state.aborted && !state.finished) res.close(); // fires onAborted, which finishes
+    };
+    let timer = setTimeout(close, SLOW_READER_TIMEOUT_MS);
+    res.onAborted(() => {
+      state.aborted = true;
+      release();
+      finish();
+    });
+    if (this.unsentBytes > UNSENT_BUDGET_BYTES) {
+      close(); // the newest held reply goes first: the node does not grow past the budget
+      return;
+    }
     res.onWritable((offset) => {
       if (state.aborted) return true;
       const [ok, responded] = res.tryEnd(bytes.subarray(offset - startOffset), size);
-      if (responded) finish();
+      if (responded) {
+        release();
+        finish();
+      } else {
+        clearTimeout(timer);
+        timer = setTimeout(close, SLOW_READER_TIMEOUT_MS);
+      }
       return ok;
     });
   }

@@ -14,6 +14,21 @@ const NONCE_BYTES = 16;
 /** The 1-byte nonce key of a primary address in a transaction's fromList (§8.3). */
 export const PRIMARY_NONCE = Uint8Array.of(0);
 
+/**
+ * Derived addresses one wallet key may hold (`generateNewAddress`). Every address is re-derived
+ * when the wallet looks one up (`nonceOf`, balances over all addresses) and the whole keystore is
+ * rewritten (and re-encrypted) for each new address, so an unbounded count would make each call
+ * slower than the last and let one caller grow the keystore without end. 1,000 addresses keep a
+ * lookup under a millisecond and the keystore under 100 kB.
+ */
+export const MAX_DERIVED_ADDRESSES = 1000;
+
+/** `generateNewAddress` on a key that already holds {@link MAX_DERIVED_ADDRESSES} derived addresses. */
+export class WalletLimitError extends RangeError {
+  override name = 'WalletLimitError';
+  readonly code = 'WALLET_ADDRESS_LIMIT';
+}
+
 export class WalletKey {
   readonly publicKey: Uint8Array;
   readonly primary: Uint8Array;
@@ -75,8 +90,16 @@ export class NodeWallet {
     return this.keys.find((k) => k.primaryText === text);
   }
 
-  /** Derives and stores a new address of `key` (nonce = random 16 bytes), returning it. */
+  /**
+   * Derives and stores a new address of `key` (nonce = random 16 bytes), returning it.
+   * @throws WalletLimitError when `key` already holds {@link MAX_DERIVED_ADDRESSES} derived addresses
+   */
   newAddress(key: WalletKey = this.primary): Uint8Array {
+    if (key.stored.nonces.length >= MAX_DERIVED_ADDRESSES) {
+      throw new WalletLimitError(
+        `The wallet ${key.primaryText} already holds ${MAX_DERIVED_ADDRESSES} derived addresses, the most one wallet may have; use one of them or another wallet`,
+      );
+    }
     const nonce = new Uint8Array(randomBytes(NONCE_BYTES));
     key.stored.nonces.push(nonce);
     writeKeystore(this.dataDir, this.keys.map((k) => k.stored), this.password);

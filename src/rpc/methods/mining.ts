@@ -33,7 +33,7 @@ export const miningMethods = [
     summary: "Verifies an Argon2id PoW nonce for a stored block and the node's own address",
     params: [
       { name: 'nonce', kind: 'hex', required: true, description: 'PoW nonce, hex (1–64 bytes)', missingMessage: "Parameter 'nonce' is missing" },
-      { name: 'blocknum', kind: 'integer', required: true, bigint: true, min: 0n, description: 'Block number', missingMessage: "Parameter 'blocknum' is missing" },
+      { name: 'blocknum', kind: 'integer', required: true, bigint: true, min: 0n, max: (1n << 64n) - 1n, description: 'Block number (u64)', missingMessage: "Parameter 'blocknum' is missing" },
       { name: 'diff', kind: 'integer', required: true, bigint: true, min: 0n, max: (1n << 64n) - 1n, description: 'Difficulty (u64)', missingMessage: "Parameter 'diff' is missing" },
     ],
     result: { description: 'boolean' },

@@ -31,9 +31,16 @@ const paymentParams = paramList([
   { name: 'requestId', kind: 'string', description: 'Optional tracking identifier' },
 ]);
 
+/**
+ * Largest `count` of txa/tx/txu. A transaction's string form is ~1.6 kB (its sender's key in
+ * Base58), so a page of 1,000 is ~1.6 MB built in a few ms; larger pages held the event loop for
+ * tenths of a second each and let clients that never read pile replies up in memory (issue 13).
+ */
+export const MAX_PAGE_COUNT = 1000;
+
 const pageParams = paramList([
   { name: 'fromIndex', kind: 'integer', default: 0, min: 0, description: 'Start index' },
-  { name: 'count', kind: 'integer', default: 50, min: 0, max: 100_000, description: 'Maximum number of transactions' },
+  { name: 'count', kind: 'integer', default: 50, min: 0, max: MAX_PAGE_COUNT, description: `Maximum number of transactions to list (0 to ${MAX_PAGE_COUNT})` },
 ]);
 
 const rawParams = paramList([{

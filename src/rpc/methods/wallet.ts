@@ -8,6 +8,7 @@ import { toHex } from '../../formats/bytes.js';
 import type { NodeModules } from '../../node/modules.js';
 
 import { invalidParams, methodFor } from '../types.js';
+import { MAX_DERIVED_ADDRESSES, WalletLimitError } from '../../wallet/wallet.js';
 import { addressParam } from './params.js';
 
 /** The modules these operations use. */
@@ -80,13 +81,18 @@ export const walletMethods = [
   method({
     name: 'generateNewAddress',
     group: 'Wallet',
-    summary: "Derives a new address of the node's wallet (16-byte nonce, reference-formats §7.3)",
+    summary: `Derives a new address of the node's wallet (16-byte nonce, reference-formats §7.3); at most ${MAX_DERIVED_ADDRESSES} per wallet`,
     params: [{ name: 'address', kind: 'string', description: 'Primary address of the wallet; default the main wallet' }],
     result: { description: 'Base58 address' },
     handler: (p, ctx) => {
       const key = p.address === undefined ? ctx.wallet.primary : ctx.wallet.byPrimaryText(p.address);
       if (!key) throw invalidParams(`Unknown wallet ${p.address}: not one of this node's wallets`);
-      return addressToText(ctx.wallet.newAddress(key));
+      try {
+        return addressToText(ctx.wallet.newAddress(key));
+      } catch (e) {
+        if (e instanceof WalletLimitError) throw invalidParams(e.message);
+        throw e;
+      }
     },
   }),
 ];
