@@ -17,6 +17,7 @@
  * tests compare against. All functions are synchronous and pure so the node can run them as named
  * tasks in its worker pool.
  */
+import { concatBytes } from '../formats/bytes.js';
 import {
   createCipheriv,
   createDecipheriv,
@@ -185,38 +186,27 @@ export interface SessionKeys {
  * AES key = HKDF(ikm, aesSalt, "IXI AES Key"), ChaCha key = HKDF(ikm, chachaSalt, "IXI ChaCha Key").
  */
 export function deriveSessionKeys(ecdhSecret: Uint8Array, mlkemSecret: Uint8Array, aesSalt: Uint8Array, chachaSalt: Uint8Array): SessionKeys {
-  const ikm = concat(ecdhSecret, mlkemSecret);
+  const ikm = concatBytes(ecdhSecret, mlkemSecret);
   return {
     aesKey: hkdfSha3_512(ikm, aesSalt, HKDF_INFO_AES, SYMMETRIC_KEY_LENGTH),
     chachaKey: hkdfSha3_512(ikm, chachaSalt, HKDF_INFO_CHACHA, SYMMETRIC_KEY_LENGTH),
   };
 }
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
 
-const lp = (b: Uint8Array): Uint8Array => concat(encodeVarUint(b.length), b);
+const lp = (b: Uint8Array): Uint8Array => concatBytes(encodeVarUint(b.length), b);
 
 // ——— spixi2 ———
 
 /** Per-message key and IV for one base key (§3.6): SHA3-512²(K ‖ nonce) → key, IV. */
 export function deriveMessageKey(baseKey: Uint8Array, nonce: Uint8Array): { key: Uint8Array; iv: Uint8Array } {
-  const h = sha3_512sq(concat(baseKey, nonce));
+  const h = sha3_512sq(concatBytes(baseKey, nonce));
   return { key: h.slice(0, baseKey.length), iv: h.slice(baseKey.length, baseKey.length + IV_LENGTH) };
 }
 
 function aesGcmEncrypt(key: Uint8Array, iv: Uint8Array, plain: Uint8Array): Uint8Array {
   const c = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_LENGTH });
-  return concat(c.update(plain), c.final(), c.getAuthTag());
+  return concatBytes(c.update(plain), c.final(), c.getAuthTag());
 }
 
 function aesGcmDecrypt(key: Uint8Array, iv: Uint8Array, sealed: Uint8Array): Uint8Array | null {
@@ -224,7 +214,7 @@ function aesGcmDecrypt(key: Uint8Array, iv: Uint8Array, sealed: Uint8Array): Uin
   try {
     const d = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_LENGTH });
     d.setAuthTag(sealed.subarray(sealed.length - TAG_LENGTH));
-    return concat(d.update(sealed.subarray(0, sealed.length - TAG_LENGTH)), d.final());
+    return concatBytes(d.update(sealed.subarray(0, sealed.length - TAG_LENGTH)), d.final());
   } catch {
     return null;
   }
@@ -233,7 +223,7 @@ function aesGcmDecrypt(key: Uint8Array, iv: Uint8Array, sealed: Uint8Array): Uin
 function chachaEncrypt(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, plain: Uint8Array): Uint8Array {
   const c = createCipheriv('chacha20-poly1305', key, iv, { authTagLength: TAG_LENGTH });
   c.setAAD(aad, { plaintextLength: plain.length });
-  return concat(c.update(plain), c.final(), c.getAuthTag());
+  return concatBytes(c.update(plain), c.final(), c.getAuthTag());
 }
 
 function chachaDecrypt(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, sealed: Uint8Array): Uint8Array | null {
@@ -242,7 +232,7 @@ function chachaDecrypt(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, sealed:
     const d = createDecipheriv('chacha20-poly1305', key, iv, { authTagLength: TAG_LENGTH });
     d.setAAD(aad, { plaintextLength: sealed.length - TAG_LENGTH });
     d.setAuthTag(sealed.subarray(sealed.length - TAG_LENGTH));
-    return concat(d.update(sealed.subarray(0, sealed.length - TAG_LENGTH)), d.final());
+    return concatBytes(d.update(sealed.subarray(0, sealed.length - TAG_LENGTH)), d.final());
   } catch {
     return null;
   }
@@ -330,8 +320,8 @@ export function rsa2Encrypt(plain: Uint8Array, rsaPublicKey: Uint8Array, aad: Ui
   const aesKey = secureRandom(SYMMETRIC_KEY_LENGTH);
   const chachaKey = secureRandom(SYMMETRIC_KEY_LENGTH);
   const inner = spixi2Encrypt(plain, aesKey, chachaKey, aad);
-  const wrapped = publicEncrypt({ key, ...OAEP }, concat(lp(aesKey), lp(chachaKey)));
-  return concat(lp(new Uint8Array(wrapped)), lp(inner));
+  const wrapped = publicEncrypt({ key, ...OAEP }, concatBytes(lp(aesKey), lp(chachaKey)));
+  return concatBytes(lp(new Uint8Array(wrapped)), lp(inner));
 }
 
 /**

@@ -12,6 +12,7 @@
  * (lp = varint length ‖ bytes.) The version bytes are read as varints, as the reference reads
  * them; they are written as one byte (values < 0xF8 encode identically).
  */
+import { concatBytes } from '../formats/bytes.js';
 import { assertBytes } from '../formats/bytes.js';
 import { encodeVarUint } from '../formats/varint.js';
 import { sha3_512 } from '../core/hash.js';
@@ -77,19 +78,8 @@ function i32(v: number): Uint8Array {
   return out;
 }
 
-function join(parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
 
-const lp = (b: Uint8Array | null): Uint8Array => (b === null || b.length === 0 ? Uint8Array.of(0) : join([encodeVarUint(b.length), b]));
+const lp = (b: Uint8Array | null): Uint8Array => (b === null || b.length === 0 ? Uint8Array.of(0) : concatBytes(encodeVarUint(b.length), b));
 
 function checkInt32(v: number, what: string): void {
   if (!Number.isInteger(v) || v < -0x8000_0000 || v > 0x7fff_ffff) throw fail(`${what} must be an int32, got ${v}`, -1);
@@ -101,7 +91,7 @@ export function encodeSpixiMessage(m: SpixiMessage): Uint8Array {
   checkInt32(m.channel, 'channel');
   if (m.data !== null) assertBytes(m.data, 'data');
   const data = m.data ?? new Uint8Array(0);
-  return join([i32(m.type), i32(data.length), data, i32(m.channel)]);
+  return concatBytes(i32(m.type), i32(data.length), data, i32(m.channel));
 }
 
 /**
@@ -133,7 +123,7 @@ export interface RequestAdd2 {
 export function encodeRequestAdd2(p: RequestAdd2): Uint8Array {
   checkVersionByte(p.maxProtocolVersion);
   assertBytes(p.pubKey, 'pubKey');
-  return join([Uint8Array.of(p.maxProtocolVersion), lp(p.pubKey)]);
+  return concatBytes(Uint8Array.of(p.maxProtocolVersion), lp(p.pubKey));
 }
 
 export function decodeRequestAdd2(bytes: Uint8Array): RequestAdd2 {
@@ -168,7 +158,7 @@ export function encodeAcceptAdd2(p: AcceptAdd2): Uint8Array {
   checkVersionByte(p.version);
   checkCaps(p.capabilities);
   for (const k of ['rsaPubKey', 'ecdhPubKey', 'mlkemPubKey', 'aesSalt'] as const) assertBytes(p[k], k);
-  return join([Uint8Array.of(p.version), lp(p.rsaPubKey), lp(p.ecdhPubKey), lp(p.mlkemPubKey), lp(p.aesSalt), encodeVarUint(p.capabilities)]);
+  return concatBytes(Uint8Array.of(p.version), lp(p.rsaPubKey), lp(p.ecdhPubKey), lp(p.mlkemPubKey), lp(p.aesSalt), encodeVarUint(p.capabilities));
 }
 
 function required(r: ByteReader, what: string, max: number): Uint8Array {
@@ -205,7 +195,7 @@ export interface Keys2 {
 export function encodeKeys2(p: Keys2): Uint8Array {
   checkCaps(p.capabilities);
   for (const k of ['ecdhPubKey', 'mlkemCiphertext', 'chaChaSalt'] as const) assertBytes(p[k], k);
-  return join([lp(p.ecdhPubKey), lp(p.mlkemCiphertext), lp(p.chaChaSalt), encodeVarUint(p.capabilities)]);
+  return concatBytes(lp(p.ecdhPubKey), lp(p.mlkemCiphertext), lp(p.chaChaSalt), encodeVarUint(p.capabilities));
 }
 
 export function decodeKeys2(bytes: Uint8Array): Keys2 {
@@ -245,7 +235,7 @@ export function encodeAppData(p: AppDataMessage): Uint8Array {
     if (typeof p.appId !== 'string') throw new TypeError('appId must be a string or null');
     parts.push(encodeDotnetString(p.appId));
   }
-  return join(parts);
+  return concatBytes(...parts);
 }
 
 export function decodeAppData(bytes: Uint8Array): AppDataMessage {
@@ -283,7 +273,7 @@ const MAX_PROTOCOLS = 1024;
 
 export function encodeAppProtocols(ids: Uint8Array[]): Uint8Array {
   if (!Array.isArray(ids)) throw new TypeError('ids must be an array');
-  return join([encodeVarUint(ids.length), ...ids.map((id) => (assertBytes(id, 'protocol id'), lp(id)))]);
+  return concatBytes(encodeVarUint(ids.length), ...ids.map((id) => (assertBytes(id, 'protocol id'), lp(id))));
 }
 
 export function decodeAppProtocols(bytes: Uint8Array): Uint8Array[] {
@@ -316,7 +306,7 @@ export function decodeReaction(bytes: Uint8Array): Reaction {
 
 export function encodeReaction(p: Reaction): Uint8Array {
   assertBytes(p.msgId, 'msgId');
-  return join([i32(p.msgId.length), p.msgId, encodeDotnetString(p.reaction)]);
+  return concatBytes(i32(p.msgId.length), p.msgId, encodeDotnetString(p.reaction));
 }
 
 /**

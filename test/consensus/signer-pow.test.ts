@@ -5,7 +5,7 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REG_SIGNER_BITS, REG_SIGNER_DIFFICULTY } from '../../src/chain/consensus.js';
+import { REG_SIGNER_BITS, REG_SIGNER_DIFFICULTY } from '../../src/chain/constants.js';
 import { CoreInstance } from '../../src/core/instance.js';
 import {
   incrementSolution, signerPowChallengePrefix, signerPowHash, signerPowSearch, signingKeyDigest,
