@@ -387,7 +387,10 @@ async function previewSend(event) {
     $('confirm-amount').textContent = `${formatCoins(amount)} IXI`;
     $('confirm-fee').textContent = `${formatCoins(fee)} IXI`;
     $('confirm-total').textContent = `${formatCoins(amount + fee)} IXI`;
-    $('confirm').showModal();
+    const dialog = $('confirm');
+    // Escape closes without a new value: clear the last one, or a cancel would read as "send".
+    dialog.returnValue = '';
+    dialog.showModal();
   } catch (e) {
     show('send-error', `The payment cannot be prepared: ${words(e)}`);
   } finally {
