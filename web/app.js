@@ -8,6 +8,8 @@ const DECIMALS = 8n;
 const UNIT = 10n ** DECIMALS;
 const METHOD_NOT_FOUND = -32601;
 const HISTORY_COUNT = 50;
+// Page parameters go as decimal strings: the RPC reads them whether an operation declares them as
+// integers or as strings (the reference's `activity` takes text). `descending` defaults to newest first.
 
 // ---------------------------------------------------------------------------------------------
 // Amounts
@@ -224,11 +226,12 @@ const ACTIVITY_STATES = { 1: 'Pending', 2: 'Final', 3: 'Error' };
 
 /** History rows from `activity` (the reference Activity records). */
 async function historyFromActivity() {
-  const list = await rpc('activity', { fromIndex: 0, count: HISTORY_COUNT, descending: 'true' });
+  const list = await rpc('activity', { fromIndex: '0', count: String(HISTORY_COUNT) });
   return (Array.isArray(list) ? list : Object.values(list ?? {})).map((a) => {
     const type = Number(a.type);
     const to = a.toList && typeof a.toList === 'object' ? Object.keys(a.toList) : [];
-    const counterparty = type === 100 ? String(a.from ?? '') : to.find((t) => !state.addresses.has(t)) ?? to[0] ?? '';
+    // Rewards have no counterparty; a received payment names its payer, a sent one its first other recipient.
+    const counterparty = type >= 200 ? '' : type === 100 ? String(a.from ?? '') : to.find((t) => !state.addresses.has(t)) ?? to[0] ?? '';
     const value = nodeCoins(a.value ?? a.amount);
     const status = Number(a.status);
     const height = a.blockHeight && String(a.blockHeight) !== '0' ? ` · block ${a.blockHeight}` : '';
@@ -253,7 +256,7 @@ async function historyFromTransactions() {
       // Without the key, only payments from an address-only signer text are recognised as sent.
     }
   }
-  const [applied, pending] = await Promise.all([rpc('txa', { fromIndex: 0, count: HISTORY_COUNT }), rpc('txu', { fromIndex: 0, count: HISTORY_COUNT })]);
+  const [applied, pending] = await Promise.all([rpc('txa', { fromIndex: '0', count: String(HISTORY_COUNT) }), rpc('txu', { fromIndex: '0', count: String(HISTORY_COUNT) })]);
   const mine = state.addresses;
   const rows = [];
   const seen = new Set();

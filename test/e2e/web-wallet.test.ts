@@ -13,7 +13,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startNode, type NodeProcess } from './harness.js';
-import { TRANSFER_TO } from '../codec/vectors.js';
+import { TRANSFER_TO, DOCS_KEY_ADDRESS } from '../codec/vectors.js';
+import { createRpcServer, type RpcServer } from '../../src/rpc/server.js';
+import type { MethodDef } from '../../src/rpc/types.js';
+import { createLogger } from '../../src/log/logger.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -205,6 +208,93 @@ describe('web wallet in chromium', () => {
   });
 
   it('raised no script error and no content-security-policy violation', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+// The panels of operations another part of issue 12 adds (`activity`, `minerstats`), against a
+// server whose method table has them, with the reference's record shapes.
+describe('web wallet panels of activity and minerstats (in chromium, against a small method table)', () => {
+  const MINE = TRANSFER_TO;
+  const OTHER = DOCS_KEY_ADDRESS;
+  const STATUS = {
+    'Node Version': 'test', 'Network type': 'reg', 'DLT Status': 'Active', 'Block Height': 14, 'Block generated seconds ago': 1,
+    'Node Type': 'M', 'Unapplied TX Count': 1, 'Network Clients': ['10.0.0.2:10234'], 'Network Servers': ['10.0.0.3:10234', '10.0.0.4:10234'],
+  };
+  const ACTIVITY = [
+    { seedHash: '00', wallet: MINE, from: MINE, toList: { [OTHER]: '2.50000000' }, type: 101, data: null, value: '2.50000000', timestamp: '1795481740', status: 1, blockHeight: '0', txid: '0-pending' },
+    { seedHash: '00', wallet: MINE, from: '', toList: { [MINE]: '0.00010000' }, type: 200, data: null, value: '0.00010000', timestamp: '1795481739', status: 2, blockHeight: '13', txid: '13-reward' },
+    { seedHash: '00', wallet: MINE, from: OTHER, toList: { [MINE]: '5.00000000' }, type: 100, data: null, value: '5.00000000', timestamp: '1795481738', status: 2, blockHeight: '12', txid: '12-received' },
+    { seedHash: '00', wallet: MINE, from: MINE, toList: { [OTHER]: '1.00000000' }, type: 101, data: null, value: '1.00000000', timestamp: '1795481737', status: 3, blockHeight: '0', txid: '0-error' },
+  ];
+  const MINER = {
+    Hashrate: 1234, 'Search Mode': 'Random', 'Current Block': 14, 'Current Difficulty': '0', 'Solved Blocks (Local)': 2, 'Solved Blocks (Network)': 3,
+    'Empty Blocks': 0, 'Last Solved Block': 13, 'Last Solved Block Time': '2026-11-24 01:00:00',
+  };
+  const methods: MethodDef<null>[] = [
+    { name: 'status', group: 'Utilities', summary: 's', params: [{ name: 'verbose', kind: 'boolean', description: 'v' }], result: { description: 'r' }, handler: () => STATUS },
+    { name: 'myWallet', group: 'Wallet', summary: 'w', params: [], result: { description: 'r' }, handler: () => ({ [MINE]: '123456.78901234' }) },
+    {
+      name: 'activity', group: 'Wallet', summary: 'a',
+      params: [{ name: 'fromIndex', kind: 'string', description: 'i' }, { name: 'count', kind: 'string', description: 'c' }],
+      result: { description: 'r' }, handler: () => ACTIVITY,
+    },
+    { name: 'minerstats', group: 'Mining', summary: 'm', params: [], result: { description: 'r' }, handler: () => MINER },
+  ];
+  let server: RpcServer<null>;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it)`);
+    server = createRpcServer({ methods, context: null, log: createLogger({ level: 'silent', format: 'json' }), port: 0, web: {} });
+    await server.listen();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: VIEWPORT });
+    page.setDefaultTimeout(UI_TIMEOUT_MS);
+    page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
+    await page.goto(server.url + '/');
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('shows the history from activity: kinds, signs, states', async () => {
+    await expect.poll(() => page.locator('#history-rows tr').count(), { timeout: UI_TIMEOUT_MS }).toBe(4);
+    expect(await page.locator('#history-source').textContent()).toBe('(activity)');
+    const rows = await page.locator('#history-rows tr').evaluateAll((trs) =>
+      trs.map((tr) => ({ id: (tr as HTMLElement).dataset.txid, cells: Array.from(tr.querySelectorAll('td')).slice(1).map((td) => td.textContent) })),
+    );
+    expect(rows).toEqual([
+      { id: '0-pending', cells: ['Sent', expect.stringContaining('…'), '−2.50000000', 'Pending'] },
+      { id: '13-reward', cells: ['Mining reward', expect.any(String), '+0.00010000', 'Final · block 13'] },
+      { id: '12-received', cells: ['Received', expect.stringContaining('…'), '+5.00000000', 'Final · block 12'] },
+      { id: '0-error', cells: ['Sent', expect.any(String), '−1.00000000', 'Error'] },
+    ]);
+    expect(await page.locator('#history-rows tr[data-txid="12-received"] td').nth(2).getAttribute('title')).toBe(OTHER);
+  });
+
+  it('shows the balance, the status with peers and pending pool, and the miner counters', async () => {
+    expect(await page.locator('#balance-total').textContent()).toBe('123,456.78901234');
+    expect(await page.locator('#st-pending').textContent()).toBe('1 transaction');
+    expect(await page.locator('#st-peers').textContent()).toBe('3 (2 out, 1 in)');
+    await expect.poll(() => page.locator('#miner-facts dt').allTextContents()).toEqual(Object.keys(MINER));
+    expect(await page.locator('#miner-facts dd').first().textContent()).toBe('1234');
+    expect(await page.locator('#miner-note').isVisible()).toBe(false);
+  });
+
+  it('shows an operation the node lacks as "not available on this node" in words', async () => {
+    await page.fill('#send-to', OTHER);
+    await page.fill('#send-amount', '1');
+    await page.click('#send-preview');
+    await expect.poll(() => page.locator('#send-error').textContent()).toBe('The payment cannot be prepared: calculateTransactionFee is not available on this node.');
+    await page.click('#new-address');
+    await expect.poll(() => page.locator('#receive-error').textContent()).toBe('No new address: generateNewAddress is not available on this node.');
     expect(pageErrors).toEqual([]);
   });
 });
