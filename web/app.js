@@ -55,7 +55,7 @@ function nodeCoins(text) {
 
 const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
-function base58FromHex(hex) {
+export function base58FromHex(hex) {
   if (!/^(?:[0-9a-fA-F]{2})*$/.test(hex)) return '';
   const bytes = hex.match(/../g)?.map((h) => parseInt(h, 16)) ?? [];
   let n = 0n;
@@ -504,5 +504,8 @@ function start() {
   }, REFRESH_MS);
 }
 
-if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
-else start();
+// In a page only: the amount helpers above are also imported by the unit tests (test/web/).
+if (typeof document !== 'undefined') {
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+}
