@@ -96,6 +96,7 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     serveMetrics: config.metrics && config.metricsPort === undefined,
     drainTimeoutMs: config.shutdownTimeout * 1000,
     events: () => node?.events,
+    web: config.noWeb ? undefined : {},
   }));
 
   const shutdown = (reason: string): Promise<number> => {

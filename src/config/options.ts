@@ -38,6 +38,8 @@ export interface DltnodeConfig {
   rpcPublic: boolean;
   rpcTransport: TransportChoice;
   maxBodyBytes: number;
+  /** Do not serve the web wallet at GET / (issue 12). */
+  noWeb: boolean;
   logLevel: LogLevel;
   logFormat: LogFormat;
   metrics: boolean;
@@ -273,6 +275,11 @@ export const OPTIONS: readonly OptionDef[] = [
     key: 'maxBodyBytes', flag: 'max-body-bytes', env: 'DLTNODE_MAX_BODY_BYTES', group: 'RPC', valueName: 'BYTES',
     description: 'Largest accepted request body (413 above it)',
     defaultValue: () => DEFAULT_MAX_BODY_BYTES, defaultText: String(DEFAULT_MAX_BODY_BYTES), normalise: integer(1024, 1 << 30),
+  }),
+  def({
+    key: 'noWeb', flag: 'no-web', env: 'DLTNODE_NO_WEB', group: 'RPC',
+    description: 'Do not serve the web wallet and status page at GET / (the RPC itself is unchanged)',
+    defaultValue: () => false, defaultText: 'off (the page is served)', normalise: parseSwitch,
   }),
   def({
     key: 'logLevel', flag: 'log-level', env: 'DLTNODE_LOG_LEVEL', group: 'Logging and metrics', valueName: LOG_LEVELS.join('|'),

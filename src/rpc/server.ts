@@ -6,7 +6,9 @@
  * Routes: `GET|POST /<operation>` and `POST /` (method in the body) → the method table;
  * `GET /health` → 200 while the process runs; `GET /ready` → 200 once the node is ready, 503 while
  * starting or draining; `GET /metrics` → Prometheus text when metrics are served on this port;
- * `ws /events` → the node's event stream (src/rpc/events.ts), behind the same access control.
+ * `ws /events` → the node's event stream (src/rpc/events.ts), behind the same access control;
+ * with `web`: `GET /` and `GET /web/<file>` → the web wallet's static files (src/rpc/web-static.ts),
+ * behind the same access control (without `web`, `GET /` stays an error envelope).
  *
  * The server owns the one listener (reshape-for-peers §3 P7, option a): HTTP routes and WebSocket
  * routes share its port, on uWS and on the node:http fallback alike.
@@ -22,6 +24,7 @@ import type { Logger } from '../log/logger.js';
 import type { NodeEventBus } from '../node/events.js';
 import { EVENTS_PATH, EventStream } from './events.js';
 import type { NodeMetrics } from '../metrics/metrics.js';
+import { WebFiles, type WebOptions } from './web-static.js';
 
 export const DEFAULT_RPC_HOST = '127.0.0.1';
 export const DEFAULT_RPC_PORT = 8081;
@@ -56,6 +59,8 @@ export interface RpcServerOptions<Ctx> {
   drainTimeoutMs?: number;
   /** The node's event bus for `ws /events` (read per connection: the node may start after the server). */
   events?: () => NodeEventBus | undefined;
+  /** Serve the web wallet at `GET /` and `GET /web/<file>` (off when absent; `--no-web`). */
+  web?: WebOptions;
 }
 
 /** Thrown before listening when the options are unsafe or inconsistent. */
@@ -75,6 +80,7 @@ export class RpcServer<Ctx = unknown> {
   private boundPort = -1;
   private readonly access: AccessControl;
   private readonly log: Logger;
+  private readonly web: WebFiles | undefined;
   private draining = false;
   private closing: Promise<void> | null = null;
 
@@ -83,6 +89,8 @@ export class RpcServer<Ctx = unknown> {
     this.host = opts.host ?? DEFAULT_RPC_HOST;
     this.requestedPort = opts.port ?? DEFAULT_RPC_PORT;
     this.access = new AccessControl(opts.auth);
+    this.web = opts.web ? new WebFiles(opts.web) : undefined;
+    if (this.web && this.web.missing.length > 0) this.log.warn({ missing: this.web.missing }, 'web wallet files missing; they are answered 404');
     if (!isLoopbackHost(this.host) && !this.access.restricted && !opts.allowPublic) {
       throw new ServerConfigError(
         `Refusing to serve RPC on ${this.host} without authentication: add --rpc-user user:password or --rpc-allow <CIDR>, ` +
@@ -207,6 +215,8 @@ export class RpcServer<Ctx = unknown> {
     if (req.method !== 'GET' && req.method !== 'POST') {
       return { ...jsonError(405, `HTTP method ${req.method} is not supported; use GET or POST`), headers: { Allow: 'GET, POST' } };
     }
+    // The web wallet's files: GET only (a POST / stays an RPC call), after access control.
+    if (this.web && req.method === 'GET' && WebFiles.handles(req.path)) return this.web.reply(req.path);
     if (probe) {
       if (req.path === '/health') return { status: 200, body: JSON_OK_HEALTH };
       const ready = !this.draining && (this.opts.ready?.() ?? true);

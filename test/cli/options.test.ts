@@ -49,6 +49,10 @@ describe('option precedence', () => {
     expect(resolve(['--metrics=false'], { DLTNODE_METRICS: '1' }).config.metrics).toBe(false);
     expect(resolve([], { DLTNODE_METRICS: 'yes' }).config.metrics).toBe(true);
     expect(resolve(['--config', 'f'], {}, { 'rpc-public': true }).config.rpcPublic).toBe(true);
+    // The web wallet is served unless --no-web (issue 12).
+    expect(resolve([]).config.noWeb).toBe(false);
+    expect(resolve(['--no-web']).config.noWeb).toBe(true);
+    expect(resolve([], { DLTNODE_NO_WEB: 'true' }).config.noWeb).toBe(true);
   });
   it('produces NodeOptions for the node core', () => {
     const { config } = resolve(['--genesis-balance', '0.5', '--pool-threads', '0', '--name-month-blocks', '10'], { DLTNODE_WALLET_PASSWORD: 'pw' });

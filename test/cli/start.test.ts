@@ -96,6 +96,29 @@ describe('dltnode start', () => {
     }
   });
 
+  it('serves the web wallet at GET / unless --no-web (then GET / is the RPC error envelope)', async () => {
+    for (const noWeb of [false, true]) {
+      const s = setup(noWeb ? ['--no-web'] : []);
+      const starting = runStart(s.config, s.deps);
+      s.startNode();
+      const running = await starting;
+      const page = await fetch(`${running.url}/`);
+      const text = await page.text();
+      if (noWeb) {
+        expect(page.headers.get('content-type')).toBe('application/json');
+        expect(JSON.parse(text).error.code).toBe(-32600);
+      } else {
+        expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+        expect(text).toContain('<script type="module" src="/web/app.js">');
+      }
+      // POST / is an RPC call either way.
+      const call = await fetch(`${running.url}/`, { method: 'POST', body: JSON.stringify({ method: 'status', params: {}, id: 1 }) });
+      expect((await call.json()).result['Block Height']).toBe(42);
+      s.signals.emit('SIGTERM');
+      expect(await running.stopped).toBe(0);
+    }
+  });
+
   it('answers RPC calls during startup with a retry error and /ready 503', async () => {
     const port = await freePort();
     const s = setup(['--rpc-port', String(port)]);
