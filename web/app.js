@@ -387,9 +387,9 @@ async function previewSend(event) {
     const fee = nodeCoins(await rpc('calculateTransactionFee', params));
     pendingSend = { params, fee };
     $('confirm-to').textContent = to;
-    $('confirm-amount').textContent = `${formatCoins(amount)} IXI`;
-    $('confirm-fee').textContent = `${formatCoins(fee)} IXI`;
-    $('confirm-total').textContent = `${formatCoins(amount + fee)} IXI`;
+    $('confirm-amount').textContent = `${formatCoins(amount)} coins`;
+    $('confirm-fee').textContent = `${formatCoins(fee)} coins`;
+    $('confirm-total').textContent = `${formatCoins(amount + fee)} coins`;
     const dialog = $('confirm');
     // Escape closes without a new value: clear the last one, or a cancel would read as "send".
     dialog.returnValue = '';
