@@ -28,7 +28,7 @@ const VIEWPORT = { width: 1280, height: 800 };
 const UI_TIMEOUT_MS = 30_000;
 /** 8-decimal CoinNumber text (with the page's thousands separators and minus sign) → units. */
 const units = (text: string): bigint => {
-  const m = /^([−-]?)([\d,]+)\.(\d{8})(?: IXI)?$/.exec(text.trim());
+  const m = /^([−-]?)([\d,]+)\.(\d{8})(?: coins)?$/.exec(text.trim());
   if (!m) throw new Error(`not an amount: ${JSON.stringify(text)}`);
   const v = BigInt(m[2]!.replace(/,/g, '')) * 100_000_000n + BigInt(m[3]!);
   return m[1] ? -v : v;
