@@ -27,5 +27,5 @@ export type { NodeModules, NodePool, NodeInfo } from './node/modules.js';
 export type { NodeEvents, NodeEventBus } from './node/events.js';
 export type { NodeOptions } from './node/options.js';
 export type { Logger } from './log/logger.js';
-export type { Clock } from './clock.js';
+export { systemClock, ManualClock, type Clock, type TimerHandle } from './clock.js';
 export { createWorkerPool, type WorkerPool, type WorkerPoolOptions, type PoolTaskName, type RsaItem, type RsaSignItem } from './pool/index.js';

@@ -19,7 +19,6 @@ import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { NodeWallet } from '../wallet/wallet.js';
 import { createNodeEvents, type NodeEventBus } from './events.js';
 import { NodeNetwork } from '../network/node-network.js';
-import { systemClock as netClock } from '../network/clock.js';
 import { listenForPeers, type PeerListener } from './peer-listener.js';
 import type { NodeModules, NodePool } from './modules.js';
 import type { NodeOptions } from './options.js';
@@ -107,7 +106,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         mempool,
         events,
         log: log.child({ module: 'network' }),
-        clock: { now: () => clock.now(), setTimer: (ms, fn) => netClock.setTimer(ms, fn) },
+        clock,
         identity: { address: key.primary, publicKey: key.publicKey, sign: (d) => key.sign(d) },
         productVersion: `dltnode-${PACKAGE_VERSION}`.slice(0, 20),
         // Known once listening (port 0 picks one): the hello reads it when a link opens.

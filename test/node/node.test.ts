@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNode, type DltNode } from '../../src/index.js';
 import { openStore } from '../../src/state/store.js';
+import { systemClock } from '../../src/clock.js';
 import { u64Key } from '../../src/state/keys.js';
 import { decodeBlock } from '../../src/chain/block.js';
 import { silentLog } from '../chain/fixture.js';
@@ -52,7 +53,7 @@ describe('createNode', () => {
 
     const { dataDir } = await newDataDir();
     cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const node = await createNode(optionsFor(dataDir), silentLog, { clock: { now: () => timestampMs } });
+    const node = await createNode(optionsFor(dataDir), silentLog, { clock: { ...systemClock, now: () => timestampMs } });
     await node.close();
     const entryBlock = await storedBlock(dataDir, 1n);
     expect(Buffer.from(decodeBlock(entryBlock).block.regNameStateChecksum!).toString('hex')).toBe('00'.repeat(64));
