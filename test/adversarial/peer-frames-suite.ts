@@ -132,6 +132,29 @@ export async function runPeerAttacks(counts: PeerAttackCounts, seed = 7): Promis
       (ws as unknown as { _socket: { pause(): void } })._socket.pause();
       nonReaders.push(ws);
     }
+    // (f) A linked peer that sends invalid transactions, then an invalid block: scored, cut and
+    // banned (its wallet is refused when it comes back), while the relay's link stays.
+    const cheat = await attackerNetwork();
+    const linkOf = async (net: PeerNetwork): Promise<{ link: ReturnType<PeerNetwork['attachOutbound']>; closed: Promise<number> }> => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}${PEER_WS_PATH}`);
+      const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+      const link = attachWsLink(ws, (socket) => net.attachOutbound(socket, `127.0.0.1:${port}`));
+      for (let t = 0; t < 200 && !link.isOpen && link.state !== 'closed'; t++) await sleep(25);
+      return { link, closed };
+    };
+    const first = await linkOf(cheat);
+    expect(first.link.isOpen).toBe(true);
+    for (let i = 0; i < 12 && first.link.isOpen; i++) {
+      first.link.send({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: [Uint8Array.from({ length: 200 }, () => Math.floor(rand() * 256))] });
+      await sleep(50);
+    }
+    first.link.send({ code: MessageCode.blocks, from: BigInt(await master.height()) + 1n, tip: 10_000n, blocks: [{ block: Uint8Array.from([13, 1, 2, 3]), transactions: [] }] });
+    expect(await first.closed).toBeGreaterThanOrEqual(4000);
+    const again = await linkOf(cheat);
+    expect(again.link.isOpen).toBe(false);
+    expect(await again.closed).toBe(4805); // banned
+    closes.push(4805);
+
     const rssBefore = rssMb(master.child.pid!);
     await sleep(3_000);
 
