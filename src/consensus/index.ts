@@ -49,6 +49,8 @@ export interface ConsensusNetwork {
   readonly isSynchronizing: boolean;
   /** The RSA key of a peer wallet, from its hello or its presence. */
   keyOf(address: Uint8Array): Uint8Array | null;
+  /** How many of these wallets this node has an open link to. */
+  linkedCount(addresses: readonly Uint8Array[]): number;
 }
 
 export interface ConsensusDeps {
@@ -83,7 +85,10 @@ export function rotationSchedule(masters: readonly Uint8Array[], me: Uint8Array,
   const mine = masters.findIndex((m) => equalBytes(m, me));
   return {
     mayPropose(nextHeight, msSinceTip) {
-      if (mine < 0 || network()?.isSynchronizing) return false;
+      const net = network();
+      if (mine < 0 || net?.isSynchronizing) return false;
+      const others = masters.filter((_, i) => i !== mine);
+      if (2 * (1 + (net?.linkedCount(others) ?? 0)) <= masters.length) return false;
       const late = Math.max(0, msSinceTip - intervalMs);
       const k = Math.floor(late / (2 * intervalMs));
       return Number((nextHeight + BigInt(k)) % BigInt(masters.length)) === mine;

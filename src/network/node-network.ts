@@ -212,6 +212,11 @@ export class NodeNetwork {
     return this.sync.networkHeight();
   }
 
+  /** How many of these wallets this node has an open link to. */
+  linkedCount(addresses: readonly Uint8Array[]): number {
+    return addresses.filter((a) => this.peers.registry.byIdentity(a)?.isOpen === true).length;
+  }
+
   /** The RSA key of a peer wallet: from its link's hello, else from its presence. */
   keyOf(address: Uint8Array): Uint8Array | null {
     return this.peers.registry.byIdentity(address)?.peer?.publicKey ?? this.peers.presence.get(address)?.publicKey ?? null;
