@@ -12,6 +12,8 @@ import type { NodeNetwork } from '../network/node-network.js';
 import type { PowClaim } from '../core/pow.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
+import type { Mining } from '../mining/index.js';
+import type { ActivityIndex } from '../explorer/activity.js';
 import type { NameSystem } from '../names/chain-extension.js';
 import type { Store } from '../state/store.js';
 import type { NodeWallet } from '../wallet/wallet.js';
@@ -53,4 +55,8 @@ export interface NodeModules {
   readonly p2p: NodeNetwork | undefined;
   /** Port of the peer listener, 0 when the node does not listen. */
   readonly peerPort: number;
+  /** Mining claims, the miner's counters (src/mining). */
+  readonly mining: Mining;
+  /** History of the node's own addresses (`activity`). */
+  readonly activity: ActivityIndex;
 }

@@ -22,6 +22,8 @@ import { NodeNetwork } from '../network/node-network.js';
 import { systemClock as netClock } from '../network/clock.js';
 import { listenForPeers, type PeerListener } from './peer-listener.js';
 import type { NodeModules, NodePool } from './modules.js';
+import { Mining } from '../mining/index.js';
+import { ActivityIndex } from '../explorer/activity.js';
 import type { NodeOptions } from './options.js';
 
 export interface DltNode {
@@ -142,6 +144,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       consensus,
       p2p: network,
       peerPort: listener?.port ?? 0,
+      mining: new Mining(chain),
+      activity: new ActivityIndex(chain, mempool, wallet, events),
     };
     nodeLog.info({ network: opts.network, height: Number(chain.height), address: key.primaryText, pending: mempool.size }, 'node started');
     const node: DltNode = {
