@@ -59,6 +59,7 @@ export const OPERATIONS = [
   'listWallets',
   'minerStats',
   'setBlockSelectionAlgorithm',
+  'submitMiningSolution',
 ] as const;
 
 /** The package version, shown in the client's errors. */

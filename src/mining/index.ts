@@ -5,6 +5,13 @@
 import type { Chain } from '../chain/chain.js';
 import { REDACTED_WINDOW } from '../formats/constants.js';
 import { countSolved } from './pow-field.js';
+import type { ChainEvents } from '../chain/chain.js';
+import type { KnownTx } from '../chain/tx-codec.js';
+import type { Clock } from '../clock.js';
+import { signerAddressOf } from '../consensus/signer-pow.js';
+import type { Emitter } from '../events.js';
+import { TransactionType } from '../formats/constants.js';
+import { decodeClaimData } from './claim.js';
 import { MinerStats, type MinerStatsRecord } from './stats.js';
 
 export { MinerStats, PAUSED, SEARCH_MODES, type MinerStatsRecord } from './stats.js';
@@ -21,7 +28,38 @@ export const lowestClaimable = (tip: bigint): bigint => (tip > CLAIM_WINDOW ? ti
 export class Mining {
   readonly stats = new MinerStats();
 
-  constructor(private readonly chain: Chain) {}
+  constructor(
+    private readonly chain: Chain,
+    private readonly isOwn: (address: Uint8Array) => boolean,
+    events: Emitter<ChainEvents>,
+    private readonly clock: Clock,
+  ) {
+    // Claims of this node's addresses applied in a block: the local solved count.
+    events.on('blockImported', ({ txs }) => {
+      for (const k of txs) {
+        if (k.tx.type !== TransactionType.PoWSolution || !k.tx.pubKey) continue;
+        const solver = signerAddressOf(k.tx.pubKey);
+        if (!solver || !this.isOwn(solver)) continue;
+        try {
+          this.stats.recordSolved(decodeClaimData(k.tx.outputs[0]?.data).blockNum, Math.floor(this.clock.now() / 1000));
+        } catch {
+          // An unreadable claim never applies; nothing to count.
+        }
+      }
+    });
+  }
+
+  /** A claim for block `num` waiting in the pool, if any (one claim per block, §11.3). */
+  pendingClaimFor(pending: readonly KnownTx[], num: bigint): KnownTx | undefined {
+    return pending.find((k) => {
+      if (k.tx.type !== TransactionType.PoWSolution) return false;
+      try {
+        return decodeClaimData(k.tx.outputs[0]?.data).blockNum === num;
+      } catch {
+        return false;
+      }
+    });
+  }
 
   /** `minerstats`, member for member. */
   minerStats(): MinerStatsRecord {

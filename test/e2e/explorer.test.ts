@@ -142,9 +142,14 @@ describe('wallet reads', () => {
     const balance = await node.call<string>('getBalance', { address: node.address });
     expect(Number(total)).toBeLessThan(Number(balance));
     // activity: the send is pending, then final in a block.
-    const pending = await node.call<Record<string, unknown>[]>('activity', { type: 101 }, { get: true });
-    expect(pending[0]).toMatchObject({ txid: tx.id, type: 101, status: 1, value: '0.02333733', from: node.address, wallet: node.address, blockHeight: 0 });
-    expect(Object.keys(pending[0]!)).toEqual(['seedHash', 'wallet', 'from', 'toList', 'type', 'data', 'value', 'timestamp', 'status', 'blockHeight', 'txid']);
+    // activity: the send is pending (status 1, block 0) until a block applies it (status 2).
+    const first = await node.waitFor(async () => {
+      const a = await node.call<Record<string, unknown>[]>('activity', { type: 101 }, { get: true });
+      return a.find((r) => r.txid === tx.id);
+    }, 'the payment in activity');
+    expect(first).toMatchObject({ txid: tx.id, type: 101, value: '0.02333733', from: node.address, wallet: node.address });
+    expect(first.status === 1 ? first.blockHeight : 'final').toBe(first.status === 1 ? 0 : 'final');
+    expect(Object.keys(first)).toEqual(['seedHash', 'wallet', 'from', 'toList', 'type', 'data', 'value', 'timestamp', 'status', 'blockHeight', 'txid']);
     const final = await node.waitFor(async () => {
       const a = await node.call<Record<string, unknown>[]>('activity', { type: 101 });
       return a[0]?.status === 2 ? a[0] : undefined;
@@ -182,5 +187,15 @@ describe('miner', () => {
     await expectError('setBlockSelectionAlgorithm', { algorithm: '4' }, -32602, 'Invalid algorithm was specified');
     await expectError('setBlockSelectionAlgorithm', { algorithm: 'x' }, -32602, 'Invalid algorithm was specified', true);
     await expectError('setBlockSelectionAlgorithm', {}, -32602, "Parameter 'algorithm' is missing");
+  });
+
+  it('submitminingsolution: false for a nonce that does not solve; the reference error rows', async () => {
+    expect(await node.call('submitminingsolution', { nonce: '0102', blocknum: 2 }, { get: true })).toBe(false);
+    expect(await node.call('submitminingsolution', { nonce: '0102', blocknum: 2 })).toBe(false);
+    await expectError('submitminingsolution', { blocknum: 2 }, -32602, "Parameter 'nonce' is missing");
+    await expectError('submitminingsolution', { nonce: '01' }, -32602, "Parameter 'blocknum' is missing", true);
+    await expectError('submitminingsolution', { nonce: 'ab'.repeat(65), blocknum: 2 }, -32602, 'Invalid nonce was specified');
+    await expectError('submitminingsolution', { nonce: '0102', blocknum: 10_000_000 }, -32602, 'Invalid block number specified');
+    await expectError('submitminingsolution', { nonce: 'xyz', blocknum: 2 }, -32602, /nonce/);
   });
 });

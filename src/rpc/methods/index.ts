@@ -16,6 +16,7 @@ import { utilityMethods } from './utilities.js';
 import { walletMethods } from './wallet.js';
 import { walletActivityMethods } from './wallet-activity.js';
 import { minerMethods } from './miner.js';
+import { miningClaimMethods } from './mining-claims.js';
 
 /** A row of the run-time table: handlers take parameters by name and the full module record. */
 export type NodeMethod = MethodDef<NodeModules>;
@@ -48,6 +49,7 @@ export const METHODS = [
   ...peerMethods,
   ...walletActivityMethods,
   ...minerMethods,
+  ...miningClaimMethods,
   discover,
 ] as const satisfies readonly NodeMethod[];
 
