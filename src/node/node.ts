@@ -24,6 +24,8 @@ import { listenForPeers, type PeerListener } from './peer-listener.js';
 import type { NodeModules, NodePool } from './modules.js';
 import { Mining } from '../mining/index.js';
 import { createMiningExtension } from '../mining/chain-extension.js';
+import { Miner } from '../mining/miner.js';
+import { buildClaim } from '../mining/claim.js';
 import { powVerify } from '../core/pow.js';
 import { ActivityIndex } from '../explorer/activity.js';
 import type { NodeOptions } from './options.js';
@@ -153,6 +155,26 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       mining: new Mining(chain, (a) => wallet.keys.some((k) => k.nonceOf(a) !== null), events, clock),
       activity: new ActivityIndex(chain, mempool, wallet, events),
     };
+    // The built-in miner (--miner-threads): claims go through the pool like submitminingsolution's.
+    const minerThreads = opts.mining?.minerThreads ?? 0;
+    if (minerThreads > 0 && pool.searchPow) {
+      const search = pool.searchPow.bind(pool);
+      const miner = new Miner({
+        chain,
+        stats: modules.mining.stats,
+        threads: minerThreads,
+        solver: key.primary,
+        search,
+        submit: async (blockNum, nonce) => {
+          const error = await pendingPool.submit(buildClaim(chain, opts.network, key, { blockNum, nonce }, clock.now()));
+          if (error) throw error;
+          return true;
+        },
+        log: log.child({ module: 'miner' }),
+      });
+      miner.start();
+      cleanup.unshift(() => miner.stop());
+    }
     nodeLog.info({ network: opts.network, height: Number(chain.height), address: key.primaryText, pending: mempool.size }, 'node started');
     const node: DltNode = {
       modules,
