@@ -49,6 +49,8 @@ export interface BlockWriter extends TxView {
    */
   addFee(amount: bigint): void;
   credit(address: Uint8Array, amount: bigint): void;
+  /** Credits newly created coins (a mining reward, reference-formats §11.3): the supply grows by `amount`. */
+  mint(address: Uint8Array, amount: bigint): void;
   /** @throws TxError TX_BALANCE_TOO_LOW when the balance does not cover `amount`. */
   debit(address: Uint8Array, amount: bigint): void;
 }

@@ -133,6 +133,10 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
     credit: (a, amount) => {
       touch(a).state.balance += amount;
     },
+    mint: (a, amount) => {
+      touch(a).state.balance += amount;
+      supply += amount;
+    },
     debit: (a, amount) => {
       const e = touch(a);
       if (e.state.balance < amount) throw balanceTooLow({ address: a, needed: amount, balance: e.state.balance });

@@ -15,7 +15,7 @@ import { POW_PARAMS, type PowClaim } from '../core/pow.js';
 import { SIMD_SUPPORTED, coreFlavour } from '../core/wasm.js';
 import { createPowVerifier, defaultPoolThreads } from '../pool/verifier.js';
 
-export const BENCH_POW_HELP = `Usage: dltnode bench pow [--threads N] [--seconds S] [--in-flight K] [--json]
+export const BENCH_POW_HELP = `Usage: dltnode bench pow [--threads N] [--seconds S] [--in-flight K] [--mining] [--json]
 
 Verifies random mining claims (Argon2id t=${POW_PARAMS.timeCost}, m=${POW_PARAMS.memoryCost} KiB, p=${POW_PARAMS.parallelism}, ${POW_PARAMS.saltLength}-byte salt)
 through the node's PoW verifier pool and prints verifications/s and request latency.
@@ -23,6 +23,8 @@ through the node's PoW verifier pool and prints verifications/s and request late
   --threads N       worker threads (default ${defaultPoolThreads()}; 0 = on the main thread)
   --seconds S       measuring time after a 1 s warm-up (default 5, at most 600)
   --in-flight K     requests kept in flight (default 4 per thread, at least 1)
+  --mining          mining mode: nonces searched per second through the built-in miner's pool
+                    task, then @node-rs/argon2 in as many worker threads, the same seconds each
   --json            print one JSON object instead of text
 DLTNODE_WASM=scalar|simd selects the core build.`;
 
@@ -46,7 +48,7 @@ export interface PowBenchResult {
 const intOption = (value: string | undefined, name: string, fallback: number, min: number, max: number): number =>
   value === undefined ? fallback : integer(min, max)(value, `--${name}`);
 
-export function parseBenchPowArgs(argv: string[]): { threads: number; seconds: number; inFlight: number; json: boolean; help: boolean } {
+export function parseBenchPowArgs(argv: string[]): { threads: number; seconds: number; inFlight: number; json: boolean; help: boolean; mining: boolean } {
   let parsed;
   try {
     parsed = parseArgs({
@@ -56,6 +58,7 @@ export function parseBenchPowArgs(argv: string[]): { threads: number; seconds: n
         seconds: { type: 'string' },
         'in-flight': { type: 'string' },
         json: { type: 'boolean' },
+        mining: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -72,6 +75,7 @@ export function parseBenchPowArgs(argv: string[]): { threads: number; seconds: n
     inFlight: intOption(v['in-flight'], 'in-flight', Math.max(1, threads) * 4, 1, 4096),
     json: v.json === true,
     help: v.help === true,
+    mining: v.mining === true,
   };
 }
 

@@ -60,6 +60,12 @@ async function benchCommand(argv: string[]): Promise<number> {
     console.log(BENCH_POW_HELP);
     return 0;
   }
+  if (opts.mining) {
+    const { runMiningBench, formatMiningBench } = await import('./bench-mining.js');
+    const mined = await runMiningBench(opts);
+    console.log(opts.json ? JSON.stringify(mined) : formatMiningBench(mined));
+    return 0;
+  }
   const result = await runPowBench(opts);
   console.log(opts.json ? JSON.stringify(result) : formatPowBench(result));
   return 0;

@@ -37,6 +37,11 @@ export const OPERATIONS = [
   'sign',
   'status',
   'getBlock',
+  'getFullBlock',
+  'getLastBlocks',
+  'getBestBlockHash',
+  'getBlockCount',
+  'blockHeight',
   'clients',
   'servers',
   'pl',
@@ -47,6 +52,14 @@ export const OPERATIONS = [
   'reconnect',
   'blacklistpeer',
   'clearpeerblacklist',
+  'activity',
+  'getTotalBalance',
+  'walletList',
+  'supply',
+  'listWallets',
+  'minerStats',
+  'setBlockSelectionAlgorithm',
+  'submitMiningSolution',
 ] as const;
 
 /** The package version, shown in the client's errors. */

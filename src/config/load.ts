@@ -202,6 +202,9 @@ export function toNodeOptions(config: DltnodeConfig): NodeOptions {
     if (config.publicHost !== undefined) options.p2p.publicHost = config.publicHost;
   }
   if (config.nameMonthBlocks !== undefined) options.names.monthBlocks = config.nameMonthBlocks;
+  if (config.minerThreads > 0 || config.miningDifficulty !== undefined) {
+    options.mining = { minerThreads: config.minerThreads, ...(config.miningDifficulty !== undefined ? { difficulty: config.miningDifficulty } : {}) };
+  }
   if (config.nameGraceBlocks !== undefined) options.names.graceBlocks = config.nameGraceBlocks;
   return options;
 }

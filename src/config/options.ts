@@ -25,6 +25,10 @@ export interface DltnodeConfig {
   genesisBalance: bigint;
   walletPassword: string | undefined;
   nameMonthBlocks: number | undefined;
+  /** reg only: Argon2 mining difficulty of produced blocks (u64); undefined the consensus value. */
+  miningDifficulty: bigint | undefined;
+  /** Threads of the built-in miner (0 = off). */
+  minerThreads: number;
   nameGraceBlocks: number | undefined;
   role: 'master' | 'relay' | 'client';
   p2pHost: string;
@@ -201,6 +205,21 @@ export const OPTIONS: readonly OptionDef[] = [
     defaultValue: () => undefined, defaultText: 'none (keystore not encrypted)', normalise: text('a non-empty password'), secret: true,
   }),
   def({
+    key: 'miningDifficulty', flag: 'mining-difficulty', env: 'DLTNODE_MINING_DIFFICULTY', group: 'Chain', valueName: 'U64',
+    description: 'reg only: Argon2 mining difficulty written into produced blocks (0 is the easiest: a hash passes with probability 2^-16)',
+    defaultValue: () => undefined, defaultText: '11730489520294945089 (the documented minimum)',
+    normalise: (raw, where) => {
+      const s = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
+      if (typeof s !== 'string' || !/^\d{1,20}$/.test(s) || BigInt(s) > 0xffff_ffff_ffff_ffffn) return fail(where, 'an unsigned 64-bit integer', raw);
+      return BigInt(s);
+    },
+  }),
+  def({
+    key: 'minerThreads', flag: 'miner-threads', env: 'DLTNODE_MINER_THREADS', group: 'Chain', valueName: 'N',
+    description: "Threads of the built-in miner searching Argon2 nonces for the node's own address, at low priority in the worker pool (0 = off)",
+    defaultValue: () => 0, defaultText: '0', normalise: integer(0, 256),
+  }),
+  def({
     key: 'nameMonthBlocks', flag: 'name-month-blocks', env: 'DLTNODE_NAME_MONTH_BLOCKS', group: 'Chain', valueName: 'BLOCKS',
     description: 'reg only: blocks per name-system month (scaled down so expiry is reachable in tests)',
     defaultValue: () => undefined, defaultText: '86400 (consensus)', normalise: integer(1, 1_000_000_000),
@@ -313,7 +332,7 @@ export const OPTIONS: readonly OptionDef[] = [
 ];
 
 /** Options that exist only on the reg network (reference-names.md §4.5/§5.3 constants are consensus elsewhere). */
-export const REG_ONLY_KEYS: readonly OptionKey[] = ['nameMonthBlocks', 'nameGraceBlocks'];
+export const REG_ONLY_KEYS: readonly OptionKey[] = ['nameMonthBlocks', 'nameGraceBlocks', 'miningDifficulty'];
 
 /** The option declared with this flag name (also the config-file key). */
 export function optionByFlag(flag: string): OptionDef | undefined {

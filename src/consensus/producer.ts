@@ -42,6 +42,8 @@ export interface ProducerDeps {
   log: Logger;
   /** A network's schedule: the producer then looks four times per interval whether it is its turn. */
   schedule?: ProposerSchedule;
+  /** Argon2 mining difficulty of produced blocks after block 1 (reg option); default the documented minimum. */
+  miningDifficulty?: bigint;
 }
 
 export class BlockProducer {
@@ -113,7 +115,7 @@ export class BlockProducer {
       candidates,
       timestamp: now > parentTime ? now : parentTime,
       proposer: signer.address,
-      difficulty: REG_MINING_DIFFICULTY,
+      difficulty: this.deps.miningDifficulty ?? REG_MINING_DIFFICULTY,
       signerBits: REG_SIGNER_BITS,
     });
     if (produced.rejected.length > 0) {

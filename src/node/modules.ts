@@ -12,8 +12,11 @@ import type { NodeNetwork } from '../network/node-network.js';
 import type { PowClaim } from '../core/pow.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
+import type { Mining } from '../mining/index.js';
+import type { ActivityIndex } from '../explorer/activity.js';
 import type { NameSystem } from '../names/chain-extension.js';
 import type { Store } from '../state/store.js';
+import type { SearchJob, SearchResult } from '../pool/tasks/search-pow.js';
 import type { NodeWallet } from '../wallet/wallet.js';
 import type { NodeEventBus } from './events.js';
 import type { NodeOptions } from './options.js';
@@ -25,6 +28,8 @@ export interface NodePool {
   verifyPow(claims: readonly PowClaim[]): Promise<boolean[]>;
   /** RSA PKCS#1 v1.5 SHA-512 signatures (§6.2). */
   verifyRsa(items: readonly { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[]): Promise<boolean[]>;
+  /** The built-in miner's nonce search (absent: the node cannot mine). */
+  searchPow?(jobs: readonly SearchJob[]): Promise<SearchResult[]>;
   close(): Promise<void>;
 }
 
@@ -53,4 +58,8 @@ export interface NodeModules {
   readonly p2p: NodeNetwork | undefined;
   /** Port of the peer listener, 0 when the node does not listen. */
   readonly peerPort: number;
+  /** Mining claims, the miner's counters (src/mining). */
+  readonly mining: Mining;
+  /** History of the node's own addresses (`activity`). */
+  readonly activity: ActivityIndex;
 }

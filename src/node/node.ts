@@ -21,6 +21,12 @@ import { createNodeEvents, type NodeEventBus } from './events.js';
 import { NodeNetwork } from '../network/node-network.js';
 import { listenForPeers, type PeerListener } from './peer-listener.js';
 import type { NodeModules, NodePool } from './modules.js';
+import { Mining } from '../mining/index.js';
+import { createMiningExtension } from '../mining/chain-extension.js';
+import { Miner } from '../mining/miner.js';
+import { buildClaim } from '../mining/claim.js';
+import { powVerify } from '../core/pow.js';
+import { ActivityIndex } from '../explorer/activity.js';
 import type { NodeOptions } from './options.js';
 import type { NetworkMetricsSnapshot } from '../metrics/metrics.js';
 
@@ -60,7 +66,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       scale: { nameMonthBlocks: opts.names.monthBlocks, nameGraceBlocks: opts.names.graceBlocks },
       log: log.child({ module: 'names' }),
     });
-    const extensions = new ChainExtensions([names.extension]).declareIn(store);
+    const mining = createMiningExtension({ verify: (c) => powVerify(c) });
+    const extensions = new ChainExtensions([names.extension, mining]).declareIn(store);
     const wallet = await NodeWallet.open(opts.dataDir, opts.walletPassword);
     let mempool: Mempool | undefined;
     const chain = new Chain({
@@ -89,7 +96,10 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       network: opts.network,
       clock,
       log: log.child({ module: 'consensus' }),
-      opts: { blockIntervalSeconds: opts.consensus.blockIntervalSeconds, genesisBalance: opts.chain.genesisBalance, genesis: opts.chain.genesis },
+      opts: {
+        blockIntervalSeconds: opts.consensus.blockIntervalSeconds, genesisBalance: opts.chain.genesisBalance, genesis: opts.chain.genesis,
+        ...(opts.mining?.difficulty !== undefined && opts.network === 'reg' ? { miningDifficulty: opts.mining.difficulty } : {}),
+      },
     });
     await consensus.start();
     cleanup.unshift(() => consensus.stop());
@@ -144,7 +154,29 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       consensus,
       p2p: network,
       peerPort: listener?.port ?? 0,
+      mining: new Mining(chain, (a) => wallet.keys.some((k) => k.nonceOf(a) !== null), events, clock),
+      activity: new ActivityIndex(chain, mempool, wallet, events),
     };
+    // The built-in miner (--miner-threads): claims go through the pool like submitminingsolution's.
+    const minerThreads = opts.mining?.minerThreads ?? 0;
+    if (minerThreads > 0 && pool.searchPow) {
+      const search = pool.searchPow.bind(pool);
+      const miner = new Miner({
+        chain,
+        stats: modules.mining.stats,
+        threads: minerThreads,
+        solver: key.primary,
+        search,
+        submit: async (blockNum, nonce) => {
+          const error = await pendingPool.submit(buildClaim(chain, opts.network, key, { blockNum, nonce }, clock.now()));
+          if (error) throw error;
+          return true;
+        },
+        log: log.child({ module: 'miner' }),
+      });
+      miner.start();
+      cleanup.unshift(() => miner.stop());
+    }
     nodeLog.info({ network: opts.network, height: Number(chain.height), address: key.primaryText, pending: mempool.size }, 'node started');
     const node: DltNode = {
       modules,

@@ -44,6 +44,11 @@ export interface NodeOptions {
     monthBlocks?: number;
     graceBlocks?: number;
   };
+  /** Mining (src/mining): `difficulty` reg only (produced blocks' Argon2 difficulty); the built-in miner's threads. */
+  mining?: {
+    difficulty?: bigint;
+    minerThreads?: number;
+  };
 }
 
 export type { Logger } from '../log/logger.js';

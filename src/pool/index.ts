@@ -24,10 +24,12 @@ import { coreFlavour, wasmModule } from '../core/wasm.js';
 import { PoolBusyError, PoolClosedError } from './errors.js';
 import { verifyPowTask, type PackedClaim } from './tasks/pow.js';
 import { signRsaTask, verifyRsaTask, type RsaItem, type RsaSignItem } from './tasks/rsa.js';
+import { SEARCH_MAX_PREFIX, searchPowTask, type SearchJob, type SearchResult } from './tasks/search-pow.js';
 import type { PoolTask, PoolTaskName, PoolWorkerData, PoolWorkerInfo } from './tasks/types.js';
 
 export type { PoolTaskName, PoolWorkerInfo } from './tasks/types.js';
 export type { RsaItem, RsaSignItem } from './tasks/rsa.js';
+export type { SearchJob, SearchResult } from './tasks/search-pow.js';
 export { PoolBusyError, PoolClosedError } from './errors.js';
 export { defaultPoolThreads } from './threads.js';
 
@@ -47,6 +49,11 @@ export const TASK_MAX_QUEUE: Readonly<Record<PoolTaskName, number>> = Object.fre
   verifyRsa: 16_384,
   /** ~256 × ~4 ms (RSA-4096 signing) ≈ 1 s on one core; the node signs a block or a message at a time. */
   signRsa: 256,
+  /**
+   * Miner jobs of ~0.25 s each: the miner keeps at most one per miner thread in flight, so the
+   * other tasks never queue more than one job's time behind it (its low priority).
+   */
+  searchPow: 64,
 });
 
 /** Default items per task. */
@@ -60,6 +67,8 @@ export const TASK_BATCH_MAX_ITEMS: Readonly<Record<PoolTaskName, number>> = Obje
   verifyRsa: 64,
   /** ~4 ms each: 8 is ~30 ms of work per task, so a burst still spreads over the workers. */
   signRsa: 8,
+  /** One job per task: each job is already ~0.25 s of hashing. */
+  searchPow: 1,
 });
 
 /** How long a partial PoW batch waits for more items; 0 = dispatch on the next macrotask. */
@@ -94,6 +103,8 @@ export interface WorkerPool {
    * @throws RsaKeyError (code ERR_RSA_KEY) naming the item whose key was refused.
    */
   signRsa(items: readonly RsaSignItem[]): Promise<Uint8Array[]>;
+  /** The built-in miner's nonce search: one result per job (tasks/search-pow.ts). */
+  searchPow(jobs: readonly SearchJob[]): Promise<SearchResult[]>;
   /** Whether `items` more of `task` would be accepted now (open, and within the task's bound). */
   canAccept(task: PoolTaskName, items?: number): boolean;
   /** Items of `task` waiting or running. */
@@ -298,8 +309,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const batchDelayMs = checkCount(where, 'batchDelayMs', options.batchDelayMs ?? DEFAULT_BATCH_DELAY_MS, 0);
   const bound = (task: PoolTaskName) => checkCount(where, `maxQueue.${task}`, options.maxQueue?.[task] ?? TASK_MAX_QUEUE[task], 1);
   const batchMax = (task: PoolTaskName) => checkCount(where, `batchMaxItems.${task}`, options.batchMaxItems?.[task] ?? TASK_BATCH_MAX_ITEMS[task], 1);
-  const limits = { verifyPow: bound('verifyPow'), verifyRsa: bound('verifyRsa'), signRsa: bound('signRsa') };
-  const batches = { verifyPow: batchMax('verifyPow'), verifyRsa: batchMax('verifyRsa'), signRsa: batchMax('signRsa') };
+  const limits = { verifyPow: bound('verifyPow'), verifyRsa: bound('verifyRsa'), signRsa: bound('signRsa'), searchPow: bound('searchPow') };
+  const batches = { verifyPow: batchMax('verifyPow'), verifyRsa: batchMax('verifyRsa'), signRsa: batchMax('signRsa'), searchPow: batchMax('searchPow') };
 
   const workerData: PoolWorkerData = { coreModule: wasmModule('core'), flavour: coreFlavour() };
   const pool = threads === 0 ? undefined : new Piscina({
@@ -307,7 +318,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.MAX_SAFE_INTEGER, // a steady server: never churn threads
-    maxQueue: limits.verifyPow + limits.verifyRsa + limits.signRsa, // tasks ≤ items: the item bounds trip first
+    maxQueue: limits.verifyPow + limits.verifyRsa + limits.signRsa + limits.searchPow, // tasks ≤ items: the item bounds trip first
     // No per-task run/wait-time histograms: nothing reads them, and admission posts many tasks.
     recordTiming: false,
     workerData,
@@ -319,6 +330,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     verifyPow: lane(verifyPowTask, 'split'),
     verifyRsa: lane(verifyRsaTask, 'gather'),
     signRsa: lane(signRsaTask, 'gather'),
+    searchPow: lane(searchPowTask, 'split'),
   } satisfies Record<PoolTaskName, unknown>;
 
   let closed = false;
@@ -366,6 +378,21 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     return (lanes.signRsa ? lanes.signRsa.submit(items) : runInProcess(signRsaTask, items)) as Promise<Uint8Array[]> | Uint8Array[];
   }
 
+  async function searchPow(jobs: readonly SearchJob[]): Promise<SearchResult[]> {
+    if (closed) throw new PoolClosedError('searchPow');
+    checkArray('searchPow', jobs);
+    jobs.forEach((job, i) => {
+      checkObject('searchPow', i, job);
+      assertBytes(job.blockChecksum, `searchPow: item ${i}: blockChecksum`);
+      assertBytes(job.solverAddress, `searchPow: item ${i}: solverAddress`);
+      assertBytes(job.prefix, `searchPow: item ${i}: prefix`);
+      if (job.prefix.length < 1 || job.prefix.length > SEARCH_MAX_PREFIX) throw new RangeError(`searchPow: item ${i}: prefix of ${job.prefix.length} bytes, expected 1–${SEARCH_MAX_PREFIX}`);
+      checkCount('searchPow', `item ${i}: count`, job.count, 0);
+      checkCount('searchPow', `item ${i}: start`, job.start, 0);
+    });
+    return lanes.searchPow ? lanes.searchPow.submit(jobs) : runInProcess(searchPowTask, jobs);
+  }
+
   let closing: Promise<void> | undefined;
   function close(): Promise<void> {
     closing ??= (async () => {
@@ -381,6 +408,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     verifyPow,
     verifyRsa,
     signRsa,
+    searchPow,
     canAccept(task, items = 1) {
       if (closed) return false;
       return lanes[task]?.canAccept(items) ?? true;

@@ -138,7 +138,8 @@ describe('error rows of addTransaction and calculateTransactionFee', () => {
       await expectError(method, { to: `${STRANGER}_0` }, -32602, 'Invalid to amount was specified: "0" must be greater than 0');
       await expectError(method, { to: `${STRANGER}_-1` }, -32602, /Invalid to/);
       await expectError(method, { to: `${STRANGER}_x` }, -32602, /^Invalid to amount was specified: invalid amount "x": it contains characters other than digits/);
-      await expectError(method, { to: `${STRANGER}_1.123456789` }, -32602, 'Invalid to amount was specified: invalid amount "1.123456789": at most 8 decimal places are allowed, got 9');
+      // More than 8 decimals are truncated (issue 12, as the reference); one that truncates to 0 is refused.
+      await expectError(method, { to: `${STRANGER}_0.000000009` }, -32602, 'Invalid to amount was specified: "0.000000009" must be greater than 0');
       await expectError(method, { to: STRANGER }, -32602, /expected <address>_<amount>/);
       await expectError(method, { to: `${STRANGER}_1-${STRANGER}_2` }, -32602, /Duplicate to address/);
       await expectError(method, { to: `${STRANGER}_1`, from: `${STRANGER}_2` }, -32602, 'Invalid from address was specified');

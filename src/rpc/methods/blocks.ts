@@ -1,62 +1,110 @@
 /**
- * `getBlock`: a stored block by number (reference-formats.md §10).
+ * Blocks as block explorers, pools and miners read them (reference-formats.md §10;
+ * reference-client-methods.md `getblock`, `getfullblock`, `getblockcount`, `getlastblocks`,
+ * `getbestblockhash`, `blockheight`).
  */
-import { addressToText } from '../../formats/address.js';
-import { formatAmount } from '../../formats/amount.js';
+import { toStringForm } from '../../chain/tx-json.js';
 import { toHex } from '../../formats/bytes.js';
-import { decodeBinaryTransactionId, transactionId } from '../../codec/transaction.js';
-import { TransactionType } from '../../formats/constants.js';
 import { U64_MAX } from '../../formats/varint.js';
 import type { NodeModules } from '../../node/modules.js';
 
 import { invalidParams, methodFor } from '../types.js';
+import { blockDictionary, type BlockDictDeps, type BlockDictionary } from './block-dict.js';
 
 /** The modules these operations use. */
-export type BlockModules = Pick<NodeModules, 'chain'>;
+export type BlockModules = Pick<NodeModules, 'chain' | 'consensus'>;
 
 const method = methodFor<BlockModules>();
 
-/** Text id of a binary id (§8.7): prefix 0 marks a staking reward. */
-function textId(binary: Uint8Array): string {
-  const id = decodeBinaryTransactionId(binary);
-  const type = id.prefix === 0 ? TransactionType.StakingReward : TransactionType.Normal;
-  return transactionId({ type, blockHeight: id.blockHeight }, id.checksum);
+/** Blocks `getlastblocks` lists (the reference's count). */
+export const LAST_BLOCKS = 10;
+
+const dictDeps = (ctx: BlockModules): BlockDictDeps => ({ chain: ctx.chain, requiredSignatures: (b) => ctx.consensus.requiredConsensus(b) });
+
+function stored(ctx: BlockModules, num: bigint) {
+  const found = ctx.chain.getBlock(num);
+  if (!found) throw invalidParams(`Block ${String(num)} does not exist; the tip is ${ctx.chain.height}`);
+  return found;
 }
 
-const hexOrNull = (b: Uint8Array | null): string | null => (b ? toHex(b) : null);
+const numParam = { name: 'num', kind: 'integer', required: true, bigint: true, min: 1n, max: U64_MAX, description: 'Block number', missingMessage: "Parameter 'num' is missing" } as const;
 
 export const blockMethods = [
   method({
     name: 'getBlock',
     group: 'Blocks',
-    summary: 'A stored block by number; `bytes` returns its hex',
-    params: [
-      { name: 'num', kind: 'integer', required: true, bigint: true, min: 1n, max: U64_MAX, description: 'Block number', missingMessage: "Parameter 'num' is missing" },
-      { name: 'bytes', kind: 'boolean', description: 'Return the block bytes as hex' },
-    ],
-    result: { description: 'Block object or hex' },
-    handler: (p, ctx) => {
-      const found = ctx.chain.getBlock(p.num);
-      if (!found) throw invalidParams(`Block ${String(p.num)} does not exist; the tip is ${ctx.chain.height}`);
-      if (p.bytes) return toHex(found.bytes);
+    summary: "A stored block as the reference's dictionary (string values, JSON-text `Signatures` and `TX IDs`); `bytes` returns its hex",
+    params: [numParam, { name: 'bytes', kind: 'boolean', description: 'Return the block bytes as hex' }],
+    result: { description: 'Block dictionary or hex' },
+    handler: (p, ctx): BlockDictionary | string => {
+      const found = stored(ctx, p.num);
+      return p.bytes ? toHex(found.bytes) : blockDictionary(dictDeps(ctx), found.block, found.checksum);
+    },
+  }),
+  method({
+    name: 'getFullBlock',
+    group: 'Blocks',
+    summary: 'The getBlock dictionary plus `Transactions` (JSON text of the string forms) and `Superblock segments` (JSON text)',
+    params: [{ ...numParam, required: false, default: 0n, min: 0n, description: 'Block number; 0 the tip' }],
+    result: { description: 'Block dictionary with Transactions' },
+    handler: (p, ctx): BlockDictionary & { Transactions: string; 'Superblock segments': string } => {
+      const num = p.num === 0n ? ctx.chain.height : p.num;
+      const found = ctx.chain.getBlock(num);
+      if (!found) throw invalidParams('Block not found.');
       const b = found.block;
+      const segments: Record<string, string> = {};
+      if (b.superBlock) {
+        const first = b.num - BigInt(b.superBlock.segments.length);
+        b.superBlock.segments.forEach((c, i) => (segments[(first + BigInt(i)).toString()] = toHex(c)));
+      }
       return {
-        'Block Number': b.num.toString(),
-        Version: b.version,
-        'Block Checksum': toHex(found.checksum),
-        'Last Block Checksum': hexOrNull(b.lastBlockChecksum),
-        'Wallet State Checksum': hexOrNull(b.walletStateChecksum),
-        'RegName State Checksum': hexOrNull(b.regNameStateChecksum),
-        'Sig freeze Checksum': hexOrNull(b.signatureFreezeChecksum),
-        'PIT Checksum': hexOrNull(b.pitRoot),
-        Difficulty: b.difficulty.toString(),
-        Signatures: b.signatures.length,
-        'Signer Addresses': b.signatures.map((s) => addressToText(s.signer)),
-        Timestamp: b.timestamp.toString(),
-        'Total Fee': formatAmount(b.totalFee),
-        'Transaction Count': b.txIds.length,
-        TxIDs: b.txIds.map(textId),
+        ...blockDictionary(dictDeps(ctx), b, found.checksum),
+        Transactions: JSON.stringify(ctx.chain.blockTransactions(b).map(toStringForm)),
+        'Superblock segments': JSON.stringify(segments),
       };
     },
+  }),
+  method({
+    name: 'getLastBlocks',
+    group: 'Blocks',
+    summary: `The last ${LAST_BLOCKS} blocks as getBlock dictionaries, the tip first`,
+    params: [],
+    result: { description: 'Array of block dictionaries' },
+    handler: (_p, ctx): BlockDictionary[] => {
+      const out: BlockDictionary[] = [];
+      for (let n = ctx.chain.height; n >= 1n && out.length < LAST_BLOCKS; n--) {
+        const found = ctx.chain.getBlock(n);
+        if (found) out.push(blockDictionary(dictDeps(ctx), found.block, found.checksum));
+      }
+      return out;
+    },
+  }),
+  method({
+    name: 'getBestBlockHash',
+    group: 'Blocks',
+    summary: 'Hex checksum of the last block',
+    params: [],
+    result: { description: 'Hex string' },
+    handler: (_p, ctx) => {
+      const tip = ctx.chain.tip;
+      if (!tip) throw invalidParams('The node has no block yet');
+      return toHex(tip.checksum);
+    },
+  }),
+  method({
+    name: 'getBlockCount',
+    group: 'Blocks',
+    summary: 'Height of the last block (a number)',
+    params: [],
+    result: { description: 'number' },
+    handler: (_p, ctx) => ctx.chain.height,
+  }),
+  method({
+    name: 'blockHeight',
+    group: 'Blocks',
+    summary: 'Height of the last block (a number)',
+    params: [],
+    result: { description: 'number' },
+    handler: (_p, ctx) => ctx.chain.height,
   }),
 ];

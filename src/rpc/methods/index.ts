@@ -14,6 +14,9 @@ import { statusMethods } from './status.js';
 import { transactionMethods } from './transactions.js';
 import { utilityMethods } from './utilities.js';
 import { walletMethods } from './wallet.js';
+import { walletActivityMethods } from './wallet-activity.js';
+import { minerMethods } from './miner.js';
+import { miningClaimMethods } from './mining-claims.js';
 
 /** A row of the run-time table: handlers take parameters by name and the full module record. */
 export type NodeMethod = MethodDef<NodeModules>;
@@ -44,6 +47,9 @@ export const METHODS = [
   ...statusMethods,
   ...blockMethods,
   ...peerMethods,
+  ...walletActivityMethods,
+  ...minerMethods,
+  ...miningClaimMethods,
   discover,
 ] as const satisfies readonly NodeMethod[];
 

@@ -47,7 +47,8 @@ export function amountList(text: string, side: 'to' | 'from'): { address: Addres
     const amountText = entry.slice(at + 1);
     let amount: bigint;
     try {
-      amount = parseAmount(amountText);
+      // More than 8 decimals are truncated to 8, as the reference does; a result of 0 is still refused.
+      amount = parseAmount(amountText, { strictDecimals: false });
     } catch (e) {
       throw invalidParams(`Invalid ${side} amount was specified: ${(e as Error).message}`);
     }

@@ -1,7 +1,7 @@
 /**
  * Wallet (interface.md "Wallet"; reference-rpc-messaging.md §2.6) and the node-wallet reads.
  */
-import { WALLET_TYPE_NAMES } from '../../chain/wallet-state.js';
+import { WALLET_TYPE_NAMES, type WalletState } from '../../chain/wallet-state.js';
 import { addressToText } from '../../formats/address.js';
 import { formatAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
@@ -24,6 +24,20 @@ const idParam = {
   missingMessage: "Parameter 'id' is missing",
 } as const;
 
+/** The getWallet dictionary of a wallet state (also `walletlist`'s entries). */
+export function walletDictionary(id: string, w: WalletState) {
+  const signers = w.allowedSigners.map(addressToText);
+  return {
+    id,
+    balance: formatAmount(w.balance),
+    type: WALLET_TYPE_NAMES[w.type] ?? String(w.type),
+    requiredSigs: String(w.requiredSigs),
+    allowedSigners: signers.length ? `(${signers.length + 1} keys): ${[id, ...signers].join(',')}` : 'null',
+    extraData: w.extraData ? toHex(w.extraData) : 'null',
+    publicKey: w.publicKey ? toHex(w.publicKey) : 'null',
+  };
+}
+
 export const walletMethods = [
   method({
     name: 'getWallet',
@@ -34,17 +48,7 @@ export const walletMethods = [
     result: { description: 'Wallet object' },
     handler: (p, ctx) => {
       const address = addressParam(p.id, 'Invalid address was specified');
-      const w = ctx.chain.wallet(address.addressNoChecksum);
-      const signers = w.allowedSigners.map(addressToText);
-      return {
-        id: address.base58Address,
-        balance: formatAmount(w.balance),
-        type: WALLET_TYPE_NAMES[w.type] ?? String(w.type),
-        requiredSigs: String(w.requiredSigs),
-        allowedSigners: signers.length ? `(${signers.length + 1} keys): ${[address.base58Address, ...signers].join(',')}` : 'null',
-        extraData: w.extraData ? toHex(w.extraData) : 'null',
-        publicKey: w.publicKey ? toHex(w.publicKey) : 'null',
-      };
+      return walletDictionary(address.base58Address, ctx.chain.wallet(address.addressNoChecksum));
     },
   }),
   method({

@@ -1,0 +1,208 @@
+/**
+ * The wallet history of the node's own addresses as the reference's Activity records
+ * (reference-client-methods.md `activity`): received (100), sent (101), mining reward (200),
+ * signing reward (201), transaction-fee reward (202); status pending (1), final (2), error (3).
+ *
+ * Final records are computed from the stored blocks (newest first, stopping once a page is full),
+ * pending ones from the mempool, error ones from the transactions the mempool dropped since the
+ * node started (kept in memory, bounded).
+ */
+import type { Block } from '../chain/block.js';
+import type { Chain } from '../chain/chain.js';
+import type { KnownTx } from '../chain/tx-codec.js';
+import { signerAddressOf } from '../consensus/signer-pow.js';
+import { addressToText } from '../formats/address.js';
+import { formatAmount } from '../formats/amount.js';
+import { toHex } from '../formats/bytes.js';
+import { decodeVarUint } from '../formats/varint.js';
+import { FOUNDATION_FEE_PERCENT, TransactionType } from '../formats/constants.js';
+import type { Mempool, MempoolEvents } from '../mempool/mempool.js';
+import type { Emitter } from '../events.js';
+import { miningReward } from '../mining/reward.js';
+import { latin1Key } from '../state/keys.js';
+import type { NodeWallet, WalletKey } from '../wallet/wallet.js';
+
+export const ActivityType = { Received: 100, Sent: 101, MiningReward: 200, SigningReward: 201, TxFeeReward: 202 } as const;
+export const ActivityStatus = { Pending: 1, Final: 2, Error: 3 } as const;
+
+/** One Activity record (reference member names). */
+export interface Activity {
+  /** Hex of the wallet's primary address (this node's stand-in for the reference's seed hash). */
+  seedHash: string;
+  /** The node's own address concerned (Base58). */
+  wallet: string;
+  /** Sender address (Base58); empty for the genesis and reward transactions. */
+  from: string;
+  /** Recipient address → amount. */
+  toList: Record<string, string>;
+  type: number;
+  /** Hex of the first output's data; empty when none. */
+  data: string;
+  value: string;
+  timestamp: number;
+  status: number;
+  blockHeight: number;
+  txid: string;
+}
+
+/** Dropped transactions remembered for error records. */
+const MAX_DROPPED = 1000;
+
+export interface ActivityQuery {
+  fromIndex: number;
+  count: number;
+  /** −1 every type. */
+  type: number;
+  descending: boolean;
+  /** Only this wallet (a key of the node). */
+  key?: WalletKey;
+}
+
+/** Sender primary address of a signed transaction, or null (genesis, staking, unreadable key). */
+function senderOf(k: KnownTx): Uint8Array | null {
+  const pk = k.tx.pubKey;
+  if (!pk || k.tx.type === TransactionType.Genesis || k.tx.type === TransactionType.StakingReward) return null;
+  try {
+    return signerAddressOf(pk);
+  } catch {
+    return null;
+  }
+}
+
+export class ActivityIndex {
+  private readonly dropped: { k: KnownTx; at: number }[] = [];
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly mempool: Pick<Mempool, 'page' | 'size'>,
+    private readonly wallet: NodeWallet,
+    events: Emitter<MempoolEvents>,
+  ) {
+    events.on('txDropped', ({ txs }) => {
+      const own = this.ownAddresses();
+      for (const k of txs) {
+        const s = senderOf(k);
+        if (s && own.has(latin1Key(s))) this.dropped.push({ k, at: Math.floor(Date.now() / 1000) });
+      }
+      if (this.dropped.length > MAX_DROPPED) this.dropped.splice(0, this.dropped.length - MAX_DROPPED);
+    });
+  }
+
+  /** latin1 key of each own address → the wallet key holding it. */
+  private ownAddresses(only?: WalletKey): Map<string, WalletKey> {
+    const out = new Map<string, WalletKey>();
+    for (const key of only ? [only] : this.wallet.keys) for (const a of key.addresses()) out.set(latin1Key(a.address), key);
+    return out;
+  }
+
+  /** The records of one transaction for the own addresses, newest member first. */
+  private recordsOf(k: KnownTx, own: Map<string, WalletKey>, status: number, blockHeight: bigint, timestamp: number): Activity[] {
+    const tx = k.tx;
+    const out: Activity[] = [];
+    const toList: Record<string, string> = {};
+    for (const o of tx.outputs) toList[addressToText(o.address)] = formatAmount(o.amount);
+    const data = tx.outputs[0]?.data ? toHex(tx.outputs[0].data) : '';
+    const sender = senderOf(k);
+    const record = (key: WalletKey, address: Uint8Array, type: number, value: bigint, from: string): Activity => ({
+      seedHash: toHex(key.primary), wallet: addressToText(address), from, toList, type, data, value: formatAmount(value),
+      timestamp, status, blockHeight: Number(blockHeight), txid: k.textId,
+    });
+    if (tx.type === TransactionType.PoWSolution) {
+      const key = sender && own.get(latin1Key(sender));
+      if (key && sender) out.push(record(key, sender, ActivityType.MiningReward, claimBlockReward(tx.outputs[0]?.data), ''));
+      return out;
+    }
+    const fromText = sender ? addressToText(sender) : '';
+    const senderKey = sender ? own.get(latin1Key(sender)) : undefined;
+    if (senderKey && sender) {
+      const amount = tx.outputs.reduce((s, o) => s + o.amount, 0n);
+      out.push(record(senderKey, sender, ActivityType.Sent, amount, fromText));
+    }
+    // Received: per own recipient address (not the sender's own change).
+    const received = new Map<string, { key: WalletKey; address: Uint8Array; amount: bigint }>();
+    for (const o of tx.outputs) {
+      const id = latin1Key(o.address);
+      const key = own.get(id);
+      if (!key || (sender && id === latin1Key(sender))) continue;
+      const r = received.get(id) ?? { key, address: o.address, amount: 0n };
+      r.amount += o.amount;
+      received.set(id, r);
+    }
+    const type = tx.type === TransactionType.StakingReward ? ActivityType.SigningReward : ActivityType.Received;
+    for (const r of received.values()) out.push(record(r.key, r.address, type, r.amount, fromText));
+    return out;
+  }
+
+  /** Fee reward of a block whose proposer (first signer) is an own address (§8.9: the foundation's 3 % apart). */
+  private feeRecord(b: Block, own: Map<string, WalletKey>): Activity | null {
+    if (b.totalFee <= 0n || !b.signatures.length) return null;
+    let proposer: Uint8Array | null;
+    try {
+      proposer = signerAddressOf(b.signatures[0]!.signer);
+    } catch {
+      return null;
+    }
+    const key = proposer && own.get(latin1Key(proposer));
+    if (!key || !proposer) return null;
+    const value = b.totalFee - (b.totalFee * BigInt(FOUNDATION_FEE_PERCENT)) / 100n;
+    return {
+      seedHash: toHex(key.primary), wallet: addressToText(proposer), from: '', toList: { [addressToText(proposer)]: formatAmount(value) },
+      type: ActivityType.TxFeeReward, data: '', value: formatAmount(value), timestamp: Number(b.timestamp),
+      status: ActivityStatus.Final, blockHeight: Number(b.num), txid: `fee-${b.num}`,
+    };
+  }
+
+  /** Records newest first: pending, then the blocks from the tip down, then dropped ones. */
+  private *newestFirst(own: Map<string, WalletKey>): Generator<Activity> {
+    const pending = this.mempool.page(0, this.mempool.size);
+    for (let i = pending.length - 1; i >= 0; i--) {
+      const k = pending[i]!;
+      yield* this.recordsOf(k, own, ActivityStatus.Pending, 0n, Number(k.tx.timestamp));
+    }
+    for (let i = this.dropped.length - 1; i >= 0; i--) {
+      const d = this.dropped[i]!;
+      yield* this.recordsOf(d.k, own, ActivityStatus.Error, 0n, d.at);
+    }
+    for (let n = this.chain.height; n >= 1n; n--) {
+      const found = this.chain.getBlock(n);
+      if (!found) continue;
+      const b = found.block;
+      const fee = this.feeRecord(b, own);
+      if (fee) yield fee;
+      const txs = this.chain.blockTransactions(b);
+      for (let i = txs.length - 1; i >= 0; i--) yield* this.recordsOf(txs[i]!, own, ActivityStatus.Final, b.num, Number(b.timestamp));
+    }
+  }
+
+  /** A page of records of the node's own addresses. */
+  query(q: ActivityQuery): Activity[] {
+    const own = this.ownAddresses(q.key);
+    const match = (a: Activity) => q.type === -1 || a.type === q.type;
+    if (q.descending) {
+      const out: Activity[] = [];
+      let skipped = 0;
+      for (const a of this.newestFirst(own)) {
+        if (!match(a)) continue;
+        if (skipped < q.fromIndex) {
+          skipped++;
+          continue;
+        }
+        if (out.length >= q.count) break;
+        out.push(a);
+      }
+      return out;
+    }
+    const all = [...this.newestFirst(own)].filter(match).reverse();
+    return all.slice(q.fromIndex, q.fromIndex + q.count);
+  }
+}
+
+/** Reward of a claim from its data (§8.10: varint blockNum first); 0 when unreadable. */
+function claimBlockReward(data: Uint8Array | undefined): bigint {
+  if (!data || !data.length) return 0n;
+  try {
+    return miningReward(decodeVarUint(data).value);
+  } catch {
+    return 0n;
+  }
+}

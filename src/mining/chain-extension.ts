@@ -1,0 +1,118 @@
+/**
+ * Mining claims as a chain extension (src/chain/extensions.ts; reference-formats.md §11.3): the
+ * type-1 hook checks a claim against the committed chain (target block stored, inside the claim
+ * window, its PoW field still empty, one claim per block, Argon2 below argon2ExpirationBlockHeight,
+ * the solution valid for the block's own difficulty and the claimant's address), and applying it
+ * sets the block's PoW field and credits the reward to the solver.
+ */
+import { blockChecksum, decodeBlock } from '../chain/block.js';
+import { TxError, TxErrorCode } from '../chain/errors.js';
+import type { ChainExtension, TxView } from '../chain/extensions.js';
+import type { Transaction } from '../codec/types.js';
+import { signerAddressOf } from '../consensus/signer-pow.js';
+import type { PowClaim } from '../core/pow.js';
+import { addressWithChecksum } from '../formats/address.js';
+import { concatBytes, equalBytes } from '../formats/bytes.js';
+import { binaryTransactionId, transactionChecksum } from '../codec/transaction.js';
+import { BLOCK_VERSION_V10 } from '../formats/constants.js';
+import { latin1Key, u64Key } from '../state/keys.js';
+import { decodeClaimData, INFINIMINE, ClaimDataError } from './claim.js';
+import { lowestClaimable } from './index.js';
+import { POW_FIELD_DB, powFieldOf, setPowField } from './pow-field.js';
+import { ARGON2_EXPIRATION_BLOCK_HEIGHT, miningReward } from './reward.js';
+
+/** Claim verdicts remembered (a claim is checked on admission and again in its block). */
+const MAX_VERDICTS = 4096;
+
+const rule = (message: string): never => {
+  throw new TxError(TxErrorCode.TypeRule, message);
+};
+
+export interface MiningExtensionDeps {
+  /** Argon2id verification of a claim (core `powVerify`; a fake in unit tests). */
+  verify(claim: PowClaim): boolean;
+}
+
+/** A block's checksum, version and difficulty read from the store. */
+function storedBlock(view: TxView, num: bigint): { checksum: Uint8Array; version: number; difficulty: bigint } | null {
+  const bytes = view.store.db('blocks').getBinary(u64Key(num));
+  if (!bytes) return null;
+  const { block, headerLength } = decodeBlock(bytes);
+  return { checksum: blockChecksum(bytes.subarray(0, headerLength)), version: block.version, difficulty: block.difficulty };
+}
+
+/** What a valid claim names: the solved block and the solver. */
+export interface CheckedClaim {
+  blockNum: bigint;
+  solver: Uint8Array;
+}
+
+/**
+ * The rules of §11.3 for a claim entering block `view.height` (tip = height − 1).
+ * @throws TxError TX_TYPE_RULE naming the broken rule.
+ */
+export function checkClaim(tx: Transaction, view: TxView, verify: (c: PowClaim) => boolean, claimedInBlock?: Set<string>): CheckedClaim {
+  if (tx.outputs.length !== 1) rule(`a mining claim has exactly one output (to InfiniMine), got ${tx.outputs.length}`);
+  const out = tx.outputs[0]!;
+  if (!equalBytes(out.address, INFINIMINE)) rule('a mining claim pays its one output to the InfiniMine address');
+  if (out.amount !== 0n) rule('a mining claim moves no coins (output amount 0)');
+  if (tx.inputs.some((i) => i.amount !== 0n)) rule('a mining claim moves no coins (input amount 0)');
+  let data;
+  try {
+    data = decodeClaimData(out.data);
+  } catch (err) {
+    return rule((err as ClaimDataError).message);
+  }
+  const tip = view.height - 1n;
+  if (tip >= ARGON2_EXPIRATION_BLOCK_HEIGHT) rule(`Argon2 mining ended at block ${ARGON2_EXPIRATION_BLOCK_HEIGHT}`);
+  if (data.blockNum < 1n || data.blockNum > tip) rule(`claim for block ${data.blockNum}, which is not stored (the tip is ${tip})`);
+  if (data.blockNum < lowestClaimable(tip)) rule(`claim for block ${data.blockNum} is outside the claim window (lowest claimable ${lowestClaimable(tip)})`);
+  if (powFieldOf(view.store, data.blockNum)) rule(`block ${data.blockNum} is already solved: its PoW field is set`);
+  if (claimedInBlock?.has(String(data.blockNum))) rule(`block ${data.blockNum} is already claimed by an earlier transaction of this block`);
+  const solver = tx.pubKey ? signerAddressOf(tx.pubKey) : null;
+  if (!solver) rule('a mining claim names no solver (pubKey)');
+  const target = storedBlock(view, data.blockNum)!;
+  const solverAddress = target.version >= BLOCK_VERSION_V10 ? solver! : addressWithChecksum(solver!);
+  let ok = false;
+  try {
+    ok = verify({ blockChecksum: target.checksum, solverAddress, nonce: data.nonce, difficulty: target.difficulty, blockVersion: target.version });
+  } catch {
+    ok = false;
+  }
+  if (!ok) rule(`the nonce does not solve block ${data.blockNum} at its difficulty ${target.difficulty} for its solver`);
+  return { blockNum: data.blockNum, solver: solver! };
+}
+
+export function createMiningExtension(deps: MiningExtensionDeps): ChainExtension {
+  // One Argon2 verification per claim (mempool admission, then validate and apply in a block):
+  // the verdict depends only on the claim and its stored target block.
+  const verdicts = new Map<string, boolean>();
+  const verify = (c: PowClaim): boolean => {
+    const key = latin1Key(concatBytes(c.blockChecksum, c.solverAddress, c.nonce));
+    let v = verdicts.get(key);
+    if (v === undefined) {
+      v = deps.verify(c);
+      if (verdicts.size >= MAX_VERDICTS) verdicts.delete(verdicts.keys().next().value!);
+      verdicts.set(key, v);
+    }
+    return v;
+  };
+  return {
+    name: 'mining',
+    subDatabases: [POW_FIELD_DB],
+    txTypes: {
+      1: {
+        validate(tx, view) {
+          checkClaim(tx, view, verify);
+        },
+        apply(tx, block) {
+          const claimed = block.local('mining.claimed', () => new Set<string>());
+          const c = checkClaim(tx, block, verify, claimed);
+          claimed.add(String(c.blockNum));
+          setPowField(block.store, c.blockNum, binaryTransactionId(tx, transactionChecksum(tx, block.network)));
+          block.mint(c.solver, miningReward(c.blockNum));
+        },
+      },
+    },
+  };
+}

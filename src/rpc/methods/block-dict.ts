@@ -1,0 +1,164 @@
+/**
+ * The reference's block dictionary (reference-client-methods.md `getblock`, `getfullblock`):
+ * string values, keys in the reference order, `"null"` for an absent hash, `Signatures` and
+ * `TX IDs` as JSON-encoded strings; then the members this node's own clients read (`PIT Checksum`,
+ * `Signer Addresses`, `Total Fee`, `Transaction Count`, `TxIDs`).
+ */
+import type { Block } from '../../chain/block.js';
+import type { Chain } from '../../chain/chain.js';
+import { decodeBinaryTransactionId, transactionId } from '../../codec/transaction.js';
+import { parseBlockSignature } from '../../consensus/block-signatures.js';
+import { requiredSignerDifficulty, signatureDifficulty, signerBitsSourceBlock } from '../../consensus/rules.js';
+import { sha3_512sq } from '../../core/hash.js';
+import { signerPowDifficulty, signerPowSolutionHash } from '../../consensus/signer-pow.js';
+import { addressToText } from '../../formats/address.js';
+import { formatAmount } from '../../formats/amount.js';
+import { concatBytes, toHex } from '../../formats/bytes.js';
+import { BLOCK_INTERVAL_SECONDS, TransactionType } from '../../formats/constants.js';
+import { powFieldOf } from '../../mining/pow-field.js';
+
+/** Text id of a binary id (§8.7): prefix 0 marks a staking reward. */
+export function textId(binary: Uint8Array): string {
+  const id = decodeBinaryTransactionId(binary);
+  const type = id.prefix === 0 ? TransactionType.StakingReward : TransactionType.Normal;
+  return transactionId({ type, blockHeight: id.blockHeight }, id.checksum);
+}
+
+/** Hex of a hash, `"null"` when absent (the reference prints null hashes so). */
+export const hexOrNullText = (b: Uint8Array | null | undefined): string => (b && b.length ? toHex(b) : 'null');
+
+/**
+ * Hashes per second the network needs to solve a block of this difficulty once per block interval:
+ * a hash passes with probability (ceil80 + 1) / 2^80, ceil80 the top 80 bits of the ceiling
+ * (`00 00 ~difficulty`, reference-formats §11.2).
+ */
+export function hashrateOf(difficulty: bigint): bigint {
+  const ceil80 = ~difficulty & 0xffff_ffff_ffff_ffffn;
+  return (1n << 80n) / (ceil80 + 1n) / BigInt(BLOCK_INTERVAL_SECONDS);
+}
+
+/** Difficulty (raw) of one stored signature: its solution's (§12), 1 coin without one, 0 when unreadable. */
+function signatureDifficultyOf(chain: Chain, sig: Block['signatures'][number]): bigint {
+  try {
+    const p = parseBlockSignature(sig);
+    if (!p.solution) return signatureDifficulty(null);
+    const solved = chain.getBlock(p.solution.blockNum);
+    if (!solved) return 0n;
+    return signerPowDifficulty(signerPowSolutionHash(p.solution, solved.checksum, p.address));
+  } catch {
+    return 0n;
+  }
+}
+
+/** Signer address text of a signature entry, or the hex of an unreadable signer field. */
+function signerText(sig: Block['signatures'][number]): string {
+  try {
+    return addressToText(parseBlockSignature(sig).address);
+  } catch {
+    return toHex(sig.signer);
+  }
+}
+
+export interface BlockDictDeps {
+  chain: Chain;
+  /** Signatures block `b` needs (consensus `requiredConsensus`). */
+  requiredSignatures(b: Block): number;
+}
+
+/** The reference's `getblock` dictionary (string values) and this node's own members after it. */
+export interface BlockDictionary {
+  'Block Number': string;
+  Version: string;
+  'Block Checksum': string;
+  'Last Block Checksum': string;
+  'Wallet State Checksum': string;
+  /** Blocks v11+ only. */
+  'RegName State Checksum'?: string;
+  'Sig freeze Checksum': string;
+  'PoW field': string;
+  Timestamp: string;
+  Difficulty: string;
+  Hashrate: string;
+  'Compacted Sigs': string;
+  'Signature count': string;
+  'Required Signature count': string;
+  'Total Signer Difficulty': string;
+  'Required Signer Difficulty': string;
+  'Transaction count': string;
+  'Transaction amount': string;
+  'Total fees': string;
+  /** JSON text of `[[signer address, solution hex or null], …]`. */
+  Signatures: string;
+  'Sig Checksum': string;
+  'Signer Bits': string;
+  /** JSON text of the text txids. */
+  'TX IDs': string;
+  'Last Superblock': string;
+  'Last Superblock checksum': string;
+  'PIT Checksum': string;
+  'Signer Addresses': string[];
+  'Total Fee': string;
+  'Transaction Count': number;
+  TxIDs: string[];
+}
+
+/** Checksum of a block's own signatures (signer ‖ signature of each, in order), as the freeze uses it (§5.4). */
+function signaturesChecksum(b: Block): Uint8Array | null {
+  if (!b.signatures.length) return null;
+  return sha3_512sq(concatBytes(...b.signatures.map((s) => concatBytes(s.signer, s.signature ?? new Uint8Array(0)))));
+}
+
+/** Required signer difficulty of a block from its governing signer bits (consensus rules). */
+function requiredSignerDifficultyOf(chain: Chain, b: Block): bigint {
+  try {
+    const source = chain.getBlock(signerBitsSourceBlock(b.num));
+    return requiredSignerDifficulty(b.num, source?.block.signerBits ?? null, false);
+  } catch {
+    return 0n;
+  }
+}
+
+/** The dictionary of a stored block, the reference's members first. */
+export function blockDictionary(deps: BlockDictDeps, b: Block, checksum: Uint8Array): BlockDictionary {
+  const { chain } = deps;
+  const txs = chain.blockTransactions(b);
+  let amount = 0n;
+  for (const k of txs) for (const o of k.tx.outputs) amount += o.amount;
+  const totalSignerDifficulty = b.signatures.reduce((s, sig) => s + signatureDifficultyOf(chain, sig), 0n);
+  const ids = b.txIds.map(textId);
+  const signatures = b.signatures.map((s) => [signerText(s), s.powSolution ? toHex(s.powSolution) : null]);
+  const regName = b.regNameStateChecksum && b.regNameStateChecksum.length ? { 'RegName State Checksum': toHex(b.regNameStateChecksum) } : {};
+  return {
+    'Block Number': b.num.toString(),
+    Version: String(b.version),
+    'Block Checksum': toHex(checksum),
+    'Last Block Checksum': hexOrNullText(b.lastBlockChecksum),
+    'Wallet State Checksum': hexOrNullText(b.walletStateChecksum),
+    ...regName,
+    'Sig freeze Checksum': hexOrNullText(b.signatureFreezeChecksum),
+    'PoW field': hexOrNullText(powFieldOf(chain.store, b.num)),
+    Timestamp: b.timestamp.toString(),
+    Difficulty: b.difficulty.toString(),
+    Hashrate: hashrateOf(b.difficulty).toString(),
+    'Compacted Sigs': String(b.signatures.some((s) => s.signature === null)),
+    'Signature count': String(b.signatures.length),
+    'Required Signature count': String(deps.requiredSignatures(b)),
+    'Total Signer Difficulty': formatAmount(totalSignerDifficulty),
+    'Required Signer Difficulty': formatAmount(requiredSignerDifficultyOf(chain, b)),
+    'Transaction count': String(b.txIds.length),
+    'Transaction amount': formatAmount(amount),
+    'Total fees': formatAmount(b.totalFee),
+    Signatures: JSON.stringify(signatures),
+    'Sig Checksum': hexOrNullText(signaturesChecksum(b)),
+    'Signer Bits': b.signerBits === undefined ? '0' : b.signerBits.toString(),
+    'TX IDs': JSON.stringify(ids),
+    'Last Superblock': b.superBlock ? b.superBlock.lastSuperBlockNum.toString() : '0',
+    'Last Superblock checksum': hexOrNullText(b.superBlock?.lastSuperBlockChecksum),
+    // This node's members (its own tests and tools read them).
+    'PIT Checksum': hexOrNullText(b.pitRoot),
+    'Signer Addresses': b.signatures.map(signerText),
+    'Total Fee': formatAmount(b.totalFee),
+    'Transaction Count': b.txIds.length,
+    TxIDs: ids,
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Mining claims over the RPC (reference-client-methods.md `submitminingsolution`;
+ * reference-formats.md §8.10, §11.3): a nonce that solves a stored block for the node's own
+ * address, at the block's own difficulty, becomes a signed type-1 claim submitted to the pool and
+ * gossiped like any other transaction.
+ */
+import { addressWithChecksum } from '../../formats/address.js';
+import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
+import { POW_MAX_NONCE } from '../../core/pow.js';
+import { buildClaim } from '../../mining/claim.js';
+import { powFieldOf } from '../../mining/pow-field.js';
+import type { NodeModules } from '../../node/modules.js';
+import { PoolBusyError } from '../../pool/errors.js';
+
+import { submissionError } from '../errors.js';
+import { invalidParams, methodFor, RpcCode, RpcError } from '../types.js';
+
+/** The modules these operations use. */
+export type MiningClaimModules = Pick<NodeModules, 'chain' | 'pool' | 'wallet' | 'mempool' | 'mining' | 'clock' | 'network'>;
+
+const method = methodFor<MiningClaimModules>();
+
+export const miningClaimMethods = [
+  method({
+    name: 'submitMiningSolution',
+    group: 'Mining',
+    summary: "Verifies a nonce for a stored block at the block's own difficulty and the node's address; a valid one becomes a type-1 claim in the pool",
+    params: [
+      { name: 'nonce', kind: 'hex', required: true, description: 'PoW nonce, hex (1–64 bytes)', missingMessage: "Parameter 'nonce' is missing" },
+      { name: 'blocknum', kind: 'integer', required: true, bigint: true, min: 0n, max: (1n << 64n) - 1n, description: 'Block number', missingMessage: "Parameter 'blocknum' is missing" },
+    ],
+    result: { description: 'boolean: true when the claim was submitted, false when the nonce does not solve the block' },
+    handler: async (p, ctx) => {
+      if (p.nonce.length < 1 || p.nonce.length > POW_MAX_NONCE) throw invalidParams('Invalid nonce was specified');
+      const found = ctx.chain.getBlock(p.blocknum);
+      if (!found) throw invalidParams('Invalid block number specified');
+      const key = ctx.wallet.primary;
+      const solver = found.block.version >= BLOCK_VERSION_V10 ? key.primary : addressWithChecksum(key.primary);
+      const [ok] = await ctx.pool
+        .verifyPow([{ blockChecksum: found.checksum, solverAddress: solver, nonce: p.nonce, difficulty: found.block.difficulty, blockVersion: found.block.version }])
+        .catch((err: unknown) => {
+          throw err instanceof PoolBusyError ? new RpcError(RpcCode.ServerBusy, err.message) : err;
+        });
+      if (ok !== true) return false;
+      if (powFieldOf(ctx.chain.store, p.blocknum)) throw invalidParams(`Block ${p.blocknum} is already solved: its PoW field is set`);
+      const pending = ctx.mining.pendingClaimFor(ctx.mempool.page(0, ctx.mempool.size), p.blocknum);
+      if (pending) throw invalidParams(`Block ${p.blocknum} already has a pending claim ${pending.textId}`);
+      const claim = buildClaim(ctx.chain, ctx.network, key, { blockNum: p.blocknum, nonce: p.nonce }, ctx.clock.now());
+      const error = await ctx.mempool.submit(claim);
+      if (error) throw submissionError(error);
+      return true;
+    },
+  }),
+];

@@ -1,0 +1,91 @@
+/**
+ * Wallet reads of web wallets and explorers (reference-client-methods.md `activity`,
+ * `gettotalbalance`, `walletlist`, `supply`, `listwallets`).
+ */
+import { decodeWalletState } from '../../chain/wallet-state.js';
+import { addressToText } from '../../formats/address.js';
+import { formatAmount } from '../../formats/amount.js';
+import type { NodeModules } from '../../node/modules.js';
+import type { Activity } from '../../explorer/activity.js';
+
+import { methodFor } from '../types.js';
+import { selectKey } from './params.js';
+import { walletDictionary } from './wallet.js';
+
+/** The modules these operations use. */
+export type WalletActivityModules = Pick<NodeModules, 'chain' | 'wallet' | 'mempool' | 'activity'>;
+
+const method = methodFor<WalletActivityModules>();
+
+/** Largest `activity` page. */
+export const MAX_ACTIVITY_PAGE = 10_000;
+/** Largest `walletlist` answer (the wallet state can hold millions of addresses). */
+export const MAX_WALLET_LIST = 100_000;
+
+export const walletActivityMethods = [
+  method({
+    name: 'activity',
+    group: 'Wallet',
+    summary: "History of the node's own addresses as Activity records (received, sent, mining, signing and fee rewards; pending, final, error)",
+    params: [
+      { name: 'fromIndex', kind: 'integer', default: 0, min: 0, description: 'Records to skip' },
+      { name: 'count', kind: 'integer', default: 50, min: 0, max: MAX_ACTIVITY_PAGE, description: 'Maximum number of records' },
+      { name: 'type', kind: 'integer', default: -1, min: -1, max: 202, description: '-1 every type, else 100 received, 101 sent, 200 mining, 201 signing, 202 fee reward' },
+      { name: 'descending', kind: 'string', default: 'true', description: "Newest first unless not exactly 'true'" },
+      { name: 'wallet', kind: 'string', description: 'Primary address of one of the node wallets; default all' },
+      { name: 'orderBy', kind: 'string', description: 'Accepted for compatibility; records are ordered by block height' },
+    ],
+    result: { description: 'Array of Activity {seedHash, wallet, from, toList, type, data, value, timestamp, status, blockHeight, txid}' },
+    handler: (p, ctx): Activity[] =>
+      ctx.activity.query({
+        fromIndex: p.fromIndex,
+        count: p.count,
+        type: p.type,
+        descending: p.descending === 'true',
+        ...(p.wallet !== undefined ? { key: selectKey(ctx, p.wallet) } : {}),
+      }),
+  }),
+  method({
+    name: 'getTotalBalance',
+    group: 'Wallet',
+    summary: "Total balance of a node wallet's addresses minus its pending outgoing amounts",
+    params: [{ name: 'wallet', kind: 'string', description: 'Primary address of the wallet; default the main wallet' }],
+    result: { description: 'CoinNumber string' },
+    handler: (p, ctx) => {
+      const key = selectKey(ctx, p.wallet);
+      let total = 0n;
+      for (const a of key.addresses()) total += ctx.chain.wallet(a.address).balance - ctx.mempool.pendingSpendOf(a.address);
+      return formatAmount(total);
+    },
+  }),
+  method({
+    name: 'walletList',
+    group: 'Wallet',
+    summary: `Every wallet of the wallet state as getWallet dictionaries (at most ${MAX_WALLET_LIST})`,
+    params: [],
+    result: { description: 'Array of wallet dictionaries' },
+    handler: (_p, ctx) => {
+      const out: ReturnType<typeof walletDictionary>[] = [];
+      for (const { key, value } of ctx.chain.store.db('wallets').getRange({ limit: MAX_WALLET_LIST, snapshot: false })) {
+        out.push(walletDictionary(addressToText(new Uint8Array(key as Buffer)), decodeWalletState(value)));
+      }
+      return out;
+    },
+  }),
+  method({
+    name: 'supply',
+    group: 'Wallet',
+    summary: 'Coins in existence (the sum of every balance)',
+    params: [],
+    result: { description: 'CoinNumber string' },
+    handler: (_p, ctx) => formatAmount(ctx.chain.supply()),
+  }),
+  method({
+    name: 'listWallets',
+    group: 'Wallet',
+    summary: "Primary addresses of the node's wallets",
+    params: [],
+    result: { description: 'Array of Base58 addresses' },
+    handler: (_p, ctx) => ctx.wallet.keys.map((k) => k.primaryText),
+  }),
+];

@@ -1,0 +1,148 @@
+/**
+ * Mining claims (reference-formats.md §8.10, §11.3) on a real chain and store: the claim data
+ * codec, the reward table, and the type-1 rules of the mining chain extension (target stored,
+ * window, PoW field empty, one claim per block, the solution verified) with the reward credited
+ * and the PoW field set when the claim applies. The Argon2 verification is injected: a nonce
+ * "solves" a block here iff its first byte is 0x42, so the rules run without minutes of hashing
+ * (the real verification is covered by test/e2e/mining.slow.test.ts and test/core).
+ */
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { binaryTransactionId } from '../../src/codec/transaction.js';
+import { powVerify, type PowClaim } from '../../src/core/pow.js';
+import { COIN } from '../../src/formats/amount.js';
+import { toHex } from '../../src/formats/bytes.js';
+import { createMiningExtension } from '../../src/mining/chain-extension.js';
+import { buildClaim, ClaimDataError, decodeClaimData, encodeClaimData } from '../../src/mining/claim.js';
+import { CLAIM_WINDOW, lowestClaimable, Mining } from '../../src/mining/index.js';
+import { countSolved, powFieldOf } from '../../src/mining/pow-field.js';
+import { ARGON2_EXPIRATION_BLOCK_HEIGHT, miningReward } from '../../src/mining/reward.js';
+import { systemClock } from '../../src/clock.js';
+import { knownTx, type KnownTx } from '../../src/chain/tx-codec.js';
+import { Address } from '../../src/formats/address.js';
+
+const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
+import { ActivityIndex } from '../../src/explorer/activity.js';
+import { admitReasons, commitBlock, openTestChain, type TestChain } from '../chain/fixture.js';
+
+const fakeVerify = (c: PowClaim): boolean => c.nonce[0] === 0x42;
+const GOOD = Uint8Array.of(0x42, 1, 2, 3);
+const BAD = Uint8Array.of(0x41, 1, 2, 3);
+
+describe('claim data (§8.10 v7)', () => {
+  it('round-trips varint(blockNum) ‖ varint(len) ‖ nonce; refuses bad lengths and trailing bytes', () => {
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), fc.uint8Array({ minLength: 1, maxLength: 64 }), (blockNum, nonce) => {
+      const back = decodeClaimData(encodeClaimData({ blockNum, nonce }));
+      expect(back.blockNum).toBe(blockNum);
+      expect(toHex(back.nonce)).toBe(toHex(nonce));
+    }));
+    expect(toHex(encodeClaimData({ blockNum: 5n, nonce: Uint8Array.of(0xab, 0xcd) }))).toBe('0502abcd');
+    expect(() => encodeClaimData({ blockNum: 1n, nonce: new Uint8Array(65) })).toThrow(ClaimDataError);
+    expect(() => decodeClaimData(undefined)).toThrow(/no solution data/);
+    expect(() => decodeClaimData(Uint8Array.of(5, 0))).toThrow(/0 bytes/);
+    expect(() => decodeClaimData(Uint8Array.of(5, 2, 1, 2, 3))).toThrow(/does not end/);
+    expect(() => decodeClaimData(Uint8Array.of(5, 2, 1))).toThrow(ClaimDataError);
+  });
+});
+
+describe('reward (§11.3)', () => {
+  it('grows with the block number, then is fixed, then 2304 IXI, then 0', () => {
+    expect(miningReward(1n)).toBe(((9n + 9n) / 2n + 10_000n) * 100_000n);
+    expect(miningReward(2n)).toBe(((18n + 9n) / 2n + 10_000n) * 100_000n);
+    expect(miningReward(1_051_199n)).toBe(((1_051_199n * 9n + 9n) / 2n + 10_000n) * 100_000n);
+    expect(miningReward(1_051_200n)).toBe(((1_051_200n * 9n) / 2n + 10_000n) * 100_000n);
+    expect(miningReward(1_801_999n)).toBe(miningReward(1_051_200n));
+    expect(miningReward(1_802_000n)).toBe(2304n * COIN);
+    expect(miningReward(ARGON2_EXPIRATION_BLOCK_HEIGHT - 1n)).toBe(2304n * COIN);
+    expect(miningReward(ARGON2_EXPIRATION_BLOCK_HEIGHT)).toBe(0n);
+  });
+
+  it('the claim window is the redacted window minus 100 blocks', () => {
+    expect(CLAIM_WINDOW).toBe(9_900n);
+    expect(lowestClaimable(5n)).toBe(1n);
+    expect(lowestClaimable(9_900n)).toBe(1n);
+    expect(lowestClaimable(20_000n)).toBe(10_100n);
+  });
+});
+
+describe('claims on a chain (mining chain extension)', () => {
+  let t: TestChain;
+  let mining: Mining;
+  beforeEach(async () => {
+    t = await openTestChain([createMiningExtension({ verify: fakeVerify })]);
+    mining = new Mining(t.chain, (a) => t.wallet.keys.some((k) => k.nonceOf(a) !== null), t.events, systemClock);
+    await commitBlock(t, []);
+    await commitBlock(t, []);
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+  const claim = (blockNum: bigint, nonce: Uint8Array) => buildClaim(t.chain, 'reg', t.wallet.primary, { blockNum, nonce }, Date.now());
+
+  it('a valid claim applies: PoW field set to its id, the reward credited and minted, counted as solved', async () => {
+    const me = t.wallet.primary.primary;
+    const before = t.chain.wallet(me).balance;
+    const supplyBefore = t.chain.supply();
+    const k = claim(2n, GOOD);
+    expect(k.tx.type).toBe(1);
+    expect(k.tx.outputs[0]!.amount).toBe(0n);
+    expect(await admitReasons(t, [k])).toEqual([null]);
+    const { applied } = await commitBlock(t, [k]);
+    expect(applied.map((a) => a.textId)).toEqual([k.textId]);
+    expect(toHex(powFieldOf(t.store, 2n)!)).toBe(toHex(binaryTransactionId(k.tx, k.checksum)));
+    expect(t.chain.wallet(me).balance - before).toBe(miningReward(2n));
+    expect(t.chain.supply() - supplyBefore).toBe(miningReward(2n));
+    expect(countSolved(t.store, 1n, t.chain.height)).toBe(1);
+    const s = mining.minerStats();
+    expect(s['Solved Blocks (Local)']).toBe(1);
+    expect(s['Solved Blocks (Network)']).toBe(1);
+    expect(s['Empty Blocks']).toBe(Number(t.chain.height) - 1);
+    expect(s['Last Solved Block']).toBe(2n);
+    expect(s['Last Solved Block Time']).toBeGreaterThan(0);
+    // The activity shows the mining reward.
+    const activity = new ActivityIndex(t.chain, t.mempool, t.wallet, t.events);
+    expect(activity.query({ fromIndex: 0, count: 10, type: 200, descending: true })).toMatchObject([
+      { type: 200, status: 2, value: '10.01300000', txid: k.textId },
+    ]);
+  });
+
+  it('a second claim for a solved block is refused with the reason; two claims in one block: the second is left out', async () => {
+    await commitBlock(t, [claim(2n, GOOD)]);
+    expect(await admitReasons(t, [claim(2n, Uint8Array.of(0x42, 9))])).toEqual(['block 2 is already solved: its PoW field is set']);
+    const a = claim(1n, GOOD);
+    const b = claim(1n, Uint8Array.of(0x42, 7));
+    const { applied, rejected } = await commitBlock(t, [a, b]);
+    expect(applied.map((x) => x.textId)).toEqual([a.textId]);
+    expect(rejected.map((r) => r.reason)).toEqual(['block 1 is already solved: its PoW field is set']);
+  });
+
+  it('refuses a nonce that does not solve, a block not stored, bad data and a wrong output', async () => {
+    expect(await admitReasons(t, [claim(2n, BAD)])).toEqual([expect.stringMatching(/^the nonce does not solve block 2 at its difficulty/)]);
+    expect(await admitReasons(t, [claim(50n, GOOD)])).toEqual(['claim for block 50, which is not stored (the tip is 3)']);
+    // Re-signed variants: another recipient, an amount, no data.
+    const variant = (edit: (tx: KnownTx['tx']) => void): KnownTx => {
+      const k = claim(2n, GOOD);
+      edit(k.tx);
+      k.tx.signature = t.wallet.primary.sign(knownTx(k.tx, 'reg').checksum);
+      return knownTx(k.tx, 'reg');
+    };
+    expect(await admitReasons(t, [variant((tx) => (tx.outputs[0]!.address = Address.fromText(STRANGER).addressNoChecksum))])).toEqual([
+      'a mining claim pays its one output to the InfiniMine address',
+    ]);
+    expect(await admitReasons(t, [variant((tx) => delete tx.outputs[0]!.data)])).toEqual(['a mining claim carries no solution data in its first output']);
+    expect(await admitReasons(t, [variant((tx) => tx.outputs.push({ address: Address.fromText(STRANGER).addressNoChecksum, amount: COIN }))])).toEqual([
+      expect.stringMatching(/exactly one output|exceed/),
+    ]);
+  });
+
+  it('the real Argon2 verification refuses a random nonce', async () => {
+    const real = await openTestChain([createMiningExtension({ verify: (c) => powVerify(c) })]);
+    try {
+      await commitBlock(real, []);
+      const k = buildClaim(real.chain, 'reg', real.wallet.primary, { blockNum: 1n, nonce: GOOD }, Date.now());
+      expect(await admitReasons(real, [k])).toEqual([expect.stringMatching(/^the nonce does not solve block 1/)]);
+    } finally {
+      await real.close();
+    }
+  });
+});

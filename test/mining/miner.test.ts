@@ -1,0 +1,89 @@
+/**
+ * The built-in miner's loop (src/mining/miner.ts) on a real chain with an injected search: it picks
+ * blocks by the search mode, pauses at −1, submits what the search finds as a claim (applied in the
+ * next block: minerstats counts it), and keeps the hash rate. The real Argon2 search is in
+ * test/mining/search-pow.test.ts and the slow e2e.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import type { PowClaim } from '../../src/core/pow.js';
+import { createMiningExtension } from '../../src/mining/chain-extension.js';
+import { buildClaim } from '../../src/mining/claim.js';
+import { Mining } from '../../src/mining/index.js';
+import { Miner } from '../../src/mining/miner.js';
+import type { SearchJob, SearchResult } from '../../src/pool/tasks/search-pow.js';
+import { commitBlock, openTestChain, silentLog, type TestChain } from '../chain/fixture.js';
+
+const fakeVerify = (c: PowClaim): boolean => c.nonce[0] === 0x42;
+
+describe('built-in miner', () => {
+  let t: TestChain;
+  let mining: Mining;
+  const searched: SearchJob[] = [];
+  let find = false;
+  const search = async (jobs: readonly SearchJob[]): Promise<SearchResult[]> => {
+    searched.push(...jobs);
+    await new Promise((r) => setTimeout(r, 5));
+    return jobs.map((j) => ({ tried: j.count, nonce: find ? Uint8Array.of(0x42, ...j.prefix.slice(0, 3)) : null }));
+  };
+  const newMiner = () => new Miner({
+    chain: t.chain, stats: mining.stats, threads: 1, solver: t.wallet.primary.primary, search, log: silentLog,
+    submit: async (blockNum, nonce) => {
+      const error = await t.mempool.submit(buildClaim(t.chain, 'reg', t.wallet.primary, { blockNum, nonce }, Date.now()));
+      if (error) throw error;
+      return true;
+    },
+  });
+
+  beforeEach(async () => {
+    t = await openTestChain([createMiningExtension({ verify: fakeVerify })]);
+    mining = new Mining(t.chain, (a) => t.wallet.keys.some((k) => k.nonceOf(a) !== null), t.events, systemClock);
+    for (let i = 0; i < 3; i++) await commitBlock(t, []);
+    searched.length = 0;
+    find = false;
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it('picks by mode: latest block (2), lowest difficulty (0, the newest of equals); paused (−1) picks nothing', () => {
+    const miner = newMiner();
+    mining.stats.algorithm = 2;
+    expect(miner.pick()?.num).toBe(4n);
+    mining.stats.algorithm = 0;
+    expect(miner.pick()?.num).toBe(4n);
+    mining.stats.algorithm = 3;
+    expect([1n, 2n, 3n, 4n]).toContain(miner.pick()?.num);
+    mining.stats.algorithm = -1;
+    expect(miner.pick()).toBeNull();
+  });
+
+  it('searches, submits a found nonce as a claim, the claim applies and minerstats counts it', async () => {
+    mining.stats.algorithm = 2;
+    const miner = newMiner();
+    miner.start();
+    try {
+      await waitUntil(() => searched.length > 0);
+      expect(mining.minerStats()['Current Block']).toBe(4n);
+      find = true;
+      await waitUntil(() => t.mempool.size > 0);
+      const [claim] = t.mempool.page(0, 1);
+      expect(claim!.tx.type).toBe(1);
+      await commitBlock(t, [claim!]);
+      const s = mining.minerStats();
+      expect(s['Solved Blocks (Local)']).toBe(1);
+      expect(s['Solved Blocks (Network)']).toBe(1);
+      expect(s['Last Solved Block']).toBe(4n);
+    } finally {
+      await miner.stop();
+    }
+  });
+});
+
+async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
