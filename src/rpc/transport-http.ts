@@ -333,6 +333,8 @@ function writeReply(res: ServerResponse, reply: HttpReply, closeConnection: bool
     return;
   }
   const headers: Record<string, string | number> = { 'Content-Type': reply.contentType ?? 'application/json', ...reply.headers };
+  // A known length rather than chunked encoding: HTTP/1.0 clients and lean clients read it.
+  headers['Content-Length'] = typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength;
   if (closeConnection) headers.Connection = 'close';
   res.writeHead(reply.status, headers);
   res.end(reply.body);
