@@ -9,6 +9,7 @@ import type { Chain } from '../chain/chain.js';
 import type { Clock } from '../clock.js';
 import type { Consensus } from '../consensus/index.js';
 import type { NodeNetwork } from '../network/node-network.js';
+import type { MessagingService } from '../messaging/service.js';
 import type { PowClaim } from '../core/pow.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
@@ -53,4 +54,6 @@ export interface NodeModules {
   readonly p2p: NodeNetwork | undefined;
   /** Port of the peer listener, 0 when the node does not listen. */
   readonly peerPort: number;
+  /** Contact messaging (issue 11); undefined unless the node is a client (--role client). */
+  readonly messaging: MessagingService | undefined;
 }

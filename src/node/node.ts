@@ -21,6 +21,8 @@ import { createNodeEvents, type NodeEventBus } from './events.js';
 import { NodeNetwork } from '../network/node-network.js';
 import { systemClock as netClock } from '../network/clock.js';
 import { listenForPeers, type PeerListener } from './peer-listener.js';
+import { identityOf, MessagingService } from '../messaging/service.js';
+import { createMqBridge } from '../messaging/mq/bridge.js';
 import type { NodeModules, NodePool } from './modules.js';
 import type { NodeOptions } from './options.js';
 
@@ -114,6 +116,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         listeningPort: () => listeningPort,
         peers: p2p.peers,
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
+        relayError: (message) => MessagingService.relayError(message, Math.floor(clock.now() / 1000)),
       });
       const net = network;
       if (p2p.listen) {
@@ -124,6 +127,21 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       }
       net.start();
       cleanup.unshift(() => net.stop());
+    }
+
+    // Contact messaging (issue 11) on a client: its relays carry the stream messages.
+    let messaging: MessagingService | undefined;
+    if (role === 'client') {
+      const mqLog = log.child({ module: 'mq' });
+      const bridge = opts.mq ? createMqBridge({ driver: opts.mq.driver, host: opts.mq.host, port: opts.mq.port, shape: opts.mq.shape, logger: mqLog }) : null;
+      if (bridge) {
+        await bridge.start();
+        cleanup.unshift(() => bridge.close());
+      }
+      const service = new MessagingService({ store, identity: identityOf(key), network, events, log: log.child({ module: 'messaging' }), now: () => clock.now(), bridge });
+      service.start();
+      cleanup.unshift(() => service.stop());
+      messaging = service;
     }
 
     const modules: NodeModules = {
@@ -142,6 +160,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       consensus,
       p2p: network,
       peerPort: listener?.port ?? 0,
+      messaging,
     };
     nodeLog.info({ network: opts.network, height: Number(chain.height), address: key.primaryText, pending: mempool.size }, 'node started');
     const node: DltNode = {
