@@ -47,6 +47,15 @@ export const OPERATIONS = [
   'reconnect',
   'blacklistpeer',
   'clearpeerblacklist',
+  'addContact',
+  'acceptContact',
+  'contacts',
+  'removeContact',
+  'sendChatMessage',
+  'getLastMessages',
+  'sendAppMessage',
+  'sendSpixiMessage',
+  'sendAppData',
 ] as const;
 
 /** The package version, shown in the client's errors. */

@@ -101,6 +101,8 @@ export interface MessagingServiceOptions {
   now: () => number;
   bridge?: MqBridge | null;
   retryIntervalMs?: number;
+  /** Replaces delivery through the network (in-process tests, the benchmark): true when the frame left. */
+  transport?: (recipient: Uint8Array, frame: Uint8Array) => boolean;
 }
 
 export interface MessagingStats {
@@ -319,6 +321,11 @@ export class MessagingService {
 
   /** Through a link to the recipient's relay; false (nothing sent) without one. */
   private transmit(recipient: Uint8Array, frame: Uint8Array): boolean {
+    if (this.o.transport) {
+      const sent = this.o.transport(recipient, frame);
+      if (sent) this.stats.sent++;
+      return sent;
+    }
     const net = this.o.network;
     if (!net) return false;
     const link = this.routeTo(net, recipient);
@@ -448,6 +455,8 @@ export class MessagingService {
           void this.o.bridge?.publishReceived(received);
           break;
         case 'AcceptAdd2':
+          // The accept answers our request: it no longer needs re-sending.
+          if (this.outbox.acknowledge(key, hex(Uint8Array.of(0)))) await this.persistOutbox(key);
           this.o.events.emit('contactAccepted', { ...payload(), contactJson: this.contactJson(contact) });
           void this.o.bridge?.publishReceived(received);
           // Messages queued before the keys existed can go now.
