@@ -126,11 +126,16 @@ export class MessagingService {
   private readonly dialled = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private passing = false;
+  private passAgain = false;
+  /** When each pending entry was last sent (ms), by id hex; dropped with the entry. */
+  private readonly sentAt = new Map<string, number>();
+  private readonly retryMs: number;
   /** Frames are handled one at a time: a contact record changes through one frame at a time. */
   private inbound: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: MessagingServiceOptions) {
     this.identity = o.identity;
+    this.retryMs = o.retryIntervalMs ?? PENDING_RETRY_INTERVAL_S * 1000;
     this.db = new MessagingStore(o.store);
     for (const c of this.db.allContacts()) this.contacts.set(hex(c.record.address), c);
     this.outbox.load(this.db.loadOutbox());
@@ -151,8 +156,7 @@ export class MessagingService {
 
   start(): void {
     if (this.o.network) this.o.network.onStreamMessage = (link, recipient, bytes) => this.receive(link, recipient, bytes);
-    const every = this.o.retryIntervalMs ?? PENDING_RETRY_INTERVAL_S * 1000;
-    this.timer = setInterval(() => void this.pass(), every);
+    this.timer = setInterval(() => void this.pass(), this.retryMs);
     this.timer.unref();
   }
 
@@ -303,6 +307,12 @@ export class MessagingService {
 
   /** Sends a pending entry now if a route exists; false leaves it for the next pass. */
   private trySend(contactKey: string, e: OutboxEntry<OutboxPayload>): boolean {
+    const ok = this.trySendNow(contactKey, e);
+    if (ok) this.sentAt.set(e.id, this.o.now());
+    return ok;
+  }
+
+  private trySendNow(contactKey: string, e: OutboxEntry<OutboxPayload>): boolean {
     const c = this.contacts.get(contactKey);
     if (!c) return false;
     let frame = e.payload.frame;
@@ -369,16 +379,27 @@ export class MessagingService {
   }
 
   /** One retry pass over the outbox (§3.7 steps 4 and 6). */
-  async pass(): Promise<void> {
-    if (this.passing) return;
+  async pass(options: { force?: boolean } = {}): Promise<void> {
+    if (this.passing) {
+      this.passAgain = true;
+      return;
+    }
     this.passing = true;
     try {
       const owner = new Map<string, string>();
       for (const [c, q] of this.outbox.entries()) for (const e of q) owner.set(e.id, c);
       const touched = new Set(owner.values());
-      const r = await this.outbox.pass(this.nowSeconds(), () => true, async (contact, e) => this.trySend(contact, e));
+      const nowMs = this.o.now();
+      const r = await this.outbox.pass(this.nowSeconds(), () => true, async (contact, e) => {
+        // Sent within the retry interval and not acknowledged yet: not again (an acknowledgement
+        // triggers a pass for the next messages; resending all of them each time would be quadratic).
+        const at = this.sentAt.get(e.id);
+        if (!options.force && at !== undefined && nowMs - at < this.retryMs) return true;
+        return this.trySend(contact, e);
+      });
       for (const e of r.expired) {
         this.stats.expired++;
+        this.sentAt.delete(e.id);
         const rec = this.contacts.get(owner.get(e.id) ?? '');
         if (rec) {
           await this.db.updateMessage(rec.record.address, e.payload.idBytes, (m) => {
@@ -393,6 +414,10 @@ export class MessagingService {
       this.o.log.error({ err }, 'outbox pass failed');
     } finally {
       this.passing = false;
+    }
+    if (this.passAgain) {
+      this.passAgain = false;
+      await this.pass();
     }
   }
 
@@ -469,6 +494,7 @@ export class MessagingService {
         case 'MsgReceived': {
           const idHex = hex(e.id);
           const acked = this.outbox.acknowledge(key, idHex);
+          this.sentAt.delete(idHex);
           if (acked) await this.persistOutbox(key);
           const updated = e.id.length === MESSAGE_ID_LENGTH ? await this.db.updateMessage(r.contact.address, e.id, (sm) => {
             sm.confirmed = true;

@@ -118,7 +118,7 @@ describe('messaging service', () => {
     // The first request is not acknowledged (receipts go to known contacts); the retry pass sends it
     // again and that one is: status 0 → 1.
     expect(a.svc.getContact(b.address).handshakeStatus).toBe(0);
-    await a.svc.pass();
+    await a.svc.pass({ force: true });
     await until(() => a.svc.getContact(b.address).handshakeStatus === 1, 'the receipt of the request');
     await b.svc.acceptContact(a.address);
     await until(() => a.svc.getContact(b.address).approved === true && b.svc.getContact(a.address).approved === true, 'both approved');
@@ -188,7 +188,7 @@ describe('messaging service', () => {
     parties.set('a', again);
     a = again;
     online = true;
-    await a.svc.pass();
+    await a.svc.pass({ force: true });
     await until(() => b.svc.lastMessages(a.address, 1, 0)[0]?.message === 'while offline', 'delivery after the restart');
     await until(() => a.svc.lastMessages(b.address, 1, 0)[0]?.confirmed === true, 'confirmed after the restart');
   });
@@ -197,7 +197,7 @@ describe('messaging service', () => {
     online = false;
     await a.svc.sendChatMessage(b.address, 'never delivered', 0);
     clockMs += 5 * DAY + 1000;
-    await a.svc.pass();
+    await a.svc.pass({ force: true });
     const last = a.svc.lastMessages(b.address, 1, 0)[0]!;
     expect(last.message).toBe('never delivered');
     expect(last.errorSending).toBe(true);
