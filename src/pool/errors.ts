@@ -6,6 +6,7 @@ const TASK_LABELS: Record<PoolTaskName, { who: string; work: string }> = {
   verifyPow: { who: 'PoW verifier', work: 'verifications' },
   verifyRsa: { who: 'RSA verifier', work: 'verifications' },
   signRsa: { who: 'RSA signer', work: 'signatures' },
+  messagingCrypto: { who: 'messaging handshake crypto', work: 'handshake steps' },
 };
 
 /** A task's bounded queue is full: the caller should answer "busy" and let the client retry. */

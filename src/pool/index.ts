@@ -24,10 +24,12 @@ import { coreFlavour, wasmModule } from '../core/wasm.js';
 import { PoolBusyError, PoolClosedError } from './errors.js';
 import { verifyPowTask, type PackedClaim } from './tasks/pow.js';
 import { signRsaTask, verifyRsaTask, type RsaItem, type RsaSignItem } from './tasks/rsa.js';
+import { messagingCryptoTask, type MessagingCryptoItem, type MessagingCryptoResult } from './tasks/messaging.js';
 import type { PoolTask, PoolTaskName, PoolWorkerData, PoolWorkerInfo } from './tasks/types.js';
 
 export type { PoolTaskName, PoolWorkerInfo } from './tasks/types.js';
 export type { RsaItem, RsaSignItem } from './tasks/rsa.js';
+export type { MessagingCryptoItem, MessagingCryptoResult } from './tasks/messaging.js';
 export { PoolBusyError, PoolClosedError } from './errors.js';
 export { defaultPoolThreads } from './threads.js';
 
@@ -47,6 +49,8 @@ export const TASK_MAX_QUEUE: Readonly<Record<PoolTaskName, number>> = Object.fre
   verifyRsa: 16_384,
   /** ~256 × ~4 ms (RSA-4096 signing) ≈ 1 s on one core; the node signs a block or a message at a time. */
   signRsa: 256,
+  /** ~64 × ~5–10 ms (RSA-4096 sign or decrypt + ML-KEM) ≈ 0.5 s: handshakes are rare; a flood of signed frames is refused past it. */
+  messagingCrypto: 64,
 });
 
 /** Default items per task. */
@@ -60,6 +64,8 @@ export const TASK_BATCH_MAX_ITEMS: Readonly<Record<PoolTaskName, number>> = Obje
   verifyRsa: 64,
   /** ~4 ms each: 8 is ~30 ms of work per task, so a burst still spreads over the workers. */
   signRsa: 8,
+  /** One handshake step per task: each is several ms. */
+  messagingCrypto: 1,
 });
 
 /** How long a partial PoW batch waits for more items; 0 = dispatch on the next macrotask. */
@@ -94,6 +100,8 @@ export interface WorkerPool {
    * @throws RsaKeyError (code ERR_RSA_KEY) naming the item whose key was refused.
    */
   signRsa(items: readonly RsaSignItem[]): Promise<Uint8Array[]>;
+  /** Handshake steps of contact messaging (tasks/messaging.ts): one result per item, a MessagingError as `{ ok: false }`. */
+  messagingCrypto(items: readonly MessagingCryptoItem[]): Promise<MessagingCryptoResult[]>;
   /** Whether `items` more of `task` would be accepted now (open, and within the task's bound). */
   canAccept(task: PoolTaskName, items?: number): boolean;
   /** Items of `task` waiting or running. */
@@ -298,8 +306,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const batchDelayMs = checkCount(where, 'batchDelayMs', options.batchDelayMs ?? DEFAULT_BATCH_DELAY_MS, 0);
   const bound = (task: PoolTaskName) => checkCount(where, `maxQueue.${task}`, options.maxQueue?.[task] ?? TASK_MAX_QUEUE[task], 1);
   const batchMax = (task: PoolTaskName) => checkCount(where, `batchMaxItems.${task}`, options.batchMaxItems?.[task] ?? TASK_BATCH_MAX_ITEMS[task], 1);
-  const limits = { verifyPow: bound('verifyPow'), verifyRsa: bound('verifyRsa'), signRsa: bound('signRsa') };
-  const batches = { verifyPow: batchMax('verifyPow'), verifyRsa: batchMax('verifyRsa'), signRsa: batchMax('signRsa') };
+  const limits = { verifyPow: bound('verifyPow'), verifyRsa: bound('verifyRsa'), signRsa: bound('signRsa'), messagingCrypto: bound('messagingCrypto') };
+  const batches = { verifyPow: batchMax('verifyPow'), verifyRsa: batchMax('verifyRsa'), signRsa: batchMax('signRsa'), messagingCrypto: batchMax('messagingCrypto') };
 
   const workerData: PoolWorkerData = { coreModule: wasmModule('core'), flavour: coreFlavour() };
   const pool = threads === 0 ? undefined : new Piscina({
@@ -307,7 +315,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.MAX_SAFE_INTEGER, // a steady server: never churn threads
-    maxQueue: limits.verifyPow + limits.verifyRsa + limits.signRsa, // tasks ≤ items: the item bounds trip first
+    maxQueue: limits.verifyPow + limits.verifyRsa + limits.signRsa + limits.messagingCrypto, // tasks ≤ items: the item bounds trip first
     // No per-task run/wait-time histograms: nothing reads them, and admission posts many tasks.
     recordTiming: false,
     workerData,
@@ -319,6 +327,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     verifyPow: lane(verifyPowTask, 'split'),
     verifyRsa: lane(verifyRsaTask, 'gather'),
     signRsa: lane(signRsaTask, 'gather'),
+    messagingCrypto: lane(messagingCryptoTask, 'gather'),
   } satisfies Record<PoolTaskName, unknown>;
 
   let closed = false;
@@ -366,6 +375,13 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     return (lanes.signRsa ? lanes.signRsa.submit(items) : runInProcess(signRsaTask, items)) as Promise<Uint8Array[]> | Uint8Array[];
   }
 
+  async function messagingCrypto(items: readonly MessagingCryptoItem[]): Promise<MessagingCryptoResult[]> {
+    if (closed) throw new PoolClosedError('messagingCrypto');
+    checkArray('messagingCrypto', items);
+    items.forEach((item, i) => checkObject('messagingCrypto', i, item));
+    return lanes.messagingCrypto ? lanes.messagingCrypto.submit(items) : runInProcess(messagingCryptoTask, items);
+  }
+
   let closing: Promise<void> | undefined;
   function close(): Promise<void> {
     closing ??= (async () => {
@@ -381,6 +397,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     verifyPow,
     verifyRsa,
     signRsa,
+    messagingCrypto,
     canAccept(task, items = 1) {
       if (closed) return false;
       return lanes[task]?.canAccept(items) ?? true;

@@ -17,6 +17,7 @@ import { POW_PARAMS } from '../core/pow.js';
 import { coreFlavour } from '../core/wasm.js';
 import { verifyPowTask } from './tasks/pow.js';
 import { signRsaTask, verifyRsaTask } from './tasks/rsa.js';
+import { messagingCryptoTask } from './tasks/messaging.js';
 import type { PoolTaskName, PoolWorkerData, PoolWorkerInfo, TaskContext } from './tasks/types.js';
 
 export type { PoolWorkerData, PoolWorkerInfo } from './tasks/types.js';
@@ -38,8 +39,11 @@ export const verifyRsa: Handler = (task) => Piscina.move(verifyRsaTask.handle(ta
 /** Signs a packed batch with RSA private keys (tasks/rsa.ts). */
 export const signRsa: Handler = (task) => Piscina.move(signRsaTask.handle(task, context)) as Uint8Array;
 
+/** Runs handshake steps of contact messaging (tasks/messaging.ts). */
+export const messagingCrypto: Handler = (task) => Piscina.move(messagingCryptoTask.handle(task, context)) as Uint8Array;
+
 // Every task name has its handler here (a compile error otherwise).
-void ({ verifyPow, verifyRsa, signRsa } satisfies Record<PoolTaskName, Handler>);
+void ({ verifyPow, verifyRsa, signRsa, messagingCrypto } satisfies Record<PoolTaskName, Handler>);
 
 /** Describes this worker (used by tests and `--version`-style diagnostics). */
 export function describeWorker(): PoolWorkerInfo {

@@ -127,7 +127,7 @@ describe.skipIf(!MOSQUITTO)('contact messaging between clients on different rela
     const atC2 = await c2.waitFor(async () => contactOf('client-2', 'client-1'), 'the request at client-2', 90_000);
     expect(atC2.approved).toBe(false);
     expect(atC2.state).toBe(1);
-    expect(c2Events.events.some((e) => e.event === 'contactRequest' && e.data.contact === addr('client-1'))).toBe(true);
+    await c2.waitFor(async () => c2Events.events.some((e) => e.event === 'contactRequest' && e.data.contact === addr('client-1')), 'contactRequest on /events', 10_000);
     await expectRpcError(c2, 'sendAppMessage', { address: addr('client-1'), type: 21, data: '00', channel: 0 }, -32602, 'secure channel with the contact is not established');
     await c2.call('acceptContact', { address: addr('client-1') }, { get: true });
     await c1.waitFor(async () => (await contactOf('client-1', 'client-2')).approved, 'client-1 approved', 60_000);
