@@ -17,7 +17,9 @@
  * dropped, counted and logged at warn; never stored. Each accepted event goes to the node bus
  * (`MessagingEvents`, streamed on `/events`) and to the QuIXI message-queue bridge.
  */
+import type { KeyObject } from 'node:crypto';
 import { privateKeyFromBytes } from '../formats/rsa.js';
+import type { MessagingCryptoItem, MessagingCryptoResult } from '../pool/index.js';
 import { Address } from '../formats/address.js';
 import type { Emitter } from '../events.js';
 import type { Logger } from '../log/logger.js';
@@ -101,6 +103,11 @@ export interface MessagingServiceOptions {
   now: () => number;
   bridge?: MqBridge | null;
   retryIntervalMs?: number;
+  /**
+   * The node pool's `messagingCrypto` task: contact requests, accepts and signed incoming frames
+   * (RSA-4096, secp521r1, ML-KEM-1024) run in a worker; absent = on this thread (tests).
+   */
+  crypto?: (items: readonly MessagingCryptoItem[]) => Promise<MessagingCryptoResult[]>;
   /** Replaces delivery through the network (in-process tests, the benchmark): true when the frame left. */
   transport?: (recipient: Uint8Array, frame: Uint8Array) => boolean;
 }
@@ -133,8 +140,14 @@ export class MessagingService {
   /** Frames are handled one at a time: a contact record changes through one frame at a time. */
   private inbound: Promise<void> = Promise.resolve();
 
+  /** The identity as the pool task takes it (private key as PKCS#8 DER). */
+  private readonly poolIdentity: MessagingCryptoItem['identity'];
+
   constructor(private readonly o: MessagingServiceOptions) {
     this.identity = o.identity;
+    const pk = o.identity.privateKey;
+    const der = pk instanceof Uint8Array ? privateKeyFromBytes(pk).export({ format: 'der', type: 'pkcs8' }) : (pk as KeyObject).export({ format: 'der', type: 'pkcs8' });
+    this.poolIdentity = { address: o.identity.address, publicKey: o.identity.publicKey, privateKeyDer: new Uint8Array(der) };
     this.retryMs = o.retryIntervalMs ?? PENDING_RETRY_INTERVAL_S * 1000;
     this.db = new MessagingStore(o.store);
     for (const c of this.db.allContacts()) this.contacts.set(hex(c.record.address), c);
@@ -205,7 +218,7 @@ export class MessagingService {
     if (this.contacts.has(hex(address))) throw new MessagingRequestError(ALREADY_ADDED);
     if (Buffer.compare(Buffer.from(address), Buffer.from(this.identity.address)) === 0) throw new MessagingRequestError('Invalid address: a node cannot add itself as a contact');
     const now = this.nowSeconds();
-    const { contact, request } = createContactRequest(this.identity, address, now);
+    const { contact, request } = await this.contactRequest(address, now);
     const stored: StoredContact = { record: contact, extras: {} };
     this.contacts.set(hex(address), stored);
     await this.db.putContact(stored);
@@ -217,7 +230,7 @@ export class MessagingService {
 
   async acceptContact(address: Uint8Array): Promise<Record<string, unknown>> {
     const c = this.contactOf(address);
-    const accept = acceptContact(this.identity, c.record, this.nowSeconds());
+    const accept = await this.accept(c, this.nowSeconds());
     await this.db.putContact(c);
     if (accept) await this.enqueueFrame(address, accept);
     return this.contactJson(c);
@@ -279,6 +292,42 @@ export class MessagingService {
   lastMessages(address: Uint8Array, count: number, channel: number): Record<string, unknown>[] {
     this.contactOf(address);
     return this.db.lastMessages(address, channel, Math.min(count, MAX_LAST_MESSAGES)).map(messageToJson);
+  }
+
+  // ---- the expensive handshake steps, in the worker pool when there is one --------------------
+
+  private async inPool(item: MessagingCryptoItem): Promise<MessagingCryptoResult> {
+    const [r] = await this.o.crypto!([item]);
+    if (!r) throw new Error('messagingCrypto returned no result');
+    return r;
+  }
+
+  private async contactRequest(address: Uint8Array, now: number): Promise<{ contact: ContactRecord; request: StreamMessage }> {
+    if (!this.o.crypto) return createContactRequest(this.identity, address, now);
+    const r = await this.inPool({ op: 'request', identity: this.poolIdentity, contactAddress: address, now });
+    if (!r.ok) throw new MessagingRequestError(`Invalid address: ${r.message}`);
+    if (r.op !== 'request') throw new Error('messagingCrypto answered another operation');
+    return r;
+  }
+
+  /** acceptContact on the stored record (replaced by the worker's copy). */
+  private async accept(c: StoredContact, now: number): Promise<StreamMessage | null> {
+    if (!this.o.crypto) return acceptContact(this.identity, c.record, now);
+    const r = await this.inPool({ op: 'accept', identity: this.poolIdentity, contact: c.record, now });
+    if (!r.ok) throw new MessagingError(r.code, r.message);
+    if (r.op !== 'accept') throw new Error('messagingCrypto answered another operation');
+    c.record = r.contact;
+    return r.accept;
+  }
+
+  /** Authenticates a frame: signed ones (requests, rsa2) in the pool, the others (spixi2 chat, receipts) here. */
+  private async authenticate(m: StreamMessage, bytes: Uint8Array, contact: ContactRecord | undefined): Promise<ReceiveResult> {
+    const now = this.nowSeconds();
+    if (!this.o.crypto || m.signature === null) return receiveFrame(this.identity, contact, m, { now, isDuplicate: (c, id) => this.db.hasMessage(c.address, id) });
+    const r = await this.inPool({ op: 'receive', identity: this.poolIdentity, contact, frame: bytes, now });
+    if (!r.ok) throw new MessagingError(r.code, r.message);
+    if (r.op !== 'receive') throw new Error('messagingCrypto answered another operation');
+    return { ...r.result, ignored: r.ignored ? new MessagingError(r.ignored.code, r.ignored.message) : null };
   }
 
   // ---- sending ------------------------------------------------------------------------------
@@ -448,7 +497,7 @@ export class MessagingService {
     const stored = this.contacts.get(key);
     let r: ReceiveResult;
     try {
-      r = receiveFrame(this.identity, stored?.record, m, { now: this.nowSeconds(), isDuplicate: (c, id) => this.db.hasMessage(c.address, id) });
+      r = await this.authenticate(m, bytes, stored?.record);
     } catch (err) {
       if (err instanceof MessagingError) return this.drop(err.message, err.code, { relay: from, sender: m.sender ? addrText(m.sender) : null });
       throw err;

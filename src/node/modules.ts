@@ -9,6 +9,7 @@ import type { Chain } from '../chain/chain.js';
 import type { Clock } from '../clock.js';
 import type { Consensus } from '../consensus/index.js';
 import type { NodeNetwork } from '../network/node-network.js';
+import type { MessagingCryptoItem, MessagingCryptoResult } from '../pool/index.js';
 import type { MessagingService } from '../messaging/service.js';
 import type { PowClaim } from '../core/pow.js';
 import type { Logger } from '../log/logger.js';
@@ -26,6 +27,8 @@ export interface NodePool {
   verifyPow(claims: readonly PowClaim[]): Promise<boolean[]>;
   /** RSA PKCS#1 v1.5 SHA-512 signatures (§6.2). */
   verifyRsa(items: readonly { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[]): Promise<boolean[]>;
+  /** Handshake steps of contact messaging (RSA-4096 sign/verify/decrypt, secp521r1, ML-KEM-1024). */
+  messagingCrypto(items: readonly MessagingCryptoItem[]): Promise<MessagingCryptoResult[]>;
   close(): Promise<void>;
 }
 

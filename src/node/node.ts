@@ -138,7 +138,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         await bridge.start();
         cleanup.unshift(() => bridge.close());
       }
-      const service = new MessagingService({ store, identity: identityOf(key), network, events, log: log.child({ module: 'messaging' }), now: () => clock.now(), bridge });
+      const service = new MessagingService({ store, identity: identityOf(key), network, events, log: log.child({ module: 'messaging' }), now: () => clock.now(), bridge, crypto: (items) => pool.messagingCrypto(items) });
       service.start();
       cleanup.unshift(() => service.stop());
       messaging = service;

@@ -2,7 +2,8 @@
  * The messaging service in process (issue 11): two services on real LMDB stores, their frames
  * carried by a switchable in-memory transport. Handshake, chat both ways with receipts, the
  * outbox surviving a restart and expiring after 5 days, duplicates, tampered, replayed and
- * wrongly signed frames dropped and never stored.
+ * wrongly signed frames dropped and never stored. a and b run the handshake crypto in the worker
+ * pool's `messagingCrypto` task, c on the calling thread.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,10 @@ import { createContactRequest } from '../../src/messaging/handshake.js';
 import { MessagingRequestError, MessagingService, NOT_ESTABLISHED, type MessagingEvents } from '../../src/messaging/service.js';
 import { decodeStreamMessage, encodeStreamMessage } from '../../src/messaging/stream-message.js';
 import { openStore, type Store } from '../../src/state/store.js';
+import { createWorkerPool, type WorkerPool } from '../../src/pool/index.js';
+
+// a and b run their handshake crypto in a real worker pool (the node's path); c on this thread.
+const pool: WorkerPool = createWorkerPool({ threads: 1 });
 
 const dir = mkdtempSync(join(tmpdir(), 'dltnode-msgsvc-'));
 const DAY = 86_400_000;
@@ -39,6 +44,7 @@ const parties = new Map<string, Party>();
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 function build(name: string, store: Store, identity: MessagingService['identity']): Party {
+  const crypto = name === 'c' ? undefined : (items: Parameters<WorkerPool['messagingCrypto']>[0]) => pool.messagingCrypto(items);
   const events = new TypedEmitter<MessagingEvents>(() => undefined);
   const seen: Party['seen'] = [];
   for (const e of ['contactRequest', 'contactAccepted', 'chatMessage', 'messageReceipt', 'appData', 'appProtocolData', 'spixiMessage'] as const) {
@@ -52,6 +58,7 @@ function build(name: string, store: Store, identity: MessagingService['identity'
     log: process.env.DBG ? createLogger({ level: "debug", format: "json" } as never) : silentLogger(),
     now: () => clockMs,
     retryIntervalMs: 3_600_000, // passes are driven by the test
+    ...(crypto ? { crypto } : {}),
     transport: (to, frame) => {
       if (!online) return false;
       wire.push({ to, frame });
@@ -100,6 +107,7 @@ afterAll(async () => {
     await p.svc.stop();
     await p.store.close();
   }
+  await pool.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -32,7 +32,8 @@ export type MessagingCryptoItem =
 export type MessagingCryptoResult =
   | { ok: true; op: 'request'; contact: ContactRecord; request: StreamMessage }
   | { ok: true; op: 'accept'; contact: ContactRecord; accept: StreamMessage | null }
-  | { ok: true; op: 'receive'; result: ReceiveResult }
+  /** `result.ignored` is null here; the refusal crosses as `ignored` (an Error loses its code in v8's serializer). */
+  | { ok: true; op: 'receive'; result: ReceiveResult; ignored: { code: MessagingErrorCode; message: string } | null }
   | { ok: false; code: MessagingErrorCode; message: string };
 
 const KEY_CACHE_SIZE = 8;
@@ -65,7 +66,9 @@ export function runMessagingCrypto(item: MessagingCryptoItem): MessagingCryptoRe
       }
       case 'receive': {
         const m = decodeStreamMessage(item.frame);
-        return { ok: true, op: 'receive', result: receiveFrame(self, item.contact, m, { now: item.now }) };
+        const result = receiveFrame(self, item.contact, m, { now: item.now });
+        const ignored = result.ignored ? { code: result.ignored.code, message: result.ignored.message } : null;
+        return { ok: true, op: 'receive', result: { ...result, ignored: null }, ignored };
       }
     }
   } catch (e) {
