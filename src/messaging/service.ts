@@ -46,7 +46,7 @@ import type { MqBridge } from './mq/bridge.js';
 import { streamEventObject, type ReceivedForMq } from './mq/payload.js';
 import { Outbox, PENDING_RETRY_INTERVAL_S, sendFlagsFor, type OutboxEntry } from './outbox.js';
 import { buildAppDataMessage, SpixiMessageCode, type SpixiMessage } from './spixi-message.js';
-import { decodeStreamMessage, encodeStreamMessage, streamMessageChecksum, StreamMessageCode, type StreamMessage } from './stream-message.js';
+import { decodeStreamMessage, EncryptionType, encodeStreamMessage, streamMessageChecksum, StreamMessageCode, type StreamMessage } from './stream-message.js';
 import { MessagingStore, type OutboxPayload, type StoredContact } from './store.js';
 
 /** Largest payload of one chat message or app message, in bytes: well inside one s2data (1 MiB, reference-network §2) after both encryption layers. */
@@ -57,6 +57,8 @@ export const MAX_LAST_MESSAGES = 1000;
 export const MAX_CHANNEL = 0x7fff_ffff;
 /** A presence asked of our links is asked again at most this often (the outbox retries every 5 s). */
 const PRESENCE_ASK_INTERVAL_MS = 3_000;
+/** Extra passes after a route was asked for (presence answer, link to the contact's relay), in ms. */
+const ROUTE_RETRY_DELAYS_MS: readonly number[] = [100, 300, 700, 1500];
 
 /** An event of the bus: the contact (Base58) and the decrypted message as QuIXI's newer shape shows it (§1.9 B). */
 export interface MessagingEventPayload {
@@ -134,6 +136,7 @@ export class MessagingService {
   private timer: NodeJS.Timeout | null = null;
   private passing = false;
   private passAgain = false;
+  private kicking = false;
   /** When each pending entry was last sent (ms), by id hex; dropped with the entry. */
   private readonly sentAt = new Map<string, number>();
   private readonly retryMs: number;
@@ -411,6 +414,7 @@ export class MessagingService {
       this.dialled.add(host);
       try {
         net.peers.connect(host);
+        this.kick();
         this.o.log.info({ contact: addrText(recipient), relay: host }, "linking to the contact's relay");
       } catch (err) {
         this.o.log.warn({ contact: addrText(recipient), host, err: (err as Error).message }, "the contact's presence names an unusable relay host");
@@ -425,6 +429,28 @@ export class MessagingService {
     if (now - (this.presenceAskedAt.get(key) ?? -Infinity) < PRESENCE_ASK_INTERVAL_MS) return;
     this.presenceAskedAt.set(key, now);
     for (const l of net.peers.links()) l.send({ code: MessageCode.getPresence2, address });
+    this.kick();
+  }
+
+  /**
+   * A route was asked for (a presence, a link to a relay): passes shortly after, instead of only at
+   * the next 5-second retry, so a first message does not wait for the retry timer.
+   */
+  private kick(): void {
+    if (this.kicking) return;
+    this.kicking = true;
+    const delays = ROUTE_RETRY_DELAYS_MS;
+    const step = (i: number): void => {
+      if (i >= delays.length || this.timer === null) {
+        this.kicking = false;
+        return;
+      }
+      const t = setTimeout(() => {
+        void this.pass().finally(() => step(i + 1));
+      }, delays[i]);
+      t.unref();
+    };
+    step(0);
   }
 
   /** One retry pass over the outbox (§3.7 steps 4 and 6). */
@@ -506,8 +532,11 @@ export class MessagingService {
     const contact: StoredContact = stored ?? { record: r.contact, extras: {} };
     contact.record = r.contact;
     if (r.created) this.contacts.set(key, contact);
+    const wasOnline = contact.extras.online === true;
     if (m.type !== StreamMessageCode.error) contact.extras.online = true;
-    await this.db.putContact(contact);
+    // spixi2 frames (chat, app data, receipts after the handshake) do not change the record.
+    const stateChanged = r.events.some((e) => e.type !== 'Message' && (e.type !== 'MsgReceived' || e.statusStep));
+    if (r.created || stateChanged || m.encryptionType !== EncryptionType.spixi2 || wasOnline !== contact.extras.online) await this.db.putContact(contact);
     if (r.ignored) this.o.log.info({ code: r.ignored.code, sender: addrText(r.contact.address) }, `stream message not applied: ${r.ignored.message}`);
     for (const out of r.outgoing) {
       // Handshake answers (accept, keys2) wait for their receipts; receipts go once.
