@@ -16,6 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
 import { appSessionId, encodeAppData } from '../../src/messaging/spixi-message.js';
+import { Address } from '../../src/formats/address.js';
+import { generateWalletKey, privateKeyFromBytes, signBytes } from '../../src/formats/rsa.js';
+import { createContactRequest } from '../../src/messaging/handshake.js';
+import { encodeStreamMessage } from '../../src/messaging/stream-message.js';
+import { PeerNetwork } from '../../src/network/peer-network.js';
+import { MessageCode } from '../../src/network/protocol/codes.js';
 import { freePort, MOSQUITTO, startMosquitto, stopMosquitto, type Broker } from '../messaging/broker.js';
 import { expectRpcError, startNode, type NodeProcess } from './harness.js';
 
@@ -220,6 +226,56 @@ describe.skipIf(!MOSQUITTO)('contact messaging between clients on different rela
     await start('relay-2');
     await node('client-2').waitFor(async () => (await messages('client-2', 'client-1')).some((m) => m.message === 'through a restarted relay'), 'delivery after the relay restart', 120_000);
   }, 180_000);
+
+  it('drops forged, tampered and replayed frames sent through the relay, and stores nothing of them', async () => {
+    // A peer client of our own on relay-2 (the code the nodes run), with a wallet of its own.
+    const key = await generateWalletKey({ bits: 2048 });
+    const x = { address: Address.fromPublicKey(key.publicKey).addressNoChecksum, publicKey: key.publicKey, privateKey: privateKeyFromBytes(key.privateKey) };
+    const genesisChecksum = Buffer.from((await node('relay-2').call('getBlock', { num: 1 }))['Block Checksum'], 'hex');
+    const peer = new PeerNetwork({
+      local: {
+        network: 'reg', genesisChecksum, nodeType: 'C', address: x.address, publicKey: x.publicKey, productVersion: 'e2e-forger', endpoint: '',
+        sign: (d) => signBytes(key.privateKeyObject, d), tip: () => ({ height: 1n, checksum: genesisChecksum }), networkHeight: () => 1n, acceptingPeers: () => false,
+      },
+      peers: [{ host: '127.0.0.1', port: peerPorts.get('relay-2')! }],
+    });
+    peer.start();
+    try {
+      await node('client-2').waitFor(async () => peer.links(['R']).length === 1, 'the forger linked to relay-2', 20_000);
+      const link = peer.links(['R'])[0]!;
+      const c2 = Address.fromText(addr('client-2')).addressNoChecksum;
+      const c1 = Address.fromText(addr('client-1')).addressNoChecksum;
+      const send = (frame: Uint8Array) => link.send({ code: MessageCode.s2data, recipient: c2, message: frame });
+      const now = Math.floor(Date.now() / 1000);
+      // 1. A contact request claiming client-1's address, signed by another key (x's).
+      send(encodeStreamMessage(createContactRequest({ ...x, address: c1 }, c2, now + 10).request));
+      // 2. x's own request with its signature tampered.
+      const request = createContactRequest(x, c2, now).request;
+      const sig = request.signature!.slice();
+      sig[10]! ^= 1;
+      send(encodeStreamMessage({ ...request, signature: sig }));
+      // 3. x's request with its timestamp changed after signing (replayed with a new time).
+      send(encodeStreamMessage({ ...request, timestamp: request.timestamp + 60 }));
+      // 4. Random bytes.
+      send(new Uint8Array([9, 9, 9, 9]));
+      const c2n = node('client-2');
+      await c2n.waitFor(async () => (c2n.output().match(/stream message dropped/g) ?? []).length >= 4, 'four drops in client-2 log', 20_000);
+      expect(c2n.output()).toMatch(/ERR_SENDER/);
+      expect(c2n.output()).toMatch(/ERR_SIGNATURE/);
+      const contacts = await c2n.call<any[]>('contacts');
+      expect(contacts.map((c) => c.walletAddress.base58Address)).toEqual([addr('client-1')]);
+      const c1AtC2 = contacts[0];
+      expect([c1AtC2.approved, c1AtC2.handshakeStatus]).toEqual([true, 3]);
+      // 5. The genuine request, sent twice: one contact, the copy answered but not applied again.
+      send(encodeStreamMessage(request));
+      send(encodeStreamMessage(request));
+      await c2n.waitFor(async () => (await c2n.call<any[]>('contacts')).length === 2, 'the genuine request', 20_000);
+      await c2n.waitFor(async () => /contact request not newer/.test(c2n.output()), 'the replay noted', 20_000);
+      expect((await c2n.call<any[]>('contacts')).length).toBe(2);
+    } finally {
+      peer.stop();
+    }
+  }, 60_000);
 
   it('removeContact removes the contact and its history', async () => {
     const c1 = node('client-1');
