@@ -10,7 +10,7 @@ import { PACKAGE_VERSION } from '../version.js';
 import type { DltnodeConfig } from '../config/options.js';
 import { coreFlavour } from '../core/wasm.js';
 import { createLogger, type NodeLogger } from '../log/logger.js';
-import { createMetrics } from '../metrics/metrics.js';
+import { createMetrics, type MessagingCounters } from '../metrics/metrics.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { validateParams } from '../rpc/dispatch.js';
 import { createRpcServer, type RpcServer } from '../rpc/server.js';
@@ -27,6 +27,8 @@ export interface StartableNode<Ctx> {
   close(): Promise<void>;
   /** The node's event bus, streamed on `ws /events`. */
   events?: NodeEventBus;
+  /** Messaging counters for the metrics (client nodes), null without the service. */
+  messagingCounters?(): MessagingCounters | null;
   /** Height, pending pool and DLT status for the status line, read from the modules (src/node). */
   summary?(): { height: number; pending: number; dltStatus: string };
 }
@@ -157,6 +159,8 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     const url = await server.listen();
     log.info({ network: config.network, dataDir: config.dataDir, transport: server.transportName }, 'starting node');
     node = await deps.createNode(toNodeOptions(config), log);
+    const started = node;
+    metrics.setMessagingSource(() => started.messagingCounters?.() ?? null);
     if (config.metricsPort !== undefined) metricsServer = await startMetricsServer(metrics, '127.0.0.1', config.metricsPort);
     state = 'running';
     log.info({ url, transport: server.transportName, metrics: metricsServer?.url ?? (config.metrics ? `${url}/metrics` : undefined) }, `RPC listening on ${url}`);

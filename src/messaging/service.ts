@@ -183,6 +183,11 @@ export class MessagingService {
     await this.inbound;
   }
 
+  /** The message-queue bridge's counters, or null without a bridge. */
+  bridgeStats(): { published: number; dropped: number } | null {
+    return this.o.bridge ? this.o.bridge.stats : null;
+  }
+
   private nowSeconds(): number {
     return Math.floor(this.o.now() / 1000);
   }

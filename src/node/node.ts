@@ -28,6 +28,8 @@ import type { NodeOptions } from './options.js';
 
 export interface DltNode {
   modules: NodeModules;
+  /** Messaging counters for the metrics; null when the node runs no messaging service. */
+  messagingCounters(): { received: number; dropped: number; sent: number; expired: number; mqPublished: number; mqDropped: number } | null;
   events: NodeEventBus;
   /** A one-line summary for the periodic status line (src/cli/start.ts). */
   summary(): { height: number; pending: number; dltStatus: string };
@@ -167,6 +169,12 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       modules,
       events,
       ready: true,
+      messagingCounters: () => {
+        if (!messaging) return null;
+        const s = messaging.stats;
+        const mq = messaging.bridgeStats();
+        return { received: s.received, dropped: s.dropped, sent: s.sent, expired: s.expired, mqPublished: mq?.published ?? 0, mqDropped: mq?.dropped ?? 0 };
+      },
       summary: () => ({ height: Number(chain.height), pending: pendingPool.size, dltStatus: consensus.dltStatus() }),
       close: async () => {
         node.ready = false;

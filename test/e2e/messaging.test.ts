@@ -57,7 +57,7 @@ async function start(name: string): Promise<NodeProcess> {
     args.push('--p2p-port', String(peerPorts.get(name)));
   }
   for (const p of peers) args.push('--peer', `127.0.0.1:${peerPorts.get(p)}`);
-  if (name === 'client-2') args.push('--mq-driver', 'mqtt', '--mq-host', '127.0.0.1', '--mq-port', String(broker.port));
+  if (name === 'client-2') args.push('--mq-driver', 'mqtt', '--mq-host', '127.0.0.1', '--mq-port', String(broker.port), '--metrics');
   const proc = await startNode({ dataDir: node.dataDir, args });
   running.set(name, proc);
   return proc;
@@ -261,6 +261,9 @@ describe.skipIf(!MOSQUITTO)('contact messaging between clients on different rela
       const c2n = node('client-2');
       await c2n.waitFor(async () => (c2n.output().match(/stream message dropped/g) ?? []).length >= 4, 'four drops in client-2 log', 20_000);
       expect(c2n.output()).toMatch(/ERR_SENDER/);
+      const metrics = (await c2n.http('/metrics')).text;
+      expect(Number(/dltnode_messaging_stream_messages_total\{outcome="dropped"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(4);
+      expect(Number(/dltnode_mq_events_total\{outcome="published"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(0);
       expect(c2n.output()).toMatch(/ERR_SIGNATURE/);
       const contacts = await c2n.call<any[]>('contacts');
       expect(contacts.map((c) => c.walletAddress.base58Address)).toEqual([addr('client-1')]);
