@@ -5,7 +5,9 @@
 //   - signed rsa2 (handshake-style): encrypt + RSA-4096 PKCS#1 v1.5 SHA-512 signature over the
 //     SHA3-512 checksum; verify + decrypt;
 //   - and the @noble/ciphers variant of spixi2, for scale.
-// Usage: node bench/messaging.bench.mjs [--time=ms] [--rounds=n]   (after `npm run build`)
+// Then the end-to-end part (bench/messaging-network.mjs): handshake time, chat messages per second
+// and latency, relay forwarding, with real node processes; `--no-network` skips it.
+// Usage: node bench/messaging.bench.mjs [--time=ms] [--rounds=n] [--no-network]   (after `npm run build`)
 import { createCipheriv, createDecipheriv, createHash, generateKeyPairSync, privateDecrypt, publicEncrypt, randomBytes, sign, verify, constants } from 'node:crypto';
 import { Address } from '../dist/formats/address.js';
 import { publicKeyToBytes } from '../dist/formats/rsa.js';
@@ -151,3 +153,9 @@ printTable('signed rsa2 message, verify + decrypt (RSA-4096)', await bestOf([
   { name: OURS_VERIFY, fn: oursVerifyOpen },
   { name: 'node:crypto straight', fn: rawVerifyOpen },
 ]), OURS_VERIFY);
+
+// ——— end to end: handshake, chat rate and latency, relay forwarding (real node processes) ———
+if (!process.argv.includes('--no-network')) {
+  const { runMessagingNetworkBench } = await import('./messaging-network.mjs');
+  await runMessagingNetworkBench();
+}

@@ -19,17 +19,18 @@ import { ConfigError } from '../config/options.js';
 import { NodeWallet } from '../wallet/wallet.js';
 
 export const DEVNET_HELP = `Usage: dltnode devnet [--masters N] [--relays N] [--clients N] [--block-interval SECONDS]
-                      [--dir DIR] [--json] [--base-port PORT]
+                      [--dir DIR] [--json] [--base-port PORT] [--mq-port PORT]
 
 Starts a local network on 127.0.0.1: masters that produce blocks, relays, and clients funded by
 the genesis. Prints a table of the nodes, then their merged log; Ctrl-C stops every node.
   --masters N            masters (default 3)
-  --relays N             relays (default 1)
+  --relays N             relays (default 2: client i uses relay i, so two clients talk across relays)
   --clients N            clients (default 2)
   --block-interval S     seconds between blocks (default 1; fixed by the first run's genesis)
   --dir DIR              where the nodes' data directories and genesis.json live (default ./.data/devnet)
   --json                 print one JSON object per node (and the genesis path) instead of the table
-  --base-port PORT       RPC ports PORT, PORT+1, …, peer ports PORT+100, … (default: free ports)`;
+  --base-port PORT       RPC ports PORT, PORT+1, …, peer ports PORT+100, … (default: free ports)
+  --mq-port PORT         clients publish their messaging events to an MQTT broker on 127.0.0.1:PORT`;
 
 /** Coins the genesis gives each master and each client. */
 const MASTER_FUNDS = 1_000_000n * 100_000_000n;
@@ -58,6 +59,8 @@ export interface DevnetOptions {
   dir: string;
   json: boolean;
   basePort: number | null;
+  /** MQTT broker port the clients publish to (QuIXI bridge); null = none. */
+  mqPort?: number | null;
 }
 
 export function parseDevnetArgs(argv: string[]): DevnetOptions | 'help' {
@@ -73,6 +76,7 @@ export function parseDevnetArgs(argv: string[]): DevnetOptions | 'help' {
         dir: { type: 'string' },
         json: { type: 'boolean' },
         'base-port': { type: 'string' },
+        'mq-port': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -94,13 +98,21 @@ export function parseDevnetArgs(argv: string[]): DevnetOptions | 'help' {
   if (base !== null && (!Number.isInteger(base) || base < 1024 || base > 65000)) throw new ConfigError(`--base-port: expected an integer 1024–65000, got '${String(values['base-port'])}'`);
   return {
     masters: count('masters', 3, 1),
-    relays: count('relays', 1, 0),
+    relays: count('relays', 2, 0),
     clients: count('clients', 2, 0),
     blockInterval: interval,
     dir: resolve((values.dir as string | undefined) ?? join('.data', 'devnet')),
     json: values.json === true,
     basePort: base,
+    mqPort: mqPort(values['mq-port']),
   };
+}
+
+function mqPort(raw: unknown): number | null {
+  if (raw === undefined) return null;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new ConfigError(`--mq-port: expected a port 1–65535, got '${String(raw)}'`);
+  return n;
 }
 
 function freePort(): Promise<number> {
@@ -151,7 +163,7 @@ export async function prepareDevnet(o: DevnetOptions): Promise<{ nodes: DevnetNo
 }
 
 /** The `start` arguments of one devnet node. */
-export function devnetNodeArgs(node: DevnetNode, all: readonly DevnetNode[], genesisPath: string): string[] {
+export function devnetNodeArgs(node: DevnetNode, all: readonly DevnetNode[], genesisPath: string, mqPort: number | null = null): string[] {
   const masters = all.filter((n) => n.role === 'master');
   const relays = all.filter((n) => n.role === 'relay');
   let peers: DevnetNode[];
@@ -166,6 +178,7 @@ export function devnetNodeArgs(node: DevnetNode, all: readonly DevnetNode[], gen
     '--rpc-port', String(node.rpcPort), '--log-format', 'json', '--status-interval', '0', '--pool-threads', '1',
     ...(node.peerPort !== null ? ['--p2p-port', String(node.peerPort)] : []),
     ...peers.flatMap((p) => ['--peer', `127.0.0.1:${p.peerPort}`]),
+    ...(node.role === 'client' && mqPort !== null ? ['--mq-driver', 'mqtt', '--mq-host', '127.0.0.1', '--mq-port', String(mqPort)] : []),
   ];
 }
 
@@ -210,7 +223,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   for (const node of nodes) {
     // Each node in its own process group: a terminal's Ctrl-C reaches only the devnet, which then
     // stops every node once (a node that got the signal twice would skip its graceful shutdown).
-    const child = spawn(process.execPath, [cli, ...devnetNodeArgs(node, nodes, genesisPath)], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, [cli, ...devnetNodeArgs(node, nodes, genesisPath, o.mqPort ?? null)], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     node.pid = child.pid ?? null;
     children.set(node.name, child);
     for (const stream of [child.stdout, child.stderr]) {

@@ -10,7 +10,7 @@ import { PACKAGE_VERSION } from '../version.js';
 import { ConfigError, type DltnodeConfig } from '../config/options.js';
 import { coreFlavour } from '../core/wasm.js';
 import { createLogger, type NodeLogger } from '../log/logger.js';
-import { createMetrics, type NetworkMetricsSnapshot } from '../metrics/metrics.js';
+import { createMetrics, type MessagingCounters, type NetworkMetricsSnapshot } from '../metrics/metrics.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { validateParams } from '../rpc/dispatch.js';
 import { createRpcServer, ServerConfigError, type RpcServer } from '../rpc/server.js';
@@ -29,6 +29,8 @@ export interface StartableNode<Ctx> {
   networkMetrics?(): NetworkMetricsSnapshot | null;
   /** The node's event bus, streamed on `ws /events`. */
   events?: NodeEventBus;
+  /** Messaging counters for the metrics (client nodes), null without the service. */
+  messagingCounters?(): MessagingCounters | null;
   /** Height, pending pool and DLT status for the status line, read from the modules (src/node). */
   summary?(): { height: number; pending: number; dltStatus: string };
 }
@@ -162,6 +164,7 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     node = await deps.createNode(toNodeOptions(config), log);
     const started = node;
     if (started.networkMetrics) metrics.setNetworkSource(() => started.networkMetrics!());
+    metrics.setMessagingSource(() => started.messagingCounters?.() ?? null);
     if (config.metricsPort !== undefined) metricsServer = await startMetricsServer(metrics, '127.0.0.1', config.metricsPort);
     state = 'running';
     log.info({ url, transport: server.transportName, metrics: metricsServer?.url ?? (config.metrics ? `${url}/metrics` : undefined) }, `RPC listening on ${url}`);

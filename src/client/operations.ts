@@ -60,6 +60,15 @@ export const OPERATIONS = [
   'minerStats',
   'setBlockSelectionAlgorithm',
   'submitMiningSolution',
+  'addContact',
+  'acceptContact',
+  'contacts',
+  'removeContact',
+  'sendChatMessage',
+  'getLastMessages',
+  'sendAppMessage',
+  'sendSpixiMessage',
+  'sendAppData',
 ] as const;
 
 /** The package version, shown in the client's errors. */

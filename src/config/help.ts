@@ -8,7 +8,7 @@ import { CONFIG_ENV, CONFIG_FLAG } from './load.js';
 /** Column of the descriptions in --help. */
 const HELP_FLAG_WIDTH = 32;
 
-const GROUP_ORDER: OptionDef['group'][] = ['Chain', 'Network', 'RPC', 'Logging and metrics', 'Process'];
+const GROUP_ORDER: OptionDef['group'][] = ['Chain', 'Network', 'Messaging', 'RPC', 'Logging and metrics', 'Process'];
 
 function flagSyntax(o: OptionDef): string {
   return o.valueName ? `--${o.flag} ${o.valueName}` : `--${o.flag}`;

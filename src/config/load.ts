@@ -201,6 +201,10 @@ export function toNodeOptions(config: DltnodeConfig): NodeOptions {
     if (config.p2pPort !== undefined) options.p2p.listen = { host: config.p2pHost, port: config.p2pPort };
     if (config.publicHost !== undefined) options.p2p.publicHost = config.publicHost;
   }
+  if (config.mqDriver !== 'none') {
+    options.mq = { driver: config.mqDriver, host: config.mqHost, shape: config.mqPayload };
+    if (config.mqPort !== undefined) options.mq.port = config.mqPort;
+  }
   if (config.nameMonthBlocks !== undefined) options.names.monthBlocks = config.nameMonthBlocks;
   if (config.minerThreads > 0 || config.miningDifficulty !== undefined) {
     options.mining = { minerThreads: config.minerThreads, ...(config.miningDifficulty !== undefined ? { difficulty: config.miningDifficulty } : {}) };

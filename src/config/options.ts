@@ -35,6 +35,10 @@ export interface DltnodeConfig {
   p2pPort: number | undefined;
   publicHost: string | undefined;
   peer: { host: string; port: number }[];
+  mqDriver: 'none' | 'mqtt' | 'rabbitmq';
+  mqHost: string;
+  mqPort: number | undefined;
+  mqPayload: 'A' | 'B';
   rpcHost: string;
   rpcPort: number;
   rpcUser: RpcUser[];
@@ -67,7 +71,7 @@ export interface OptionDef<K extends OptionKey = OptionKey> {
   /** Flag name without `--`; also the config-file key. */
   flag: string;
   env: string;
-  group: 'Chain' | 'Network' | 'RPC' | 'Logging and metrics' | 'Process';
+  group: 'Chain' | 'Network' | 'Messaging' | 'RPC' | 'Logging and metrics' | 'Process';
   /** Placeholder in --help (`PORT`); absent for switches (`--metrics`). */
   valueName?: string;
   /** Repeatable flag collecting a list (comma-separated in the environment). */
@@ -253,6 +257,26 @@ export const OPTIONS: readonly OptionDef[] = [
     key: 'peer', flag: 'peer', env: 'DLTNODE_PEER', group: 'Network', valueName: 'HOST:PORT', repeatable: true,
     description: 'A node to keep a link to (its --p2p-port); seed lists go in the config file as "peer": [...]',
     defaultValue: () => [], defaultText: 'none', normalise: list(hostPort),
+  }),
+  def({
+    key: 'mqDriver', flag: 'mq-driver', env: 'DLTNODE_MQ_DRIVER', group: 'Messaging', valueName: 'none|mqtt|rabbitmq',
+    description: "Publish incoming messaging events to a message broker as QuIXI does (topics RequestAdd2, Chat, AppData, …)",
+    defaultValue: () => 'none' as const, defaultText: 'none', normalise: oneOf(['none', 'mqtt', 'rabbitmq'] as const),
+  }),
+  def({
+    key: 'mqHost', flag: 'mq-host', env: 'DLTNODE_MQ_HOST', group: 'Messaging', valueName: 'HOST',
+    description: 'Host of the message broker (with --mq-driver)',
+    defaultValue: () => '127.0.0.1', defaultText: '127.0.0.1', normalise: text('a host name or IP address'),
+  }),
+  def({
+    key: 'mqPort', flag: 'mq-port', env: 'DLTNODE_MQ_PORT', group: 'Messaging', valueName: 'PORT',
+    description: 'Port of the message broker',
+    defaultValue: () => undefined, defaultText: '1883 (mqtt), 5672 (rabbitmq)', normalise: integer(1, 65535),
+  }),
+  def({
+    key: 'mqPayload', flag: 'mq-payload', env: 'DLTNODE_MQ_PAYLOAD', group: 'Messaging', valueName: 'A|B',
+    description: "Payload shape of broker events: A = QuIXI v0.9.1b (sender as an object), B = newer Core (sender as a string)",
+    defaultValue: () => 'A' as const, defaultText: 'A', normalise: oneOf(['A', 'B'] as const),
   }),
   def({
     key: 'rpcHost', flag: 'rpc-host', env: 'DLTNODE_RPC_HOST', group: 'RPC', valueName: 'HOST',

@@ -25,6 +25,8 @@ export interface NodeMetrics {
   setChain(height: number, pendingTransactions: number): void;
   /** Reads the number of in-flight RPC requests at scrape time. */
   setInFlightSource(read: () => number): void;
+  /** Reads the messaging counters at scrape time (client nodes; issue 11). */
+  setMessagingSource(read: () => MessagingCounters | null): void;
   /** Labels the `dltnode_info` gauge with the transport in use (known once the server exists). */
   setTransport(name: string): void;
   /** Reads the peer network's counters at scrape time (a node on a network). */
@@ -47,6 +49,16 @@ export interface NetworkMetricsSnapshot {
   syncLagBlocks: number;
   /** Bytes queued for peers (our queues and the sockets' buffers). */
   sendQueueBytes: number;
+}
+
+/** Totals since start of the messaging service and its message-queue bridge. */
+export interface MessagingCounters {
+  received: number;
+  dropped: number;
+  sent: number;
+  expired: number;
+  mqPublished: number;
+  mqDropped: number;
 }
 
 export interface MetricsOptions {
@@ -85,6 +97,33 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
     registers: [registry],
     collect() {
       this.set(readInFlight());
+    },
+  });
+  let readMessaging: () => MessagingCounters | null = () => null;
+  new Gauge({
+    name: `${METRIC_PREFIX}messaging_stream_messages_total`,
+    help: 'Stream messages of the messaging service since start: received (authenticated), dropped (failed authentication or decoding), sent, expired (5 days in the outbox)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      const c = readMessaging();
+      if (!c) return;
+      this.set({ outcome: 'received' }, c.received);
+      this.set({ outcome: 'dropped' }, c.dropped);
+      this.set({ outcome: 'sent' }, c.sent);
+      this.set({ outcome: 'expired' }, c.expired);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}mq_events_total`,
+    help: 'Events of the message-queue bridge since start: published, dropped (broker unavailable)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      const c = readMessaging();
+      if (!c) return;
+      this.set({ outcome: 'published' }, c.mqPublished);
+      this.set({ outcome: 'dropped' }, c.mqDropped);
     },
   });
   const height = new Gauge({ name: `${METRIC_PREFIX}block_height`, help: 'Height of the latest local block', registers: [registry] });
@@ -179,6 +218,9 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
     },
     setNetworkSource(read) {
       readNetwork = read;
+    },
+    setMessagingSource(read) {
+      readMessaging = read;
     },
     async render() {
       const end = scrape.startTimer();

@@ -52,7 +52,16 @@ export interface NodeNetworkOptions {
   peers: DialTarget[];
   /** Seconds between blocks of this network (scales the network-height cap, §6). */
   blockIntervalSeconds: number;
+  /**
+   * A relay's answer to a client whose recipient is not connected to it (§7.1 step 6): the error
+   * stream message for `message` and whom it goes to, or null to answer nothing (undecodable, or
+   * itself an error). Given by the node from the messaging codec (network does not import it).
+   */
+  relayError?: (message: Uint8Array) => { recipient: Uint8Array; message: Uint8Array } | null;
 }
+
+/** A stream message that reached this client (issue 11): the link it came on, its recipient and bytes. */
+export type StreamMessageHandler = (link: Link, recipient: Uint8Array, message: Uint8Array) => void | Promise<void>;
 
 /** The `rejected` reason byte for a refused transaction (reference §4.3). */
 function rejectedCodeOf(err: TxError): number {
@@ -126,6 +135,10 @@ export class NodeNetwork {
   readonly nodeType: NodeType;
   private readonly unsubscribe: (() => void)[] = [];
   private running = false;
+  /** Set by the messaging service of a client: every `s2data` that reaches this client. */
+  onStreamMessage: StreamMessageHandler | null = null;
+  /** `s2data` frames a relay forwarded (bench, metrics). */
+  streamMessagesForwarded = 0;
 
   constructor(private readonly o: NodeNetworkOptions) {
     this.role = o.role;
@@ -279,10 +292,31 @@ export class NodeNetwork {
     await this.gossip.handle(link, m);
   }
 
-  /** Relays hand stream messages to the client connected to them (§7.1); nobody else forwards. */
-  private relay(from: Link, recipient: Uint8Array, message: Uint8Array): void {
+  /**
+   * Relays hand stream messages to the client connected to them (§7.1); nobody else forwards (no
+   * relay-to-relay hop, §10 keep 7). A client's message for a recipient not connected here is
+   * answered with the error stream message. A client hands what reaches it to `onStreamMessage`.
+   */
+  private async relay(from: Link, recipient: Uint8Array, message: Uint8Array): Promise<void> {
+    if (this.role === 'client') {
+      if (this.onStreamMessage) await this.onStreamMessage(from, recipient, message);
+      return;
+    }
     if (this.role !== 'relay') return;
     const to = this.peers.registry.byIdentity(recipient);
-    if (to && to !== from && to.peerType === 'C') to.send({ code: MessageCode.s2data, recipient, message });
+    if (to && to !== from && to.peerType === 'C') {
+      if (to.send({ code: MessageCode.s2data, recipient, message })) this.streamMessagesForwarded++;
+      return;
+    }
+    if (from.peerType !== 'C' || !this.o.relayError) return;
+    const answer = this.o.relayError(message);
+    if (answer) from.send({ code: MessageCode.s2data, recipient: answer.recipient, message: answer.message });
+  }
+
+  /**
+   * Sends a stream message on a link (a client to a relay). False when the link is not open.
+   */
+  sendStream(link: Link, recipient: Uint8Array, message: Uint8Array): boolean {
+    return link.send({ code: MessageCode.s2data, recipient, message });
   }
 }

@@ -42,6 +42,8 @@ import { networkHeight, networkStatusMembers, type NetworkStatusMembers } from '
 
 /** Presence requests to one wallet are not repeated within this time (§7.1: 30 s). */
 const PRESENCE_REQUEST_DEDUP_MS = 30_000;
+/** A relay forwards one client's request for a missing presence to the masters at most this often. */
+const PRESENCE_FORWARD_DEDUP_MS = 2_000;
 /**
  * Inbound sockets still in their hello at once. Each costs a little memory and a timer for up to
  * 10 s; beyond this many, new sockets are refused with `capacity` so a connection flood cannot
@@ -97,6 +99,8 @@ export class PeerNetwork {
   private readonly batchers = new Map<Link, InventoryBatcher>();
   private readonly keepAliveSeen: SeenSet;
   private readonly presenceAsked: SeenSet;
+  /** A relay's forwarded presence requests (short dedup: clients retry every few seconds). */
+  private readonly presenceForwarded: SeenSet;
   private keepAliveTimer: TimerHandle | null = null;
   private purgeTimer: TimerHandle | null = null;
   private running = false;
@@ -116,6 +120,7 @@ export class PeerNetwork {
     });
     this.keepAliveSeen = new SeenSet({ capacity: KEEPALIVE_SEEN_CAPACITY, ttlMs: 600_000, clock: this.clock });
     this.presenceAsked = new SeenSet({ capacity: 10_000, ttlMs: PRESENCE_REQUEST_DEDUP_MS, clock: this.clock });
+    this.presenceForwarded = new SeenSet({ capacity: 10_000, ttlMs: PRESENCE_FORWARD_DEDUP_MS, clock: this.clock });
     this.producer = new KeepAliveProducer({
       network: o.local.network,
       clock: this.clock,
@@ -270,6 +275,11 @@ export class PeerNetwork {
       case MessageCode.getPresence2: {
         const p = this.presence.encodePresenceOf(m.address);
         if (p) link.send({ code: MessageCode.updatePresence, presence: p });
+        // A relay asked for a presence it does not hold (a client looking for a contact on
+        // another relay) asks the masters; the client asks again on its next retry (issue 11).
+        else if (this.local.nodeType === 'R' && link.peerType === 'C' && this.presenceForwarded.add(toHex(m.address))) {
+          for (const l of this.links(MASTER_TYPES)) l.send({ code: MessageCode.getPresence2, address: m.address });
+        }
         return;
       }
       case MessageCode.updatePresence: {
@@ -342,6 +352,15 @@ export class PeerNetwork {
 
   /** §3.4 step 5: a master re-announces refreshed keep-alives, M/H ones to M/H/W/R, others to M/H/W; never back. */
   private relayKeepAlives(from: Link, list: readonly KeepAlive[]): void {
+    // A relay announces its clients' keep-alives to the masters (reference §3.10: masters hold the
+    // client keep-alives propagated to them), so a client on another relay can find them.
+    if (this.local.nodeType === 'R') {
+      for (const k of list) {
+        if (k.type !== 'C') continue;
+        this.announce({ type: 5, lastSeen: k.timestamp, address: k.address, deviceId: k.deviceId }, MASTER_TYPES, from);
+      }
+      return;
+    }
     if (!MASTER_TYPES.includes(this.local.nodeType) || !this.local.acceptingPeers()) return;
     for (const k of list) {
       this.keepAliveSeen.add(`${toHex(k.address)}/${toHex(k.deviceId)}/${k.timestamp}`);

@@ -7,8 +7,9 @@ import type { ChainEvents } from '../chain/chain.js';
 import { TypedEmitter } from '../events.js';
 import type { Logger } from '../log/logger.js';
 import type { MempoolEvents } from '../mempool/mempool.js';
+import type { MessagingEvents } from '../messaging/service.js';
 
-export type NodeEvents = ChainEvents & MempoolEvents;
+export type NodeEvents = ChainEvents & MempoolEvents & MessagingEvents;
 
 export type NodeEventBus = TypedEmitter<NodeEvents>;
 

@@ -9,6 +9,8 @@ import type { Chain } from '../chain/chain.js';
 import type { Clock } from '../clock.js';
 import type { Consensus } from '../consensus/index.js';
 import type { NodeNetwork } from '../network/node-network.js';
+import type { MessagingCryptoItem, MessagingCryptoResult } from '../pool/index.js';
+import type { MessagingService } from '../messaging/service.js';
 import type { PowClaim } from '../core/pow.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
@@ -30,6 +32,8 @@ export interface NodePool {
   verifyRsa(items: readonly { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[]): Promise<boolean[]>;
   /** The built-in miner's nonce search (absent: the node cannot mine). */
   searchPow?(jobs: readonly SearchJob[]): Promise<SearchResult[]>;
+  /** Handshake steps of contact messaging (RSA-4096 sign/verify/decrypt, secp521r1, ML-KEM-1024). */
+  messagingCrypto(items: readonly MessagingCryptoItem[]): Promise<MessagingCryptoResult[]>;
   close(): Promise<void>;
 }
 
@@ -62,4 +66,6 @@ export interface NodeModules {
   readonly mining: Mining;
   /** History of the node's own addresses (`activity`). */
   readonly activity: ActivityIndex;
+  /** Contact messaging (issue 11); undefined unless the node is a client (--role client). */
+  readonly messaging: MessagingService | undefined;
 }

@@ -20,6 +20,8 @@ import { NodeWallet } from '../wallet/wallet.js';
 import { createNodeEvents, type NodeEventBus } from './events.js';
 import { NodeNetwork } from '../network/node-network.js';
 import { listenForPeers, type PeerListener } from './peer-listener.js';
+import { identityOf, MessagingService } from '../messaging/service.js';
+import { createMqBridge } from '../messaging/mq/bridge.js';
 import type { NodeModules, NodePool } from './modules.js';
 import { Mining } from '../mining/index.js';
 import { createMiningExtension } from '../mining/chain-extension.js';
@@ -34,6 +36,8 @@ export interface DltNode {
   modules: NodeModules;
   /** The peer network's counters for the metrics; null for a lone node. */
   networkMetrics(): NetworkMetricsSnapshot | null;
+  /** Messaging counters for the metrics; null when the node runs no messaging service. */
+  messagingCounters(): { received: number; dropped: number; sent: number; expired: number; mqPublished: number; mqDropped: number } | null;
   events: NodeEventBus;
   /** A one-line summary for the periodic status line (src/cli/start.ts). */
   summary(): { height: number; pending: number; dltStatus: string };
@@ -126,6 +130,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         listeningPort: () => listeningPort,
         peers: p2p.peers,
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
+        relayError: (message) => MessagingService.relayError(message, Math.floor(clock.now() / 1000)),
       });
       const net = network;
       if (p2p.listen) {
@@ -136,6 +141,21 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       }
       net.start();
       cleanup.unshift(() => net.stop());
+    }
+
+    // Contact messaging (issue 11) on a client: its relays carry the stream messages.
+    let messaging: MessagingService | undefined;
+    if (role === 'client') {
+      const mqLog = log.child({ module: 'mq' });
+      const bridge = opts.mq ? createMqBridge({ driver: opts.mq.driver, host: opts.mq.host, port: opts.mq.port, shape: opts.mq.shape, logger: mqLog }) : null;
+      if (bridge) {
+        await bridge.start();
+        cleanup.unshift(() => bridge.close());
+      }
+      const service = new MessagingService({ store, identity: identityOf(key), network, events, log: log.child({ module: 'messaging' }), now: () => clock.now(), bridge, crypto: (items) => pool.messagingCrypto(items) });
+      service.start();
+      cleanup.unshift(() => service.stop());
+      messaging = service;
     }
 
     const modules: NodeModules = {
@@ -156,6 +176,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       peerPort: listener?.port ?? 0,
       mining: new Mining(chain, (a) => wallet.keys.some((k) => k.nonceOf(a) !== null), events, clock),
       activity: new ActivityIndex(chain, mempool, wallet, events),
+      messaging,
     };
     // The built-in miner (--miner-threads): claims go through the pool like submitminingsolution's.
     const minerThreads = opts.mining?.minerThreads ?? 0;
@@ -183,6 +204,12 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       events,
       ready: true,
       networkMetrics: () => network?.metricsSnapshot() ?? null,
+      messagingCounters: () => {
+        if (!messaging) return null;
+        const s = messaging.stats;
+        const mq = messaging.bridgeStats();
+        return { received: s.received, dropped: s.dropped, sent: s.sent, expired: s.expired, mqPublished: mq?.published ?? 0, mqDropped: mq?.dropped ?? 0 };
+      },
       summary: () => ({ height: Number(chain.height), pending: pendingPool.size, dltStatus: consensus.dltStatus() }),
       close: async () => {
         node.ready = false;

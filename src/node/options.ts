@@ -32,6 +32,8 @@ export interface NodeOptions {
     publicHost?: string;
     peers: { host: string; port: number }[];
   };
+  /** The message-queue bridge of the messaging service (reference-quixi-events §1); absent: none. */
+  mq?: { driver: 'mqtt' | 'rabbitmq'; host: string; port?: number; shape: 'A' | 'B' };
   pool: {
     /** Worker threads of the node's one pool; 0 = run in-process (tests, tiny machines). */
     threads: number;

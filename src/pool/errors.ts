@@ -7,6 +7,7 @@ const TASK_LABELS: Record<PoolTaskName, { who: string; work: string }> = {
   verifyRsa: { who: 'RSA verifier', work: 'verifications' },
   signRsa: { who: 'RSA signer', work: 'signatures' },
   searchPow: { who: 'miner', work: 'search jobs' },
+  messagingCrypto: { who: 'messaging handshake crypto', work: 'handshake steps' },
 };
 
 /** A task's bounded queue is full: the caller should answer "busy" and let the client retry. */

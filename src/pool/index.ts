@@ -25,11 +25,13 @@ import { PoolBusyError, PoolClosedError } from './errors.js';
 import { verifyPowTask, type PackedClaim } from './tasks/pow.js';
 import { signRsaTask, verifyRsaTask, type RsaItem, type RsaSignItem } from './tasks/rsa.js';
 import { SEARCH_MAX_PREFIX, searchPowTask, type SearchJob, type SearchResult } from './tasks/search-pow.js';
+import { messagingCryptoTask, type MessagingCryptoItem, type MessagingCryptoResult } from './tasks/messaging.js';
 import type { PoolTask, PoolTaskName, PoolWorkerData, PoolWorkerInfo } from './tasks/types.js';
 
 export type { PoolTaskName, PoolWorkerInfo } from './tasks/types.js';
 export type { RsaItem, RsaSignItem } from './tasks/rsa.js';
 export type { SearchJob, SearchResult } from './tasks/search-pow.js';
+export type { MessagingCryptoItem, MessagingCryptoResult } from './tasks/messaging.js';
 export { PoolBusyError, PoolClosedError } from './errors.js';
 export { defaultPoolThreads } from './threads.js';
 
@@ -54,6 +56,8 @@ export const TASK_MAX_QUEUE: Readonly<Record<PoolTaskName, number>> = Object.fre
    * other tasks never queue more than one job's time behind it (its low priority).
    */
   searchPow: 64,
+  /** ~64 × ~5–10 ms (RSA-4096 sign or decrypt + ML-KEM) ≈ 0.5 s: handshakes are rare; a flood of signed frames is refused past it. */
+  messagingCrypto: 64,
 });
 
 /** Default items per task. */
@@ -69,6 +73,8 @@ export const TASK_BATCH_MAX_ITEMS: Readonly<Record<PoolTaskName, number>> = Obje
   signRsa: 8,
   /** One job per task: each job is already ~0.25 s of hashing. */
   searchPow: 1,
+  /** One handshake step per task: each is several ms. */
+  messagingCrypto: 1,
 });
 
 /** How long a partial PoW batch waits for more items; 0 = dispatch on the next macrotask. */
@@ -105,6 +111,8 @@ export interface WorkerPool {
   signRsa(items: readonly RsaSignItem[]): Promise<Uint8Array[]>;
   /** The built-in miner's nonce search: one result per job (tasks/search-pow.ts). */
   searchPow(jobs: readonly SearchJob[]): Promise<SearchResult[]>;
+  /** Handshake steps of contact messaging (tasks/messaging.ts): one result per item, a MessagingError as `{ ok: false }`. */
+  messagingCrypto(items: readonly MessagingCryptoItem[]): Promise<MessagingCryptoResult[]>;
   /** Whether `items` more of `task` would be accepted now (open, and within the task's bound). */
   canAccept(task: PoolTaskName, items?: number): boolean;
   /** Items of `task` waiting or running. */
@@ -309,8 +317,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const batchDelayMs = checkCount(where, 'batchDelayMs', options.batchDelayMs ?? DEFAULT_BATCH_DELAY_MS, 0);
   const bound = (task: PoolTaskName) => checkCount(where, `maxQueue.${task}`, options.maxQueue?.[task] ?? TASK_MAX_QUEUE[task], 1);
   const batchMax = (task: PoolTaskName) => checkCount(where, `batchMaxItems.${task}`, options.batchMaxItems?.[task] ?? TASK_BATCH_MAX_ITEMS[task], 1);
-  const limits = { verifyPow: bound('verifyPow'), verifyRsa: bound('verifyRsa'), signRsa: bound('signRsa'), searchPow: bound('searchPow') };
-  const batches = { verifyPow: batchMax('verifyPow'), verifyRsa: batchMax('verifyRsa'), signRsa: batchMax('signRsa'), searchPow: batchMax('searchPow') };
+  const limits = { verifyPow: bound('verifyPow'), verifyRsa: bound('verifyRsa'), signRsa: bound('signRsa'), searchPow: bound('searchPow'), messagingCrypto: bound('messagingCrypto') };
+  const batches = { verifyPow: batchMax('verifyPow'), verifyRsa: batchMax('verifyRsa'), signRsa: batchMax('signRsa'), searchPow: batchMax('searchPow'), messagingCrypto: batchMax('messagingCrypto') };
 
   const workerData: PoolWorkerData = { coreModule: wasmModule('core'), flavour: coreFlavour() };
   const pool = threads === 0 ? undefined : new Piscina({
@@ -318,7 +326,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.MAX_SAFE_INTEGER, // a steady server: never churn threads
-    maxQueue: limits.verifyPow + limits.verifyRsa + limits.signRsa + limits.searchPow, // tasks ≤ items: the item bounds trip first
+    maxQueue: limits.verifyPow + limits.verifyRsa + limits.signRsa + limits.searchPow + limits.messagingCrypto, // tasks ≤ items: the item bounds trip first
     // No per-task run/wait-time histograms: nothing reads them, and admission posts many tasks.
     recordTiming: false,
     workerData,
@@ -331,6 +339,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     verifyRsa: lane(verifyRsaTask, 'gather'),
     signRsa: lane(signRsaTask, 'gather'),
     searchPow: lane(searchPowTask, 'split'),
+    messagingCrypto: lane(messagingCryptoTask, 'gather'),
   } satisfies Record<PoolTaskName, unknown>;
 
   let closed = false;
@@ -393,6 +402,13 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     return lanes.searchPow ? lanes.searchPow.submit(jobs) : runInProcess(searchPowTask, jobs);
   }
 
+  async function messagingCrypto(items: readonly MessagingCryptoItem[]): Promise<MessagingCryptoResult[]> {
+    if (closed) throw new PoolClosedError('messagingCrypto');
+    checkArray('messagingCrypto', items);
+    items.forEach((item, i) => checkObject('messagingCrypto', i, item));
+    return lanes.messagingCrypto ? lanes.messagingCrypto.submit(items) : runInProcess(messagingCryptoTask, items);
+  }
+
   let closing: Promise<void> | undefined;
   function close(): Promise<void> {
     closing ??= (async () => {
@@ -409,6 +425,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     verifyRsa,
     signRsa,
     searchPow,
+    messagingCrypto,
     canAccept(task, items = 1) {
       if (closed) return false;
       return lanes[task]?.canAccept(items) ?? true;

@@ -35,6 +35,15 @@ const TOPICS = {
     txApplied: (e: NodeEvents['txApplied']) => ({ height: Number(e.height), ids: e.txs.map((k) => k.textId) }),
     txDropped: (e: NodeEvents['txDropped']) => ({ reason: e.reason, ids: e.txs.map((k) => k.textId) }),
   },
+  /** Contact messaging (issue 11): each event carries the decrypted message (QuIXI's shape B object). */
+  contacts: {
+    contactRequest: (e: NodeEvents['contactRequest']) => e,
+    contactAccepted: (e: NodeEvents['contactAccepted']) => e,
+  },
+  chat: { chatMessage: (e: NodeEvents['chatMessage']) => e },
+  receipts: { messageReceipt: (e: NodeEvents['messageReceipt']) => e },
+  appData: { appData: (e: NodeEvents['appData']) => e, spixiMessage: (e: NodeEvents['spixiMessage']) => e },
+  appProtocolData: { appProtocolData: (e: NodeEvents['appProtocolData']) => e },
 } as const;
 
 export type EventTopic = keyof typeof TOPICS;

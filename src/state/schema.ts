@@ -35,6 +35,26 @@ export const SUB_DATABASES = {
     encoding: 'binary',
     shape: 'addressNoChecksum (33/45 bytes) → wallet state (src/chain/wallet-state.ts)',
   },
+  contacts: {
+    name: 'contacts',
+    encoding: 'msgpack',
+    shape: 'contact address without checksum → { record: ContactRecord, extras } (src/messaging/store.ts)',
+  },
+  messages: {
+    name: 'messages',
+    encoding: 'msgpack',
+    shape: 'u8 address length ‖ contact address ‖ u32 BE channel ‖ u64 BE message sequence → StoredMessage (history in order)',
+  },
+  messageIds: {
+    name: 'messageIds',
+    encoding: 'binary',
+    shape: 'u8 address length ‖ contact address ‖ message id → key of the message in `messages` (duplicates, receipts)',
+  },
+  outbox: {
+    name: 'outbox',
+    encoding: 'msgpack',
+    shape: 'contact address without checksum → pending messages of that contact in send order (§3.7)',
+  },
   meta: { name: 'meta', encoding: 'msgpack', shape: 'string → node metadata (tip, counters, sequences)' },
 } as const satisfies Record<string, SubDbSpec>;
 

@@ -57,14 +57,17 @@ describe('PeerNetwork: presence over links between masters, a relay and a client
     };
     await settle();
 
-    // m1 knows itself, m2 and the relay; the relay's presence reached m2 through m1 (inventory → getPresence2).
-    expect(m1.n.presence.counts()).toEqual({ presences: 3, masters: 2, relays: 1, clients: 0 });
+    // m1 knows itself, m2, the relay, and the relay's client (the relay announces its clients'
+    // keep-alives to the masters: reference-rpc-messaging §3.10/§4.3, baseline masters hold the
+    // client keep-alives propagated to them; issue 11 finds a contact's relay that way); the
+    // relay's presence reached m2 through m1 (inventory → getPresence2).
+    expect(m1.n.presence.counts()).toEqual({ presences: 4, masters: 2, relays: 1, clients: 1 });
     expect(m2.n.presence.get(ids[2]!.address)).not.toBeNull();
     // The relay holds the client (whose host is the relay's endpoint) and the master.
     expect(r.n.presence.counts()).toMatchObject({ relays: 1, clients: 1 });
     expect([...r.n.presence.get(ids[3]!.address)!.devices.values()][0]!.host).toBe('127.0.0.1:10003');
-    // Clients do not reach the masters (§7.1).
-    expect(m1.n.presence.counts().clients).toBe(0);
+    // The client's presence at the master names the relay as its host.
+    expect([...m1.n.presence.get(ids[3]!.address)!.devices.values()][0]!.host).toBe('127.0.0.1:10003');
 
     // Sector query: the client asks its relay for the relays of its sector.
     c.n.links(['R'])[0]!.send({ code: MessageCode.getSectorNodes, prefix: sectorPrefix(ids[3]!.address), max: 3 });
@@ -75,7 +78,7 @@ describe('PeerNetwork: presence over links between masters, a relay and a client
     // Ten minutes later every presence is still there: keep-alives were re-sent and relayed.
     await settle(30_000);
     for (let i = 0; i < 20; i++) await settle(30_000);
-    expect(m1.n.presence.counts()).toEqual({ presences: 3, masters: 2, relays: 1, clients: 0 });
+    expect(m1.n.presence.counts()).toEqual({ presences: 4, masters: 2, relays: 1, clients: 1 });
     expect(m2.n.presence.counts()).toMatchObject({ masters: 2, relays: 1 });
     expect(r.n.presence.counts()).toMatchObject({ clients: 1 });
 

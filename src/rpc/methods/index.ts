@@ -7,6 +7,7 @@ import type { NodeModules } from '../../node/modules.js';
 import { openRpcDocument } from '../openrpc.js';
 import { methodFor, type MethodDef, type RpcSchemaOf } from '../types.js';
 import { blockMethods } from './blocks.js';
+import { messagingMethods } from './messaging.js';
 import { miningMethods } from './mining.js';
 import { nameMethods } from './names.js';
 import { peerMethods } from './peers.js';
@@ -50,6 +51,7 @@ export const METHODS = [
   ...walletActivityMethods,
   ...minerMethods,
   ...miningClaimMethods,
+  ...messagingMethods,
   discover,
 ] as const satisfies readonly NodeMethod[];
 

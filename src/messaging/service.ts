@@ -1,0 +1,637 @@
+/**
+ * The messaging service of a client node (issue 11; interface.md §Messaging, DESIGN decision 6,
+ * reference-rpc-messaging.md §3.1, §3.5–§3.10, reference-network.md §7): contacts and history in
+ * LMDB (store.ts), the handshake and encryption of handshake.ts, the pending outbox of §3.7
+ * (persisted, retried every PENDING_RETRY_INTERVAL_S, expired after 5 days with `errorSending`),
+ * receipts that confirm, and delivery through relays:
+ *
+ * - the recipient's relay is the host of its client presence (§3.10 "where is contact X = which
+ *   relay holds X's presence"); a client asks its links for a presence it does not hold (its relay
+ *   asks the masters, which hold the client keep-alives relays announce to them);
+ * - relays forward only to clients connected to them (no relay-to-relay hop, §10 keep 7), so the
+ *   sender links to the recipient's relay (dialled from the presence host, kept like a configured
+ *   peer) and sends `s2data` through it; with no route the message stays in the outbox;
+ * - a relay's "not connected" answer marks the contact offline; the next pass retries.
+ *
+ * Incoming frames that fail authentication (tampered, replayed, wrongly signed, not for us) are
+ * dropped, counted and logged at warn; never stored. Each accepted event goes to the node bus
+ * (`MessagingEvents`, streamed on `/events`) and to the QuIXI message-queue bridge.
+ */
+import type { KeyObject } from 'node:crypto';
+import { privateKeyFromBytes } from '../formats/rsa.js';
+import type { MessagingCryptoItem, MessagingCryptoResult } from '../pool/index.js';
+import { Address } from '../formats/address.js';
+import type { Emitter } from '../events.js';
+import type { Logger } from '../log/logger.js';
+import type { Link } from '../network/link.js';
+import type { NodeNetwork } from '../network/node-network.js';
+import { MessageCode } from '../network/protocol/codes.js';
+import { MessagingError } from './errors.js';
+import {
+  acceptContact,
+  buildRelayError,
+  createContactRequest,
+  isChannelEstablished,
+  MESSAGE_ID_LENGTH,
+  publishesMsgReceived,
+  receiveFrame,
+  sealMessage,
+  type ContactRecord,
+  type Identity,
+  type ReceiveResult,
+} from './handshake.js';
+import { secureRandom } from './crypto.js';
+import { contactToJson, createStoredMessage, FriendMessageType, messageToJson } from './json.js';
+import type { MqBridge } from './mq/bridge.js';
+import { streamEventObject, type ReceivedForMq } from './mq/payload.js';
+import { Outbox, PENDING_RETRY_INTERVAL_S, sendFlagsFor, type OutboxEntry } from './outbox.js';
+import { buildAppDataMessage, SpixiMessageCode, type SpixiMessage } from './spixi-message.js';
+import { decodeStreamMessage, EncryptionType, encodeStreamMessage, streamMessageChecksum, StreamMessageCode, type StreamMessage } from './stream-message.js';
+import { MessagingStore, type OutboxPayload, type StoredContact } from './store.js';
+
+/** Largest payload of one chat message or app message, in bytes: well inside one s2data (1 MiB, reference-network §2) after both encryption layers. */
+export const MAX_MESSAGE_PAYLOAD_BYTES = 512 * 1024;
+/** getLastMessages: largest `count` served in one answer. */
+export const MAX_LAST_MESSAGES = 1000;
+/** Channels are int32 in the reference. */
+export const MAX_CHANNEL = 0x7fff_ffff;
+/** A presence asked of our links is asked again at most this often (the outbox retries every 5 s). */
+const PRESENCE_ASK_INTERVAL_MS = 3_000;
+/** Extra passes after a route was asked for (presence answer, link to the contact's relay), in ms. */
+const ROUTE_RETRY_DELAYS_MS: readonly number[] = [100, 300, 700, 1500];
+
+/** An event of the bus: the contact (Base58) and the decrypted message as QuIXI's newer shape shows it (§1.9 B). */
+export interface MessagingEventPayload {
+  contact: string;
+  message: Record<string, unknown>;
+}
+
+/** Events of the messaging service on the node bus (src/node/events.ts). */
+export interface MessagingEvents {
+  /** An incoming contact request (RequestAdd2). */
+  contactRequest: MessagingEventPayload;
+  /** The handshake completed on our side: the accept arrived (requester) or keys2 did (acceptor). */
+  contactAccepted: MessagingEventPayload & { contactJson: Record<string, unknown> };
+  /** A chat message (stored). */
+  chatMessage: MessagingEventPayload;
+  /** A receipt for one of our messages (msgReceived). */
+  messageReceipt: { contact: string; id: string; channel: number; confirmed: boolean };
+  /** App data (code 21), not stored. */
+  appData: MessagingEventPayload;
+  /** App protocol data (code 45), not stored. */
+  appProtocolData: MessagingEventPayload;
+  /** Any other message (sendSpixiMessage / sendAppMessage types), not stored. */
+  spixiMessage: MessagingEventPayload;
+}
+
+/** A refusal of an operation, with its exact interface.md / reference text (-32602). */
+export class MessagingRequestError extends Error {
+  readonly code = 'ERR_MESSAGING_REQUEST';
+}
+
+/** DESIGN decision 6. */
+export const NOT_ESTABLISHED = 'secure channel with the contact is not established';
+export const NO_CONTACT = "contact doesn't exist";
+export const ALREADY_ADDED = 'contact already added';
+
+export interface MessagingServiceOptions {
+  store: import('../state/store.js').Store;
+  /** The wallet key: address without checksum, serialized public key, private key bytes or KeyObject. */
+  identity: Identity;
+  network: NodeNetwork | undefined;
+  events: Emitter<MessagingEvents>;
+  log: Logger;
+  /** Unix ms. */
+  now: () => number;
+  bridge?: MqBridge | null;
+  retryIntervalMs?: number;
+  /**
+   * The node pool's `messagingCrypto` task: contact requests, accepts and signed incoming frames
+   * (RSA-4096, secp521r1, ML-KEM-1024) run in a worker; absent = on this thread (tests).
+   */
+  crypto?: (items: readonly MessagingCryptoItem[]) => Promise<MessagingCryptoResult[]>;
+  /** Replaces delivery through the network (in-process tests, the benchmark): true when the frame left. */
+  transport?: (recipient: Uint8Array, frame: Uint8Array) => boolean;
+}
+
+export interface MessagingStats {
+  received: number;
+  dropped: number;
+  sent: number;
+  expired: number;
+}
+
+const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+const b64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
+const addrText = (a: Uint8Array): string => new Address(a).base58Address;
+
+export class MessagingService {
+  readonly stats: MessagingStats = { received: 0, dropped: 0, sent: 0, expired: 0 };
+  readonly identity: Identity;
+  private readonly db: MessagingStore;
+  private readonly outbox = new Outbox<OutboxPayload>();
+  private readonly contacts = new Map<string, StoredContact>();
+  private readonly presenceAskedAt = new Map<string, number>();
+  private readonly dialled = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private passing = false;
+  private passAgain = false;
+  private kicking = false;
+  /** When each pending entry was last sent (ms), by id hex; dropped with the entry. */
+  private readonly sentAt = new Map<string, number>();
+  private readonly retryMs: number;
+  /** Frames are handled one at a time: a contact record changes through one frame at a time. */
+  private inbound: Promise<void> = Promise.resolve();
+
+  /** The identity as the pool task takes it (private key as PKCS#8 DER). */
+  private readonly poolIdentity: MessagingCryptoItem['identity'];
+
+  constructor(private readonly o: MessagingServiceOptions) {
+    this.identity = o.identity;
+    const pk = o.identity.privateKey;
+    const der = pk instanceof Uint8Array ? privateKeyFromBytes(pk).export({ format: 'der', type: 'pkcs8' }) : (pk as KeyObject).export({ format: 'der', type: 'pkcs8' });
+    this.poolIdentity = { address: o.identity.address, publicKey: o.identity.publicKey, privateKeyDer: new Uint8Array(der) };
+    this.retryMs = o.retryIntervalMs ?? PENDING_RETRY_INTERVAL_S * 1000;
+    this.db = new MessagingStore(o.store);
+    for (const c of this.db.allContacts()) this.contacts.set(hex(c.record.address), c);
+    this.outbox.load(this.db.loadOutbox());
+  }
+
+  /** A relay's answer for a message whose recipient is not connected to it (NodeNetworkOptions.relayError). */
+  static relayError(message: Uint8Array, nowSeconds: number): { recipient: Uint8Array; message: Uint8Array } | null {
+    let m: StreamMessage;
+    try {
+      m = decodeStreamMessage(message);
+    } catch {
+      return null;
+    }
+    // A client-sent error is dropped (§3.10), never answered.
+    if (m.type === StreamMessageCode.error || m.sender === null) return null;
+    return { recipient: m.sender, message: encodeStreamMessage(buildRelayError(m, nowSeconds)) };
+  }
+
+  start(): void {
+    if (this.o.network) this.o.network.onStreamMessage = (link, recipient, bytes) => this.receive(link, recipient, bytes);
+    this.timer = setInterval(() => void this.pass(), this.retryMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    if (this.o.network) this.o.network.onStreamMessage = null;
+    await this.inbound;
+  }
+
+  /** The message-queue bridge's counters, or null without a bridge. */
+  bridgeStats(): { published: number; dropped: number } | null {
+    return this.o.bridge ? this.o.bridge.stats : null;
+  }
+
+  private nowSeconds(): number {
+    return Math.floor(this.o.now() / 1000);
+  }
+
+  // ---- operations ---------------------------------------------------------------------------
+
+  /** Parses a Base58 address (with checksum); -32602 on a bad one. */
+  static parseAddress(text: string): Uint8Array {
+    try {
+      return Address.fromText(text).addressNoChecksum;
+    } catch (e) {
+      throw new MessagingRequestError(`Invalid address ${JSON.stringify(text)}: ${(e as Error).message}`);
+    }
+  }
+
+  private contactOf(address: Uint8Array): StoredContact {
+    const c = this.contacts.get(hex(address));
+    if (!c) throw new MessagingRequestError(NO_CONTACT);
+    return c;
+  }
+
+  contactJson(c: StoredContact): Record<string, unknown> {
+    return contactToJson(c.record, { nickname: c.extras.nickname, online: c.extras.online ?? false });
+  }
+
+  /** `contacts`: every contact, sorted by nickname (§3.1). */
+  listContacts(): Record<string, unknown>[] {
+    return [...this.contacts.values()].map((c) => this.contactJson(c)).sort((a, b) => String(a.nickname).localeCompare(String(b.nickname)));
+  }
+
+  getContact(address: Uint8Array): Record<string, unknown> {
+    return this.contactJson(this.contactOf(address));
+  }
+
+  async addContact(address: Uint8Array): Promise<Record<string, unknown>> {
+    if (this.contacts.has(hex(address))) throw new MessagingRequestError(ALREADY_ADDED);
+    if (Buffer.compare(Buffer.from(address), Buffer.from(this.identity.address)) === 0) throw new MessagingRequestError('Invalid address: a node cannot add itself as a contact');
+    const now = this.nowSeconds();
+    const { contact, request } = await this.contactRequest(address, now);
+    const stored: StoredContact = { record: contact, extras: {} };
+    this.contacts.set(hex(address), stored);
+    await this.db.putContact(stored);
+    // §3.1: a local message of type requestAddSent (11), empty text, channel 0.
+    await this.db.addMessage(address, 0, createStoredMessage({ id: secureRandom(MESSAGE_ID_LENGTH), message: '', timestamp: now, localSender: true, type: FriendMessageType.requestAddSent, senderNick: '', receivedTimestamp: now }));
+    await this.enqueueFrame(address, request);
+    return this.contactJson(stored);
+  }
+
+  async acceptContact(address: Uint8Array): Promise<Record<string, unknown>> {
+    const c = this.contactOf(address);
+    const accept = await this.accept(c, this.nowSeconds());
+    await this.db.putContact(c);
+    if (accept) await this.enqueueFrame(address, accept);
+    return this.contactJson(c);
+  }
+
+  async removeContact(address: Uint8Array): Promise<Record<string, unknown>> {
+    const c = this.contactOf(address);
+    const json = this.contactJson(c);
+    this.contacts.delete(hex(address));
+    this.outbox.clear(hex(address));
+    await this.db.removeContact(address);
+    return json;
+  }
+
+  /** `sendChatMessage`: stored, queued until its receipt (§3.1, §3.7). Returns the contact (reference). */
+  async sendChatMessage(address: Uint8Array, text: string, channel: number): Promise<Record<string, unknown>> {
+    checkChannel(channel);
+    const c = this.contactOf(address);
+    const data = Buffer.from(text, 'utf8');
+    checkPayload(data.length);
+    const now = this.nowSeconds();
+    const id = secureRandom(MESSAGE_ID_LENGTH);
+    await this.db.addMessage(address, channel, createStoredMessage({ id, message: text, timestamp: now, localSender: true, type: FriendMessageType.standard, senderNick: '', receivedTimestamp: now, payableDataLen: data.length }));
+    await this.enqueueSpixi(address, { type: SpixiMessageCode.chat, data, channel }, id, now);
+    return this.contactJson(c);
+  }
+
+  /**
+   * `sendSpixiMessage` (QuIXI: queued and retried, nothing stored) and `sendAppMessage`
+   * (interface.md: fire-and-forget, needs the secure channel, DESIGN decision 6).
+   */
+  async sendSpixiMessage(address: Uint8Array, type: number, data: Uint8Array, channel: number, o: { requireChannel: boolean }): Promise<Record<string, unknown>> {
+    checkChannel(channel, true);
+    if (!Number.isInteger(type) || type < 0 || type > 0xff) throw new MessagingRequestError(`Invalid type ${type}: an AppMessageCode is an integer 0–255`);
+    checkPayload(data.length);
+    const c = this.contactOf(address);
+    const spixi: SpixiMessage = { type, data, channel };
+    if (o.requireChannel) {
+      if (!isChannelEstablished(c.record)) throw new MessagingRequestError(NOT_ESTABLISHED);
+      this.sendNow(c.record, spixi, { requireRcvConfirmation: false });
+      return this.contactJson(c);
+    }
+    await this.enqueueSpixi(address, spixi, secureRandom(MESSAGE_ID_LENGTH), this.nowSeconds());
+    return this.contactJson(c);
+  }
+
+  /** `sendAppData` (§3.8): app data by session id or protocol id, fire-and-forget. */
+  sendAppData(address: Uint8Array, target: { appId?: string; protocolId?: string }, text: string): Record<string, unknown> {
+    const c = this.contactOf(address);
+    const data = Buffer.from(text, 'utf8');
+    checkPayload(data.length);
+    const spixi = buildAppDataMessage(target, data);
+    if (!isChannelEstablished(c.record)) throw new MessagingRequestError(NOT_ESTABLISHED);
+    this.sendNow(c.record, spixi, { requireRcvConfirmation: false });
+    return this.contactJson(c);
+  }
+
+  /** `getLastMessages` (§3.9). */
+  lastMessages(address: Uint8Array, count: number, channel: number): Record<string, unknown>[] {
+    this.contactOf(address);
+    return this.db.lastMessages(address, channel, Math.min(count, MAX_LAST_MESSAGES)).map(messageToJson);
+  }
+
+  // ---- the expensive handshake steps, in the worker pool when there is one --------------------
+
+  private async inPool(item: MessagingCryptoItem): Promise<MessagingCryptoResult> {
+    const [r] = await this.o.crypto!([item]);
+    if (!r) throw new Error('messagingCrypto returned no result');
+    return r;
+  }
+
+  private async contactRequest(address: Uint8Array, now: number): Promise<{ contact: ContactRecord; request: StreamMessage }> {
+    if (!this.o.crypto) return createContactRequest(this.identity, address, now);
+    const r = await this.inPool({ op: 'request', identity: this.poolIdentity, contactAddress: address, now });
+    if (!r.ok) throw new MessagingRequestError(`Invalid address: ${r.message}`);
+    if (r.op !== 'request') throw new Error('messagingCrypto answered another operation');
+    return r;
+  }
+
+  /** acceptContact on the stored record (replaced by the worker's copy). */
+  private async accept(c: StoredContact, now: number): Promise<StreamMessage | null> {
+    if (!this.o.crypto) return acceptContact(this.identity, c.record, now);
+    const r = await this.inPool({ op: 'accept', identity: this.poolIdentity, contact: c.record, now });
+    if (!r.ok) throw new MessagingError(r.code, r.message);
+    if (r.op !== 'accept') throw new Error('messagingCrypto answered another operation');
+    c.record = r.contact;
+    return r.accept;
+  }
+
+  /** Authenticates a frame: signed ones (requests, rsa2) in the pool, the others (spixi2 chat, receipts) here. */
+  private async authenticate(m: StreamMessage, bytes: Uint8Array, contact: ContactRecord | undefined): Promise<ReceiveResult> {
+    const now = this.nowSeconds();
+    if (!this.o.crypto || m.signature === null) return receiveFrame(this.identity, contact, m, { now, isDuplicate: (c, id) => this.db.hasMessage(c.address, id) });
+    const r = await this.inPool({ op: 'receive', identity: this.poolIdentity, contact, frame: bytes, now });
+    if (!r.ok) throw new MessagingError(r.code, r.message);
+    if (r.op !== 'receive') throw new Error('messagingCrypto answered another operation');
+    return { ...r.result, ignored: r.ignored ? new MessagingError(r.ignored.code, r.ignored.message) : null };
+  }
+
+  // ---- sending ------------------------------------------------------------------------------
+
+  private async enqueueFrame(address: Uint8Array, m: StreamMessage): Promise<void> {
+    const frame = encodeStreamMessage(m);
+    const entry: OutboxEntry<OutboxPayload> = { id: hex(m.id), timestamp: m.timestamp, flags: sendFlagsFor(SpixiMessageCode.requestAdd2), payload: { frame, spixi: null, idBytes: m.id } };
+    await this.enqueue(address, entry);
+  }
+
+  private async enqueueSpixi(address: Uint8Array, spixi: SpixiMessage, id: Uint8Array, now: number): Promise<void> {
+    const entry: OutboxEntry<OutboxPayload> = { id: hex(id), timestamp: now, flags: sendFlagsFor(spixi.type), payload: { frame: null, spixi: { type: spixi.type, data: spixi.data, channel: spixi.channel }, idBytes: id } };
+    await this.enqueue(address, entry);
+  }
+
+  private async enqueue(address: Uint8Array, entry: OutboxEntry<OutboxPayload>): Promise<void> {
+    const key = hex(address);
+    const { sendNow } = this.outbox.enqueue(key, entry);
+    await this.persistOutbox(key);
+    if (sendNow) this.trySend(key, entry);
+  }
+
+  private persistOutbox(key: string): Promise<void> {
+    return this.db.saveOutbox(key, this.outbox.entries().find(([c]) => c === key)?.[1] ?? []);
+  }
+
+  /** Sends a pending entry now if a route exists; false leaves it for the next pass. */
+  private trySend(contactKey: string, e: OutboxEntry<OutboxPayload>): boolean {
+    const ok = this.trySendNow(contactKey, e);
+    if (ok) this.sentAt.set(e.id, this.o.now());
+    return ok;
+  }
+
+  private trySendNow(contactKey: string, e: OutboxEntry<OutboxPayload>): boolean {
+    const c = this.contacts.get(contactKey);
+    if (!c) return false;
+    let frame = e.payload.frame;
+    if (frame === null) {
+      if (!e.payload.spixi || !isChannelEstablished(c.record)) return false;
+      const s = e.payload.spixi;
+      frame = encodeStreamMessage(sealMessage(this.identity, c.record, { type: s.type, data: s.data, channel: s.channel }, e.timestamp, { id: e.payload.idBytes }));
+    }
+    return this.transmit(c.record.address, frame);
+  }
+
+  private sendNow(contact: ContactRecord, spixi: SpixiMessage, options: { requireRcvConfirmation: boolean }): boolean {
+    const m = sealMessage(this.identity, contact, spixi, this.nowSeconds(), options);
+    return this.transmit(contact.address, encodeStreamMessage(m));
+  }
+
+  /** Through a link to the recipient's relay; false (nothing sent) without one. */
+  private transmit(recipient: Uint8Array, frame: Uint8Array): boolean {
+    if (this.o.transport) {
+      const sent = this.o.transport(recipient, frame);
+      if (sent) this.stats.sent++;
+      return sent;
+    }
+    const net = this.o.network;
+    if (!net) return false;
+    const link = this.routeTo(net, recipient);
+    if (!link) return false;
+    const ok = net.sendStream(link, recipient, frame);
+    if (ok) this.stats.sent++;
+    return ok;
+  }
+
+  private routeTo(net: NodeNetwork, recipient: Uint8Array): Link | null {
+    const entry = net.peers.presence.get(recipient);
+    const hosts = entry ? [...entry.devices.values()].filter((d) => d.type === 'C' && d.host !== '').map((d) => d.host) : [];
+    if (hosts.length === 0) {
+      this.askPresence(net, recipient);
+      return null;
+    }
+    const relays = net.peers.links(['R']);
+    for (const host of hosts) {
+      const link = relays.find((l) => l.isOpen && (l.peer?.endpoint === host || l.remote === host));
+      if (link) return link;
+    }
+    for (const host of hosts) {
+      if (this.dialled.has(host)) continue;
+      this.dialled.add(host);
+      try {
+        net.peers.connect(host);
+        this.kick();
+        this.o.log.info({ contact: addrText(recipient), relay: host }, "linking to the contact's relay");
+      } catch (err) {
+        this.o.log.warn({ contact: addrText(recipient), host, err: (err as Error).message }, "the contact's presence names an unusable relay host");
+      }
+    }
+    return null;
+  }
+
+  private askPresence(net: NodeNetwork, address: Uint8Array): void {
+    const key = hex(address);
+    const now = this.o.now();
+    if (now - (this.presenceAskedAt.get(key) ?? -Infinity) < PRESENCE_ASK_INTERVAL_MS) return;
+    this.presenceAskedAt.set(key, now);
+    for (const l of net.peers.links()) l.send({ code: MessageCode.getPresence2, address });
+    this.kick();
+  }
+
+  /**
+   * A route was asked for (a presence, a link to a relay): passes shortly after, instead of only at
+   * the next 5-second retry, so a first message does not wait for the retry timer.
+   */
+  private kick(): void {
+    if (this.kicking) return;
+    this.kicking = true;
+    const delays = ROUTE_RETRY_DELAYS_MS;
+    const step = (i: number): void => {
+      if (i >= delays.length || this.timer === null) {
+        this.kicking = false;
+        return;
+      }
+      const t = setTimeout(() => {
+        void this.pass().finally(() => step(i + 1));
+      }, delays[i]);
+      t.unref();
+    };
+    step(0);
+  }
+
+  /** One retry pass over the outbox (§3.7 steps 4 and 6). */
+  async pass(options: { force?: boolean } = {}): Promise<void> {
+    if (this.passing) {
+      this.passAgain = true;
+      return;
+    }
+    this.passing = true;
+    try {
+      const owner = new Map<string, string>();
+      for (const [c, q] of this.outbox.entries()) for (const e of q) owner.set(e.id, c);
+      const touched = new Set(owner.values());
+      const nowMs = this.o.now();
+      const r = await this.outbox.pass(this.nowSeconds(), () => true, async (contact, e) => {
+        // Sent within the retry interval and not acknowledged yet: not again (an acknowledgement
+        // triggers a pass for the next messages; resending all of them each time would be quadratic).
+        const at = this.sentAt.get(e.id);
+        if (!options.force && at !== undefined && nowMs - at < this.retryMs) return true;
+        return this.trySend(contact, e);
+      });
+      for (const e of r.expired) {
+        this.stats.expired++;
+        this.sentAt.delete(e.id);
+        const rec = this.contacts.get(owner.get(e.id) ?? '');
+        if (rec) {
+          await this.db.updateMessage(rec.record.address, e.payload.idBytes, (m) => {
+            m.errorSending = true;
+          });
+        }
+        this.o.log.warn({ id: e.id }, 'pending message expired after 5 days');
+        void this.o.bridge?.publishMessageExpired(e.payload.idBytes);
+      }
+      for (const c of touched) await this.persistOutbox(c);
+    } catch (err) {
+      this.o.log.error({ err }, 'outbox pass failed');
+    } finally {
+      this.passing = false;
+    }
+    if (this.passAgain) {
+      this.passAgain = false;
+      await this.pass();
+    }
+  }
+
+  // ---- receiving ----------------------------------------------------------------------------
+
+  /** One `s2data` that reached this client; frames are handled in arrival order. */
+  receive(link: Link | null, recipient: Uint8Array, bytes: Uint8Array): Promise<void> {
+    const run = this.inbound.then(() => this.handle(link, recipient, bytes));
+    this.inbound = run.catch(() => undefined);
+    return run;
+  }
+
+  private drop(reason: string, code: string, context: Record<string, unknown>): void {
+    this.stats.dropped++;
+    this.o.log.warn({ code, ...context }, `stream message dropped: ${reason}`);
+  }
+
+  private async handle(link: Link | null, recipient: Uint8Array, bytes: Uint8Array): Promise<void> {
+    const from = link?.peer?.addressText;
+    let m: StreamMessage;
+    try {
+      m = decodeStreamMessage(bytes);
+    } catch (err) {
+      return this.drop((err as Error).message, (err as MessagingError).code ?? 'ERR_STREAM_MESSAGE', { relay: from });
+    }
+    if (Buffer.compare(Buffer.from(recipient), Buffer.from(this.identity.address)) !== 0) return this.drop('s2data recipient is not this node', 'ERR_RECIPIENT', { relay: from });
+    const key = m.sender ? hex(m.sender) : '';
+    const stored = this.contacts.get(key);
+    let r: ReceiveResult;
+    try {
+      r = await this.authenticate(m, bytes, stored?.record);
+    } catch (err) {
+      if (err instanceof MessagingError) return this.drop(err.message, err.code, { relay: from, sender: m.sender ? addrText(m.sender) : null });
+      throw err;
+    }
+    this.stats.received++;
+    const contact: StoredContact = stored ?? { record: r.contact, extras: {} };
+    contact.record = r.contact;
+    if (r.created) this.contacts.set(key, contact);
+    const wasOnline = contact.extras.online === true;
+    if (m.type !== StreamMessageCode.error) contact.extras.online = true;
+    // spixi2 frames (chat, app data, receipts after the handshake) do not change the record.
+    const stateChanged = r.events.some((e) => e.type !== 'Message' && (e.type !== 'MsgReceived' || e.statusStep));
+    if (r.created || stateChanged || m.encryptionType !== EncryptionType.spixi2 || wasOnline !== contact.extras.online) await this.db.putContact(contact);
+    if (r.ignored) this.o.log.info({ code: r.ignored.code, sender: addrText(r.contact.address) }, `stream message not applied: ${r.ignored.message}`);
+    for (const out of r.outgoing) {
+      // Handshake answers (accept, keys2) wait for their receipts; receipts go once.
+      if (out.id.length === 1 && out.requireRcvConfirmation) await this.enqueueFrame(r.contact.address, out);
+      else this.transmit(r.contact.address, encodeStreamMessage(out));
+    }
+    const contactText = addrText(r.contact.address);
+    const received: ReceivedForMq = {
+      message: r.message,
+      spixi: r.spixi,
+      originalData: m.encryptionType ? m.data : null,
+      originalChecksum: m.encryptionType ? streamMessageChecksum(m) : null,
+    };
+    const payload = (): MessagingEventPayload => ({ contact: contactText, message: streamEventObject(received, 'B') });
+    for (const e of r.events) {
+      switch (e.type) {
+        case 'RequestAdd2':
+          this.o.events.emit('contactRequest', payload());
+          void this.o.bridge?.publishReceived(received);
+          break;
+        case 'AcceptAdd2':
+          // The accept answers our request: it no longer needs re-sending.
+          if (this.outbox.acknowledge(key, hex(Uint8Array.of(0)))) await this.persistOutbox(key);
+          this.o.events.emit('contactAccepted', { ...payload(), contactJson: this.contactJson(contact) });
+          void this.o.bridge?.publishReceived(received);
+          // Messages queued before the keys existed can go now.
+          void this.pass();
+          break;
+        case 'HandshakeComplete':
+          this.o.events.emit('contactAccepted', { ...payload(), contactJson: this.contactJson(contact) });
+          void this.pass();
+          break;
+        case 'MsgReceived': {
+          const idHex = hex(e.id);
+          const acked = this.outbox.acknowledge(key, idHex);
+          this.sentAt.delete(idHex);
+          if (acked) await this.persistOutbox(key);
+          const updated = e.id.length === MESSAGE_ID_LENGTH ? await this.db.updateMessage(r.contact.address, e.id, (sm) => {
+            sm.confirmed = true;
+            sm.sent = true;
+          }) : null;
+          this.o.events.emit('messageReceipt', { contact: contactText, id: b64(e.id), channel: e.channel, confirmed: updated !== null });
+          if (publishesMsgReceived(e)) void this.o.bridge?.publishReceived(received);
+          // The next queued message of this contact goes now (order kept).
+          if (acked) void this.pass();
+          break;
+        }
+        case 'Message':
+          await this.deliver(contact, e.message, e.spixi, payload);
+          void this.o.bridge?.publishReceived(received);
+          break;
+        case 'Undeliverable':
+          contact.extras.online = false;
+          await this.db.putContact(contact);
+          this.o.log.debug({ contact: contactText }, 'relay: contact not connected; retrying later');
+          break;
+      }
+    }
+  }
+
+  private async deliver(c: StoredContact, m: StreamMessage, spixi: SpixiMessage, payload: () => MessagingEventPayload): Promise<void> {
+    switch (spixi.type) {
+      case SpixiMessageCode.chat: {
+        const text = Buffer.from(spixi.data ?? new Uint8Array(0)).toString('utf8');
+        await this.db.addMessage(c.record.address, spixi.channel, createStoredMessage({ id: m.id, message: text, timestamp: m.timestamp, localSender: false, type: FriendMessageType.standard, senderNick: c.extras.nickname ?? '', receivedTimestamp: this.nowSeconds(), payableDataLen: spixi.data?.length ?? 0 }));
+        this.o.events.emit('chatMessage', payload());
+        return;
+      }
+      case SpixiMessageCode.appData:
+        this.o.events.emit('appData', payload());
+        return;
+      case SpixiMessageCode.appProtocolData:
+        this.o.events.emit('appProtocolData', payload());
+        return;
+      default:
+        this.o.events.emit('spixiMessage', payload());
+    }
+  }
+}
+
+function checkChannel(channel: number, allowReceiptChannel = false): void {
+  const min = allowReceiptChannel ? -1 : 0;
+  if (!Number.isInteger(channel) || channel < min || channel > MAX_CHANNEL) throw new MessagingRequestError(`Invalid channel ${channel}: a channel is an integer ${min}–${MAX_CHANNEL}`);
+}
+
+function checkPayload(length: number): void {
+  if (length > MAX_MESSAGE_PAYLOAD_BYTES) throw new MessagingRequestError(`Payload too large: ${length} bytes, at most ${MAX_MESSAGE_PAYLOAD_BYTES}`);
+}
+
+/** The node's wallet key as the messaging identity. */
+export function identityOf(key: { publicKey: Uint8Array; stored: { privateKey: Uint8Array } }): Identity {
+  return { address: Address.fromPublicKey(key.publicKey).addressNoChecksum, publicKey: key.publicKey, privateKey: privateKeyFromBytes(key.stored.privateKey) };
+}

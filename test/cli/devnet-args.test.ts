@@ -1,0 +1,25 @@
+// `dltnode devnet` arguments (issue 11): two relays by default so the two clients talk across
+// relays; --mq-port makes the clients publish to an MQTT broker.
+import { describe, expect, it } from 'vitest';
+import { devnetNodeArgs, parseDevnetArgs, type DevnetNode } from '../../src/cli/devnet.js';
+
+const node = (name: string, role: DevnetNode['role'], peerPort: number | null): DevnetNode => ({
+  name, role, address: name, rpcUrl: '', rpcPort: 1, peerPort, dataDir: `/d/${name}`, pid: null,
+});
+
+describe('devnet arguments', () => {
+  it('defaults to 3 masters, 2 relays, 2 clients', () => {
+    expect(parseDevnetArgs([])).toMatchObject({ masters: 3, relays: 2, clients: 2, mqPort: null });
+    expect(parseDevnetArgs(['--mq-port', '1883'])).toMatchObject({ mqPort: 1883 });
+    expect(() => parseDevnetArgs(['--mq-port', '0'])).toThrow(/--mq-port/);
+  });
+
+  it('puts client i on relay i and passes the broker to clients only', () => {
+    const all = [node('master-1', 'master', 10), node('relay-1', 'relay', 11), node('relay-2', 'relay', 12), node('client-1', 'client', null), node('client-2', 'client', null)];
+    const peersOf = (n: DevnetNode) => devnetNodeArgs(n, all, '/g.json', 1883).flatMap((a, i, arr) => (arr[i - 1] === '--peer' ? [a] : []));
+    expect(peersOf(all[3]!)).toEqual(['127.0.0.1:11']);
+    expect(peersOf(all[4]!)).toEqual(['127.0.0.1:12']);
+    expect(devnetNodeArgs(all[3]!, all, '/g.json', 1883).join(' ')).toContain('--mq-driver mqtt --mq-host 127.0.0.1 --mq-port 1883');
+    expect(devnetNodeArgs(all[1]!, all, '/g.json', 1883)).not.toContain('--mq-driver');
+  });
+});
