@@ -210,7 +210,11 @@ export async function runCampaign(node: NodeProcess, methods: readonly TableMeth
           headers: c.body ? { 'content-type': 'application/json' } : {},
           signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
         });
-        record(tally, judge(res.status, await res.text()), `${res.status} ${what}`);
+        // GET / (also reached as /x/.. once the URL is normalised) is the web wallet's page
+        // (issue 12): an HTML answer there is the page, not a broken envelope.
+        const page = c.method === 'GET' && new URL(node.url + c.path).pathname === '/' && (res.headers.get('content-type') ?? '').startsWith('text/html');
+        const text = await res.text();
+        record(tally, page ? (res.status === 200 && !LEAK.test(text) ? 'ok' : judge(res.status, text)) : judge(res.status, text), `${res.status} ${what}`);
       } catch (e) {
         const name = (e as Error).name;
         record(tally, name === 'TimeoutError' ? 'hang' : 'transport', `${name} ${(e as Error).message} ${what}`);
