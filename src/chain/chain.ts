@@ -20,7 +20,7 @@ import { addressToText } from '../formats/address.js';
 import { MAX_BLOCK_FUTURE_DRIFT_SECONDS } from '../formats/constants.js';
 import type { Logger } from '../log/logger.js';
 import { bytesKey, u64Key } from '../state/keys.js';
-import type { Store } from '../state/store.js';
+import type { RecordedWrite, Store } from '../state/store.js';
 import {
   type Block,
   BlockCodecError,
@@ -139,6 +139,12 @@ export class Chain {
   private readonly isVerified: (id: Uint8Array) => boolean;
   private acceptance: BlockAcceptance = { requiredSignatures: () => 1, signerKey: () => null };
   private tipInfo: TipInfo | null = null;
+  /**
+   * The transition of the block this node produced last, with the writes it made: importing that
+   * same block on the same parent replays them instead of running the transition a second time
+   * (the result is the transition's, for the same parent, transactions and header).
+   */
+  private prepared: { parent: Uint8Array | null; checksum: Uint8Array; result: TransitionResult; writes: RecordedWrite[] } | null = null;
   /** Imports and signature additions run one at a time, in call order. */
   private writing: Promise<unknown> = Promise.resolve();
 
@@ -250,12 +256,14 @@ export class Chain {
   async produceBlock(template: BlockTemplate): Promise<ProducedBlock> {
     const num = this.height + 1n;
     const parent = this.tipInfo;
-    const { result, block } = await this.store.dryRun(() => {
+    const { result: made, writes } = await this.store.dryRunRecorded(() => {
       const result = this.transition(num, template.timestamp, template.proposer, template.candidates, 'produce');
       return { result, block: this.assemble(num, template, result) };
     });
+    const { result, block } = made;
     if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${num} was produced`);
     const checksum = blockChecksum(encodeBlockHeader(block));
+    this.prepared = writes ? { parent: parent?.checksum ?? null, checksum, result, writes } : null;
     return { block, checksum, txs: result.applied, rejected: result.rejected };
   }
 
@@ -295,10 +303,21 @@ export class Chain {
     }
     await this.checkTransactionSignatures(txs);
     const parent = this.tipInfo;
+    // Our own block, as produced on this parent: its transition's writes are replayed, not recomputed.
+    const prepared = this.prepared;
+    this.prepared = null;
+    const reuse =
+      source === 'local' && prepared !== null && equalBytes(prepared.checksum, checksum) && sameBytes(prepared.parent, parent?.checksum ?? null);
     await this.store.write(() => {
       if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${block.num} was checked`);
-      const proposer = block.signatures[0]?.signer ?? new Uint8Array(0);
-      const result = this.transition(block.num, block.timestamp, proposer, txs, 'import');
+      let result: TransitionResult;
+      if (reuse) {
+        this.store.replay(prepared.writes);
+        result = prepared.result;
+      } else {
+        const proposer = block.signatures[0]?.signer ?? new Uint8Array(0);
+        result = this.transition(block.num, block.timestamp, proposer, txs, 'import');
+      }
       this.compareComputed(block, result);
       this.commit(block, txs, result);
     });

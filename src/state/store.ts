@@ -17,6 +17,16 @@ const MAX_SUB_DATABASES = 32;
 /** Thrown inside `dryRun` to discard its writes (never escapes). */
 const DISCARD = Symbol('discard dry-run writes');
 
+/** One write of a recorded dry run: a put of `value`, or a remove when `value` is undefined. */
+export interface RecordedWrite {
+  db: Database<unknown, any>;
+  key: unknown;
+  value?: unknown;
+}
+
+/** Copies a Buffer/Uint8Array (keys and values may be views of memory their writer reuses). */
+const own = (v: unknown): unknown => (v instanceof Uint8Array ? Buffer.from(v) : v);
+
 export type BinaryDb = Database<Buffer, Buffer>;
 export type MetaDb = Database<unknown, string>;
 
@@ -42,6 +52,14 @@ export interface Store {
    * result: computing what a block would do (produce mode) without committing anything.
    */
   dryRun<T>(fn: () => T): Promise<T>;
+  /**
+   * `dryRun` that also records every put and remove `fn` made (on any sub-database or the
+   * metadata), so the same writes can be applied later with `replay` without running `fn` again.
+   * `writes` is null when `fn` opened a sub-database the recording did not cover.
+   */
+  dryRunRecorded<T>(fn: () => T): Promise<{ result: T; writes: RecordedWrite[] | null }>;
+  /** Applies recorded writes (call inside `write`). */
+  replay(writes: readonly RecordedWrite[]): void;
   /** Resolves once every write issued so far is committed and flushed to disk. */
   flushed(): Promise<void>;
   close(): Promise<void>;
@@ -75,12 +93,49 @@ export function openStore(dataDir: string): Store {
   const meta = env.openDB<unknown, string>({ name: SUB_DATABASES.meta.name, encoding: 'msgpack' });
   let closed = false;
 
-  return {
+  const store: Store = {
     path,
     db: (name) => openSub(SUB_DATABASES[name]) as BinaryDb,
     meta,
     declare: openSub,
     write: <T>(fn: () => T) => env.transaction(() => env.childTransaction(fn)) as unknown as Promise<T>,
+    dryRunRecorded: async (fn) => {
+      const writes: RecordedWrite[] = [];
+      let complete = true;
+      // Recording only while `fn` runs (synchronously, inside the transaction): writes that other
+      // code makes meanwhile in its own transactions are not this dry run's.
+      const result = await store.dryRun(() => {
+        const all: Database<unknown, any>[] = [...dbs.values(), meta];
+        const opened = dbs.size;
+        const saved = all.map((db) => ({ db, put: db.put, remove: db.remove }));
+        for (const { db, put, remove } of saved) {
+          db.put = ((key: unknown, value: unknown, ...rest: unknown[]) => {
+            writes.push({ db, key: own(key), value: own(value) });
+            return (put as (...a: unknown[]) => unknown).call(db, key, value, ...rest);
+          }) as typeof db.put;
+          db.remove = ((key: unknown, ...rest: unknown[]) => {
+            writes.push({ db, key: own(key) });
+            return (remove as (...a: unknown[]) => unknown).call(db, key, ...rest);
+          }) as typeof db.remove;
+        }
+        try {
+          return fn();
+        } finally {
+          for (const { db, put, remove } of saved) {
+            db.put = put;
+            db.remove = remove;
+          }
+          complete = dbs.size === opened;
+        }
+      });
+      return { result, writes: complete ? writes : null };
+    },
+    replay: (writes) => {
+      for (const w of writes) {
+        if (w.value === undefined) w.db.remove(w.key as never);
+        else w.db.put(w.key as never, w.value as never);
+      }
+    },
     dryRun: async (fn) => {
       let result: ReturnType<typeof fn> | undefined;
       await env
@@ -105,4 +160,5 @@ export function openStore(dataDir: string): Store {
       await env.close();
     },
   };
+  return store;
 }
