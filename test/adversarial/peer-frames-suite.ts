@@ -6,7 +6,6 @@
  * stays up, and its memory stays bounded.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -18,7 +17,7 @@ import { attachWsLink, PEER_WS_PATH } from '../../src/network/dial.js';
 import { PeerNetwork } from '../../src/network/peer-network.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import { encodeMessage } from '../../src/network/protocol/messages.js';
-import { startNode, type NodeProcess } from '../e2e/harness.js';
+import { freeFixedPort, startNode, type NodeProcess } from '../e2e/harness.js';
 import { prng } from './lib.js';
 
 export interface PeerAttackCounts {
@@ -31,13 +30,6 @@ export interface PeerAttackCounts {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function freeFixedPort(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const port = 20_000 + Math.floor(Math.random() * 10_000);
-    if (await new Promise<boolean>((ok) => { const s = createServer().once('error', () => ok(false)).listen(port, '127.0.0.1', () => s.close(() => ok(true))); })) return port;
-  }
-  throw new Error('no free port');
-}
 
 /** Opens a raw WebSocket to the peer route; resolves with the close code the master gave (or 0 on timeout). */
 function rawPeer(port: number, act: (ws: WebSocket) => void, timeoutMs = 20_000): Promise<number> {

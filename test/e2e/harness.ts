@@ -14,6 +14,7 @@
  *   await node.stop();
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer as createNetServer } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -113,6 +114,22 @@ export async function newDataDir(): Promise<{ dataDir: string; address: string }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A free loopback port below the kernel's ephemeral range (32768–60999): a node restarted on its
+ * peer port must not find it taken by another process's outgoing connection, as a port the kernel
+ * handed out (port 0) can be once its listener is gone.
+ */
+export async function freeFixedPort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    const free = await new Promise<boolean>((ok) => {
+      const srv = createNetServer().once('error', () => ok(false)).listen(port, '127.0.0.1', () => srv.close(() => ok(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port between 20000 and 30000');
+}
 
 export async function startNode(options: StartOptions = {}): Promise<NodeProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the e2e tests`);

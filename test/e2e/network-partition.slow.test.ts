@@ -7,12 +7,11 @@
  * chain, byte for byte.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prepareDevnet } from '../../src/cli/devnet.js';
-import { startNode, type NodeProcess } from './harness.js';
+import { freeFixedPort, startNode, type NodeProcess } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dltnode-partition-'));
 const nodes: NodeProcess[] = [];
@@ -21,13 +20,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function freeFixedPort(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const port = 20_000 + Math.floor(Math.random() * 10_000);
-    if (await new Promise<boolean>((ok) => { const s = createServer().once('error', () => ok(false)).listen(port, '127.0.0.1', () => s.close(() => ok(true))); })) return port;
-  }
-  throw new Error('no free port');
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a partition of the masters', () => {

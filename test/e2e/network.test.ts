@@ -7,14 +7,13 @@
  * disconnected while the network goes on.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
 import { readGenesisFile, writeGenesisFile } from '../../src/config/genesis-file.js';
-import { startNode, type NodeProcess } from './harness.js';
+import { freeFixedPort, startNode, type NodeProcess } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dltnode-net-'));
 const BLOCK_INTERVAL = 0.5;
@@ -30,21 +29,6 @@ afterAll(async () => {
 
 const byName = (name: string): DevnetNode => plan.find((n) => n.name === name)!;
 
-/**
- * A free port below the kernel's ephemeral range (32768–60999): a node restarted on its peer port
- * must not find it taken by some other process's outgoing connection, as a port the kernel handed
- * out (port 0) can be once its listener is gone.
- */
-async function freeFixedPort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 10_000);
-    const free = await new Promise<boolean>((ok) => {
-      const srv = createServer().once('error', () => ok(false)).listen(port, '127.0.0.1', () => srv.close(() => ok(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error('no free port between 20000 and 30000');
-}
 
 /** Starts one node of the plan, dialling the peers the devnet topology gives it. */
 async function start(name: string, extra: string[] = []): Promise<NodeProcess> {
