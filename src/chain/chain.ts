@@ -20,7 +20,7 @@ import { addressToText } from '../formats/address.js';
 import { MAX_BLOCK_FUTURE_DRIFT_SECONDS } from '../formats/constants.js';
 import type { Logger } from '../log/logger.js';
 import { bytesKey, u64Key } from '../state/keys.js';
-import type { RecordedWrite, Store } from '../state/store.js';
+import type { RecordedWrite, Store, UndoEntry } from '../state/store.js';
 import {
   type Block,
   BlockCodecError,
@@ -34,7 +34,8 @@ import {
   SUPERBLOCK_INTERVAL,
   txIdRoot,
 } from './block.js';
-import { BLOCK_VERSION, MIN_IMPORT_BLOCK_VERSION } from './constants.js';
+import { BLOCK_VERSION, MAX_REVERT_DEPTH, MIN_IMPORT_BLOCK_VERSION } from './constants.js';
+import { SUB_DATABASES } from '../state/schema.js';
 import { BlockError, BlockErrorCode, StoreCorruptionError, TxError } from './errors.js';
 import type { ChainExtensions, TxView } from './extensions.js';
 import { applyBlockBody, type TransitionResult } from './state-transition.js';
@@ -82,6 +83,8 @@ export type BlockSource = 'local' | 'peer' | 'sync' | 'genesis';
 /** Events the chain emits (src/node/events.ts gathers every module's). */
 export interface ChainEvents {
   blockImported: { block: Block; checksum: Uint8Array; txs: readonly KnownTx[]; source: BlockSource };
+  /** The tip was taken back (a competing chain won, reference-network §5.7); its transactions are unapplied again. */
+  blockReverted: { block: Block; checksum: Uint8Array; txs: readonly KnownTx[] };
   txApplied: { height: bigint; txs: readonly KnownTx[] };
   blockSignaturesAdded: { num: bigint; added: readonly BlockSignature[] };
 }
@@ -282,14 +285,9 @@ export class Chain {
     let block: Block;
     let header: Uint8Array;
     if (input instanceof Uint8Array) {
-      try {
-        const decoded = decodeBlockWire(input);
-        block = decoded.block;
-        header = input.subarray(0, decoded.headerLength);
-      } catch (err) {
-        const e = err as BlockCodecError;
-        throw new BlockError(BlockErrorCode.Malformed, e.message, { offset: e.offset, field: e.field });
-      }
+      const decoded = decodeWire(input);
+      block = decoded.block;
+      header = input.subarray(0, decoded.headerLength);
     } else {
       block = input;
       header = encodeBlockHeader(block);
@@ -310,21 +308,64 @@ export class Chain {
       source === 'local' && prepared !== null && equalBytes(prepared.checksum, checksum) && sameBytes(prepared.parent, parent?.checksum ?? null);
     await this.store.write(() => {
       if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${block.num} was checked`);
-      let result: TransitionResult;
-      if (reuse) {
-        this.store.replay(prepared.writes);
-        result = prepared.result;
-      } else {
-        const proposer = block.signatures[0]?.signer ?? new Uint8Array(0);
-        result = this.transition(block.num, block.timestamp, proposer, txs, 'import');
-      }
-      this.compareComputed(block, result);
-      this.commit(block, txs, result);
+      const { undo } = this.store.journaled(() => {
+        let result: TransitionResult;
+        if (reuse) {
+          this.store.replay(prepared.writes);
+          result = prepared.result;
+        } else {
+          const proposer = block.signatures[0]?.signer ?? new Uint8Array(0);
+          result = this.transition(block.num, block.timestamp, proposer, txs, 'import');
+        }
+        this.compareComputed(block, result);
+        this.commit(block, txs, result);
+      });
+      // What this block changed, to take it back if a competing chain wins (§5.7); older blocks are final.
+      this.undoDb.put(u64Key(block.num), undo);
+      if (block.num > BigInt(MAX_REVERT_DEPTH)) this.undoDb.remove(u64Key(block.num - BigInt(MAX_REVERT_DEPTH)));
     });
     this.tipInfo = { block, checksum, receivedAtMs: this.clock.now() };
     this.events.emit('blockImported', { block, checksum, txs, source });
     if (txs.length > 0) this.events.emit('txApplied', { height: block.num, txs });
     return { block, checksum, txs };
+  }
+
+  /**
+   * Takes the tip back (reference-network §5.7: a different valid block won its height): restores
+   * every entry the tip block wrote, in one write transaction, and emits `blockReverted` with the
+   * block's transactions (the mempool takes them back). `expected` guards against a tip that moved
+   * since the caller decided.
+   * @throws BlockError BLOCK_REVERT_UNAVAILABLE for block 1, or deeper than MAX_REVERT_DEPTH.
+   */
+  revertTip(expected?: Uint8Array): Promise<ImportResult> {
+    const run = this.writing.then(async () => {
+      const tip = this.tipInfo;
+      if (!tip || tip.block.num <= 1n) throw new BlockError(BlockErrorCode.RevertUnavailable, 'the genesis block is never reverted');
+      if (expected && !equalBytes(expected, tip.checksum)) throw new BlockError(BlockErrorCode.RevertUnavailable, `the tip moved: block ${tip.block.num} is not the one to revert`);
+      const num = tip.block.num;
+      const undo = this.undoDb.get(u64Key(num)) as UndoEntry[] | undefined;
+      const parent = this.getBlock(num - 1n);
+      if (!undo || !parent) throw new BlockError(BlockErrorCode.RevertUnavailable, `block ${num} cannot be reverted: its undo record is gone (only the last ${MAX_REVERT_DEPTH} blocks can be)`, { num });
+      const txs = this.blockTransactions(tip.block);
+      await this.store.write(() => {
+        if (this.tipInfo !== tip) throw new BlockError(BlockErrorCode.RevertUnavailable, `the tip moved while block ${num} was reverted`);
+        this.store.undo(undo);
+        this.undoDb.remove(u64Key(num));
+      });
+      for (const k of txs) k.tx.applied = 0n;
+      this.prepared = null;
+      // §6: after a revert, the new tip counts as appended at its own timestamp.
+      this.tipInfo = { block: parent.block, checksum: parent.checksum, receivedAtMs: Number(parent.block.timestamp) * 1000 };
+      this.log.info({ height: Number(num), checksum: Buffer.from(tip.checksum).toString('hex').slice(0, 16) }, 'tip reverted');
+      this.events.emit('blockReverted', { block: tip.block, checksum: tip.checksum, txs });
+      return { block: tip.block, checksum: tip.checksum, txs };
+    });
+    this.writing = run.catch(() => undefined);
+    return run;
+  }
+
+  private get undoDb() {
+    return this.store.declare(SUB_DATABASES.undo);
   }
 
   /**
@@ -339,6 +380,10 @@ export class Chain {
       if (!found) throw new BlockError(BlockErrorCode.NotFound, `block ${num} is not in this chain`);
       const fresh = sigs.filter((s) => !found.block.signatures.some((t) => equalBytes(t.signer, s.signer)));
       if (fresh.length === 0) return [];
+      const unknown = fresh.find((s) => !this.signerKeyOf(s.signer));
+      if (unknown) {
+        throw new BlockError(BlockErrorCode.SignerUnknown, `a signature for block ${num} is by ${addressToText(unknown.signer)}, whose key this node does not know yet`, { signer: unknown.signer });
+      }
       const ok = await this.verifyBlockSignatures(fresh, found.checksum);
       const bad = fresh.findIndex((_, i) => !ok[i]);
       if (bad >= 0) throw new BlockError(BlockErrorCode.BadSignature, `signature ${bad} for block ${num} does not verify`, { num });
@@ -350,6 +395,17 @@ export class Chain {
     });
     this.writing = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Checks only the signatures of a block (wire bytes) against the acceptance rule, without its
+   * parent: is a competing block at the next height signed as a block must be (§5.7)?
+   * @throws BlockError as `importBlock` would for its signatures (or BLOCK_MALFORMED).
+   */
+  async verifyBlockSigners(bytes: Uint8Array): Promise<Block> {
+    const decoded = decodeWire(bytes);
+    await this.checkSignatures(decoded.block, blockChecksum(bytes.subarray(0, decoded.headerLength)));
+    return decoded.block;
   }
 
   /** Header rules that need no signature check and no state transition (reference-network §5.3). */
@@ -546,12 +602,17 @@ export class Chain {
     return block;
   }
 
-  /** Header row 4: `sha3_512sq` over the signatures of block num − 5 (reference-formats §10.3). */
+  /**
+   * Header row 4 (reference-formats §10.3) under the single-signer rule: `sha3_512sq(u64 LE (num − 5)
+   * ‖ checksum of block num − 5)`. Without the reference's signature freezing (§5.5) a block's
+   * signature row differs between masters (each merges what reaches it), so the row is not hashed.
+   */
   private signatureFreezeChecksum(num: bigint): Uint8Array | null {
     const frozen = num > 5n ? this.getBlock(num - 5n) : null;
-    return frozen
-      ? sha3_512sq(concatBytes(...frozen.block.signatures.map((s) => concatBytes(s.signer, s.signature ?? new Uint8Array(0)))))
-      : null;
+    if (!frozen) return null;
+    const at = new Uint8Array(8);
+    new DataView(at.buffer).setBigUint64(0, num - 5n, true);
+    return sha3_512sq(concatBytes(at, frozen.checksum));
   }
 
   /** Rows of a superblock: the previous superblock and the checksums of the blocks since. */
@@ -560,6 +621,16 @@ export class Chain {
     const segments: Uint8Array[] = [];
     for (let n = last + 1n; n < num; n++) segments.push(this.getBlock(n)?.checksum ?? new Uint8Array(0));
     return { lastSuperBlockNum: last, lastSuperBlockChecksum: this.getBlock(last)?.checksum ?? null, segments };
+  }
+}
+
+/** The wire decoder's codec error as the chain's BLOCK_MALFORMED, with its byte offset. */
+function decodeWire(bytes: Uint8Array): ReturnType<typeof decodeBlockWire> {
+  try {
+    return decodeBlockWire(bytes);
+  } catch (err) {
+    const e = err as BlockCodecError;
+    throw new BlockError(BlockErrorCode.Malformed, e.message, { offset: e.offset, field: e.field });
   }
 }
 

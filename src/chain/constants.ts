@@ -19,3 +19,8 @@ export const REG_SIGNER_DIFFICULTY = 100_000_000n;
 export const NO_BLOCK_ERROR_SECONDS = 1800;
 /** Oldest block version `importBlock` accepts: the v10+ layout this node decodes (reference-formats §10.3). */
 export const MIN_IMPORT_BLOCK_VERSION = 10;
+/**
+ * Deepest tip revert: a different valid block within the last 5 blocks may replace ours
+ * (reference-network §5.7; older blocks are final, §5.5). Undo records are kept this deep.
+ */
+export const MAX_REVERT_DEPTH = 5;

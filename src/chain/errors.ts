@@ -97,6 +97,8 @@ export const BlockErrorCode = {
   BadHeader: 'BLOCK_BAD_HEADER',
   /** `addBlockSignatures` for a height the chain does not hold. */
   NotFound: 'BLOCK_NOT_FOUND',
+  /** `revertTip` on block 1, or on a block whose undo record is gone (deeper than MAX_REVERT_DEPTH). */
+  RevertUnavailable: 'BLOCK_REVERT_UNAVAILABLE',
 } as const;
 export type BlockErrorCode = (typeof BlockErrorCode)[keyof typeof BlockErrorCode];
 
@@ -106,6 +108,7 @@ const BLOCK_IGNORED = new Set<BlockErrorCode>([
   BlockErrorCode.ParentMismatch,
   BlockErrorCode.NotFound,
   BlockErrorCode.SignerUnknown,
+  BlockErrorCode.RevertUnavailable,
 ]);
 
 /** A block was refused by `importBlock` (or a signature by `addBlockSignatures`). */

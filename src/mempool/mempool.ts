@@ -18,6 +18,7 @@ import type { WalletState } from '../chain/wallet-state.js';
 import type { SignatureVerifier } from '../chain/chain.js';
 import type { Logger } from '../log/logger.js';
 import { latin1Key, readU64Key, u64Key } from '../state/keys.js';
+import { TransactionType } from '../formats/constants.js';
 
 export type { SignatureVerifier };
 
@@ -101,7 +102,12 @@ export class Mempool {
       }
     }
     if (stale.length > 0) void this.deleteStored(stale);
-    this.unsubscribe = this.events.on('blockImported', ({ txs }) => this.onBlockImported(txs));
+    const offImported = this.events.on('blockImported', ({ txs }) => this.onBlockImported(txs));
+    const offReverted = this.events.on('blockReverted', ({ block, txs }) => this.onBlockReverted(block.num, txs));
+    this.unsubscribe = () => {
+      offImported();
+      offReverted();
+    };
   }
 
   /** Stops following the chain. */
@@ -329,6 +335,23 @@ export class Mempool {
         for (const e of gone) pending.remove(u64Key(e.seq));
       })
       .catch((err: unknown) => this.log.error({ err }, 'pending pool records could not be removed; they are pruned at the next start'));
+  }
+
+  /**
+   * The tip was reverted (a competing chain won): its transactions are pending again, admitted
+   * afresh against the state before the block (those the winning chain applies leave again on its
+   * `blockImported`). Genesis and staking rewards belong to their block, not to the pool.
+   */
+  private onBlockReverted(num: bigint, txs: readonly KnownTx[]): void {
+    const back = txs.filter((k) => k.tx.type !== TransactionType.Genesis && k.tx.type !== TransactionType.StakingReward);
+    if (back.length === 0) return;
+    void this.admit([...back], { peer: 'revert' }).then(
+      (results) => {
+        const refused = results.filter((r) => r !== null).length;
+        this.log.info({ height: Number(num), back: back.length - refused, refused }, 'transactions of a reverted block are pending again');
+      },
+      (err: unknown) => this.log.error({ err }, 'transactions of a reverted block could not be taken back'),
+    );
   }
 
   /**

@@ -12,6 +12,7 @@
  *
  * Masters serve `getBlocks` and `getBlock3` from the chain, never while synchronizing (§6).
  */
+import { MAX_REVERT_DEPTH } from '../chain/constants.js';
 import { systemClock, type NetClock, type TimerHandle } from './clock.js';
 import type { Link } from './link.js';
 import { MASTER_TYPES, type PeerNetwork } from './peer-network.js';
@@ -27,9 +28,15 @@ export interface SyncChain {
   blockTransactions(height: bigint): Uint8Array[];
   /** The one import path: verifies and appends the next block. */
   importBlock(block: Uint8Array, transactions: Uint8Array[], source: string): Promise<ImportOutcome>;
+  /** Takes back the tip whose checksum is `expected` (a competing chain won); false when it cannot. */
+  revertTip(expected: Uint8Array): Promise<boolean>;
 }
 
-export type ImportOutcome = { ok: true } | { ok: false; action: 'ignore' | 'reject'; reason: string };
+/**
+ * `fork`: a properly signed next block of a chain that left ours at the tip; the longer chain wins
+ * (reference-network §5.7, §6 "a potential fork near the tip → revert the tip").
+ */
+export type ImportOutcome = { ok: true } | { ok: false; action: 'ignore' | 'reject' | 'fork'; reason: string };
 
 export type DltStatus = 'Active' | 'Synchronizing' | 'ErrorLongTimeNoBlock';
 
@@ -70,6 +77,8 @@ export class BlockSync {
   private windowStart: { at: number; height: bigint };
   private rate = 0;
   private rr = 0;
+  /** Tips reverted since the last block imported: a fork deeper than MAX_REVERT_DEPTH is not followed. */
+  private reverts = 0;
 
   constructor(
     private readonly o: {
@@ -179,9 +188,16 @@ export class BlockSync {
     const o = this.outstanding;
     const tip = this.o.chain.tip().height;
     const requested = o !== null && o.link === link && o.from === from;
-    const pushedNext = from === tip + 1n && blocks.length === 1;
-    if (!requested && !pushedNext) {
+    const pushed = !requested && blocks.length === 1;
+    if (!requested && !pushed) {
       if (from > tip + 1n) link.penalize('unrequestedData', `blocks from ${from}, tip ${tip}`);
+      return;
+    }
+    // A proposer pushes each new block to every master. One ahead of a node that is behind is
+    // expected (the next tick fetches what lies between); one at a height we hold may be the same
+    // block with other signatures, which the chain merges.
+    if (pushed && from !== tip + 1n) {
+      if (from <= tip && !this.importing) await this.o.chain.importBlock(blocks[0]!.block, blocks[0]!.transactions, link.peer?.addressText ?? link.remote);
       return;
     }
     if (requested) this.outstanding = null;
@@ -194,8 +210,11 @@ export class BlockSync {
         const r = await this.o.chain.importBlock(b.block, b.transactions, link.peer?.addressText ?? link.remote);
         if (!r.ok) {
           if (r.action === 'reject') link.penalize('invalidBlock', r.reason);
+          // Their chain is longer than ours from a block we hold: take our tip back and fetch theirs.
+          if (r.action === 'fork' && this.reverts < MAX_REVERT_DEPTH && (await this.o.chain.revertTip(this.o.chain.tip().checksum))) this.reverts++;
           break;
         }
+        this.reverts = 0;
         this.lastImportAt = this.clock.now();
         h++;
       }

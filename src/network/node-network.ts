@@ -14,7 +14,9 @@
  * Simplified until the consensus issue: a block is accepted on its proposer's signature; competing
  * blocks for one height are not reverted (the first imported stays).
  */
+import { blockChecksum, decodeBlockWire, type Block } from '../chain/block.js';
 import type { Chain, ChainEvents } from '../chain/chain.js';
+import { equalBytes } from '../formats/bytes.js';
 import { BlockError, BlockErrorCode, TxError, TxErrorCode } from '../chain/errors.js';
 import { knownTxFromBytes, type KnownTx } from '../chain/tx-codec.js';
 import type { Network } from '../codec/types.js';
@@ -93,6 +95,32 @@ function gossipMempool(mempool: Mempool, network: Network): GossipMempool {
   };
 }
 
+/**
+ * Adds the signatures of `bytes` to our block at its height when both are the same block (one
+ * checksum; the signature row is not covered by it): two masters that made identical blocks, or a
+ * block that gathered signatures since we took it.
+ */
+async function mergeSignatures(chain: Chain, bytes: Uint8Array): Promise<ImportOutcome> {
+  let block: Block;
+  let checksum: Uint8Array;
+  try {
+    const decoded = decodeBlockWire(bytes);
+    block = decoded.block;
+    checksum = blockChecksum(bytes.subarray(0, decoded.headerLength));
+  } catch (err) {
+    return { ok: false, action: 'reject', reason: `the block does not decode: ${(err as Error).message}` };
+  }
+  const ours = chain.getBlock(block.num);
+  if (!ours || !equalBytes(ours.checksum, checksum)) return { ok: false, action: 'ignore', reason: `another block ${block.num} than ours` };
+  try {
+    await chain.addBlockSignatures(block.num, block.signatures);
+    return { ok: false, action: 'ignore', reason: `block ${block.num} is known` };
+  } catch (err) {
+    if (!(err instanceof BlockError)) throw err;
+    return { ok: false, action: err.action === 'REJECT' ? 'reject' : 'ignore', reason: `${err.code}: ${err.message}` };
+  }
+}
+
 /** The chain as sync sees it: block bytes and transaction bytes, one import path. */
 function syncChain(chain: Chain, mempool: Mempool, network: Network, log: Logger, unknownSigner: (address: Uint8Array) => void): SyncChain {
   return {
@@ -101,6 +129,16 @@ function syncChain(chain: Chain, mempool: Mempool, network: Network, log: Logger
     blockTransactions: (h) => {
       const found = chain.getBlock(h);
       return found ? chain.blockTransactions(found.block).map((k) => k.bytes) : [];
+    },
+    revertTip: async (expected) => {
+      try {
+        await chain.revertTip(expected);
+        return true;
+      } catch (err) {
+        if (!(err instanceof BlockError)) throw err;
+        log.warn({ code: err.code }, err.message);
+        return false;
+      }
     },
     importBlock: async (block, transactions, source): Promise<ImportOutcome> => {
       let txs: KnownTx[];
@@ -119,6 +157,18 @@ function syncChain(chain: Chain, mempool: Mempool, network: Network, log: Logger
       } catch (err) {
         if (!(err instanceof BlockError)) throw err;
         log.debug({ peer: source, code: err.code }, err.message);
+        // The same block (header) we hold, maybe with signatures we lack: merge them.
+        if (err.code === BlockErrorCode.AlreadyKnown) return mergeSignatures(chain, block);
+        // The next block of a chain that left ours at the tip: a fork, if it is signed as a block must be (§5.7).
+        if (err.code === BlockErrorCode.ParentMismatch && (err.context.num as bigint | undefined) === chain.height + 1n) {
+          try {
+            await chain.verifyBlockSigners(block);
+            return { ok: false, action: 'fork', reason: `${err.code}: ${err.message}` };
+          } catch (e) {
+            if (!(e instanceof BlockError)) throw e;
+            return { ok: false, action: e.action === 'REJECT' ? 'reject' : 'ignore', reason: `${e.code}: ${e.message}` };
+          }
+        }
         // A signer not met yet: ask for its presence (its key); the next sync tick asks for the block again.
         if (err.code === BlockErrorCode.SignerUnknown) unknownSigner(err.context.signer as Uint8Array);
         return { ok: false, action: err.action === 'REJECT' ? 'reject' : 'ignore', reason: `${err.code}: ${err.message}` };

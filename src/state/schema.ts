@@ -55,6 +55,11 @@ export const SUB_DATABASES = {
     encoding: 'msgpack',
     shape: 'contact address without checksum → pending messages of that contact in send order (§3.7)',
   },
+  undo: {
+    name: 'undo',
+    encoding: 'msgpack',
+    shape: 'u64 BE height → UndoEntry[] (src/state/store.ts): the prior values of what that block wrote, kept for the last blocks (tip revert)',
+  },
   meta: { name: 'meta', encoding: 'msgpack', shape: 'string → node metadata (tip, counters, sequences)' },
 } as const satisfies Record<string, SubDbSpec>;
 

@@ -24,6 +24,12 @@ export interface RecordedWrite {
   value?: unknown;
 }
 
+/**
+ * The prior value of one entry a journaled write changed: `[sub-database name, key, value]`, value
+ * undefined when the entry did not exist (the undo removes it). Plain data: stored with the block.
+ */
+export type UndoEntry = [db: string, key: unknown, value: unknown];
+
 /** Copies a Buffer/Uint8Array (keys and values may be views of memory their writer reuses). */
 const own = (v: unknown): unknown => (v instanceof Uint8Array ? Buffer.from(v) : v);
 
@@ -60,9 +66,47 @@ export interface Store {
   dryRunRecorded<T>(fn: () => T): Promise<{ result: T; writes: RecordedWrite[] | null }>;
   /** Applies recorded writes (call inside `write`). */
   replay(writes: readonly RecordedWrite[]): void;
+  /**
+   * Runs `fn` (call inside `write`) and returns, with its result, the prior value of every entry
+   * its puts and removes changed, on any sub-database or the metadata: `undo` of that list restores
+   * the state as it was before `fn` (a block's writes, for a tip revert).
+   */
+  journaled<T>(fn: () => T): { result: T; undo: UndoEntry[] };
+  /** Restores what `journaled` recorded (call inside `write`). */
+  undo(entries: readonly UndoEntry[]): void;
   /** Resolves once every write issued so far is committed and flushed to disk. */
   flushed(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Runs `fn` with every put and remove on `dbs` reported to `onWrite` first (value undefined for a
+ * remove), then puts the databases' own methods back. Only `fn`'s synchronous writes are seen.
+ */
+function interceptWrites<T>(
+  dbs: readonly [string, Database<unknown, any>][],
+  onWrite: (name: string, db: Database<unknown, any>, key: unknown, value?: unknown) => void,
+  fn: () => T,
+): T {
+  const saved = dbs.map(([name, db]) => ({ name, db, put: db.put, remove: db.remove }));
+  for (const { name, db, put, remove } of saved) {
+    db.put = ((key: unknown, value: unknown, ...rest: unknown[]) => {
+      onWrite(name, db, key, value);
+      return (put as (...a: unknown[]) => unknown).call(db, key, value, ...rest);
+    }) as typeof db.put;
+    db.remove = ((key: unknown, ...rest: unknown[]) => {
+      onWrite(name, db, key);
+      return (remove as (...a: unknown[]) => unknown).call(db, key, ...rest);
+    }) as typeof db.remove;
+  }
+  try {
+    return fn();
+  } finally {
+    for (const { db, put, remove } of saved) {
+      db.put = put;
+      db.remove = remove;
+    }
+  }
 }
 
 /** Opens (or creates) the store under `<dataDir>/chain`. */
@@ -92,6 +136,13 @@ export function openStore(dataDir: string): Store {
   for (const [key, spec] of Object.entries(SUB_DATABASES)) if (key !== 'meta') openSub(spec);
   const meta = env.openDB<unknown, string>({ name: SUB_DATABASES.meta.name, encoding: 'msgpack' });
   let closed = false;
+  const named = (): [string, Database<unknown, any>][] => [...dbs.entries(), [SUB_DATABASES.meta.name, meta]];
+  const byName = (name: string): Database<unknown, any> => {
+    if (name === SUB_DATABASES.meta.name) return meta;
+    const db = dbs.get(name);
+    if (!db) throw new Error(`an undo record names the sub-database ${name}, which is not open`);
+    return db;
+  };
 
   const store: Store = {
     path,
@@ -105,26 +156,10 @@ export function openStore(dataDir: string): Store {
       // Recording only while `fn` runs (synchronously, inside the transaction): writes that other
       // code makes meanwhile in its own transactions are not this dry run's.
       const result = await store.dryRun(() => {
-        const all: Database<unknown, any>[] = [...dbs.values(), meta];
         const opened = dbs.size;
-        const saved = all.map((db) => ({ db, put: db.put, remove: db.remove }));
-        for (const { db, put, remove } of saved) {
-          db.put = ((key: unknown, value: unknown, ...rest: unknown[]) => {
-            writes.push({ db, key: own(key), value: own(value) });
-            return (put as (...a: unknown[]) => unknown).call(db, key, value, ...rest);
-          }) as typeof db.put;
-          db.remove = ((key: unknown, ...rest: unknown[]) => {
-            writes.push({ db, key: own(key) });
-            return (remove as (...a: unknown[]) => unknown).call(db, key, ...rest);
-          }) as typeof db.remove;
-        }
         try {
-          return fn();
+          return interceptWrites(named(), (_, db, key, value) => writes.push({ db, key: own(key), value: own(value) }), fn);
         } finally {
-          for (const { db, put, remove } of saved) {
-            db.put = put;
-            db.remove = remove;
-          }
           complete = dbs.size === opened;
         }
       });
@@ -134,6 +169,30 @@ export function openStore(dataDir: string): Store {
       for (const w of writes) {
         if (w.value === undefined) w.db.remove(w.key as never);
         else w.db.put(w.key as never, w.value as never);
+      }
+    },
+    journaled: (fn) => {
+      const undo: UndoEntry[] = [];
+      const seen = new Set<string>();
+      // The first write of an entry records its committed value (reads inside the write
+      // transaction see its earlier writes, so later writes of the same entry are skipped).
+      const result = interceptWrites(
+        named(),
+        (name, db, key) => {
+          const id = `${name}\u0000${key instanceof Uint8Array ? Buffer.from(key).toString('latin1') : String(key)}`;
+          if (seen.has(id)) return;
+          seen.add(id);
+          undo.push([name, own(key), own(db.get(key as never))]);
+        },
+        fn,
+      );
+      return { result, undo };
+    },
+    undo: (entries) => {
+      for (const [name, key, value] of entries) {
+        const db = byName(name);
+        if (value === undefined) db.remove(key as never);
+        else db.put(key as never, value as never);
       }
     },
     dryRun: async (fn) => {

@@ -95,6 +95,70 @@ async function resign(t: TestChain, block: Block): Promise<Block> {
   return { ...block, signatures: [{ signer: t.signer.address, powSolution: null, signature: await t.signer.sign(sha3_512sq(checksum)) }] };
 }
 
+/** Every committed entry of the chain's state (all sub-databases but the undo records and the pool), as text. */
+function stateDump(t: TestChain): string {
+  const lines: string[] = [];
+  const show = (v: unknown): string => (v instanceof Uint8Array ? hex(v) : JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? `${x}n` : x instanceof Uint8Array ? hex(x) : x)));
+  for (const name of ['blocks', 'transactions', 'applied', 'wallets', 'names', 'name-expiry', 'meta']) {
+    const db = name === 'meta' ? t.store.meta : t.store.declare({ name, encoding: name === 'meta' ? 'msgpack' : 'binary', shape: '' });
+    for (const { key, value } of db.getRange({ snapshot: false })) lines.push(`${name} ${show(key)} ${show(value)}`);
+  }
+  return lines.join('\n');
+}
+
+describe('revertTip (reference-network §5.7)', () => {
+  it('takes blocks back to the exact prior state, hands their transactions to the pool, and re-imports to the same chain', async () => {
+    const { t: a, names } = await chainWithNames();
+    await history(a, names);
+    const blocks = blocksOf(a);
+    const { t: b, names: namesB } = await chainWithNames(false);
+    // Up to the block before the name registration.
+    const withName = blocks.findIndex((x) => x.txs.some((k) => k.tx.type === TransactionType.RegName));
+    const base = withName - 1;
+    for (const x of blocks.slice(0, base + 1)) await b.chain.importBlock(x.bytes, x.txs, { source: 'peer' });
+    const dumpAtBase = stateDump(b);
+    const tipAtBase = hex(b.chain.tip!.checksum);
+    const reverted: bigint[] = [];
+    b.events.on('blockReverted', ({ block }) => reverted.push(block.num));
+    const depth = 4;
+    for (const x of blocks.slice(base + 1, base + 1 + depth)) await b.chain.importBlock(x.bytes, x.txs, { source: 'peer' });
+    expect(namesB.state.count()).toBe(1);
+    const paymentIds = blocks.slice(base + 1, base + 1 + depth).flatMap((x) => x.txs.map((k) => k.textId));
+    for (let i = 0; i < depth; i++) await b.chain.revertTip(b.chain.tip!.checksum);
+    expect(reverted).toEqual([...Array(depth).keys()].map((i) => BigInt(base + depth - i + 1)));
+    expect(b.chain.height).toBe(BigInt(base + 1));
+    expect(hex(b.chain.tip!.checksum)).toBe(tipAtBase);
+    expect(stateDump(b)).toBe(dumpAtBase);
+    expect(namesB.state.count()).toBe(0);
+    // The reverted blocks' transactions are pending again (admission runs after the event).
+    await b.mempool.pruned();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(b.mempool.page(0, 100).map((k) => k.textId).sort()).toEqual([...paymentIds].sort());
+    // Re-imported, the chain and state are the other node's again.
+    for (const x of blocks.slice(base + 1)) await b.chain.importBlock(x.bytes, x.txs, { source: 'peer' });
+    expect(b.mempool.size).toBe(0);
+    for (let n = 1n; n <= a.chain.height; n++) expect(hex(b.chain.getBlock(n)!.bytes)).toBe(hex(a.chain.getBlock(n)!.bytes));
+    expect(hex(b.chain.walletStateChecksum())).toBe(hex(a.chain.walletStateChecksum()));
+    expect(namesB.state.getMeta()).toEqual(names.state.getMeta());
+  });
+
+  it('refuses a moved tip, block 1 and blocks deeper than the undo window; survives a restart', async () => {
+    const { t: a } = await chainWithNames();
+    for (let i = 0; i < 8; i++) await a.producer.produce();
+    const tip = a.chain.tip!;
+    expect(await codeOf(a.chain.revertTip(new Uint8Array(64)))).toBe(BlockErrorCode.RevertUnavailable);
+    // The undo records are in the store: a restarted node can still revert.
+    const again = await a.reopen();
+    open.splice(open.indexOf(a), 1, again);
+    let n = 0;
+    while ((await codeOf(again.chain.revertTip())) === 'imported') n++;
+    expect(n).toBe(5);
+    expect(again.chain.height).toBe(tip.block.num - 5n);
+    const { t: lone } = await chainWithNames();
+    expect(await codeOf(lone.chain.revertTip())).toBe(BlockErrorCode.RevertUnavailable);
+  });
+});
+
 describe('importBlock', () => {
   it("imports every block another node produced: same checksums, balances, wallet and name state", async () => {
     const { t: a, names: namesA } = await chainWithNames();

@@ -9,8 +9,11 @@ beforeAll(async () => {
   ids = await Promise.all(Array.from({ length: 3 }, () => makeIdentity()));
 });
 
-/** Block bytes: u32 height ‖ marker (0xBB = invalid); each block has one 3-byte transaction. */
-const blockOf = (h: number, bad = false) => Uint8Array.of(h & 0xff, (h >> 8) & 0xff, 0, 0, bad ? 0xbb : 1);
+/**
+ * Block bytes: u16 height ‖ branch ‖ parent's branch ‖ marker (0xBB = invalid); each block has one
+ * 3-byte transaction. A block follows a tip of its parent's branch (a fork has its own branch).
+ */
+const blockOf = (h: number, bad = false, branch = 0, parentBranch = branch) => Uint8Array.of(h & 0xff, (h >> 8) & 0xff, branch, parentBranch, bad ? 0xbb : 1);
 const heightOf = (b: Uint8Array) => b[0]! | (b[1]! << 8);
 
 class FakeChain implements SyncChain {
@@ -34,9 +37,17 @@ class FakeChain implements SyncChain {
   async importBlock(block: Uint8Array, txs: Uint8Array[], source: string): Promise<ImportOutcome> {
     if (heightOf(block) !== this.blocks.length + 1) return { ok: false, action: 'ignore', reason: 'not next' };
     if (block[4] === 0xbb) return { ok: false, action: 'reject', reason: 'invalid block' };
+    const tip = this.blocks.at(-1);
+    if (tip && block[3] !== tip[2]) return { ok: false, action: 'fork', reason: 'follows another block' };
     this.blocks.push(block);
     this.imported.push({ height: heightOf(block), source, txs: txs.length });
     return { ok: true };
+  }
+  reverted: number[] = [];
+  async revertTip(): Promise<boolean> {
+    if (this.blocks.length <= 1) return false;
+    this.reverted.push(heightOf(this.blocks.pop()!));
+    return true;
   }
 }
 
@@ -130,6 +141,38 @@ describe('BlockSync', () => {
     expect(b.network.links().map((l) => l.peer!.addressText)).toEqual([addressToText(ids[2]!.address)]);
     expect(b.chain.imported.find((x) => x.height === 29)!.source).toBe(addressToText(ids[0]!.address));
     expect(b.chain.imported.find((x) => x.height === 30)!.source).toBe(addressToText(ids[2]!.address));
+  });
+
+  it('a node whose tip left the longer chain reverts it and follows; a pushed block ahead costs the pusher nothing', async () => {
+    const clock = new ManualClock();
+    // a: blocks 1–20 of branch 0; b: 1–17 of branch 0, then its own 18–19 (branch 1).
+    const a = node(ids[0]!, 1, clock, new FakeChain(clock, 20));
+    const bChain = new FakeChain(clock, 17);
+    bChain.blocks.push(blockOf(18, false, 1, 0), blockOf(19, false, 1, 1));
+    const b = node(ids[1]!, 2, clock, bChain);
+    const sockets = wire(b.network, a.network, '127.0.0.1:1');
+    await pump(...sockets);
+    for (const n of [a, b]) n.sync.start();
+    for (let i = 0; i < 20 && !(b.chain.blocks.length === 20 && b.chain.blocks[18]![2] === 0); i++) {
+      await pump(...sockets);
+      clock.advance(1_000);
+    }
+    expect(b.chain.reverted).toEqual([19, 18]);
+    expect(b.chain.blocks.map((x) => x[2])).toEqual(new Array(20).fill(0));
+    // a pushes each new block while b is behind: not a fault, however many (5 points each would ban at 100).
+    a.chain.blocks.push(blockOf(21), blockOf(22));
+    for (let i = 0; i < 25; i++) a.network.links()[0]!.send({ code: 111, from: 22n, tip: 22n, blocks: [{ block: blockOf(22), transactions: [] }] });
+    for (let i = 0; i < 6 && b.chain.blocks.length < 22; i++) {
+      await pump(...sockets);
+      clock.advance(1_000);
+    }
+    expect(b.chain.blocks).toHaveLength(22);
+    expect(b.network.isBlocked(ids[0]!.address)).toBe(false);
+    expect(b.network.links()[0]!.peer).toBeDefined();
+    for (const n of [a, b]) {
+      n.sync.stop();
+      n.network.stop();
+    }
   });
 
   it('a syncing master serves no blocks', async () => {
