@@ -64,15 +64,27 @@ export type SignatureVerifier = (items: { publicKey: Uint8Array; data: Uint8Arra
 
 /**
  * The acceptance rule for a block's signatures, owned by `consensus/` (reshape-for-peers §4.3):
- * today one valid signature (the proposer's, required consensus 1); the consensus issue plugs the
- * full rule of reference-network §5.4 in here.
+ * the embedded network's single signer, or the reference's consensus among masters
+ * (reference-network §5.4–5.5). The chain asks it which signatures of a block count and what row 4
+ * of a header (the signature-freeze checksum) must hold.
  */
 export interface BlockAcceptance {
-  /** Valid signatures from distinct signers a block needs to be imported. */
-  requiredSignatures(block: Block): number;
-  /** The RSA key of a signer address that the chain's wallet state may not know (own keys, presences). */
-  signerKey(signer: Uint8Array): Uint8Array | null;
+  /**
+   * The signatures of `block` that count, in order. `full`: the block must be acceptable with them
+   * (enough signers, §5.4), else a BlockError; `each`: every entry on its own (a candidate still
+   * gathering signatures, or signatures added to a stored block). Invalid entries are dropped or
+   * refuse the block, as the rule says.
+   */
+  verifySignatures(block: Block, checksum: Uint8Array, mode: 'full' | 'each'): Promise<BlockSignature[]>;
+  /** Header row 4 of block `num` (reference-formats §10.3): the freeze checksum of block num − 5's signatures; null below block 6. */
+  freezeChecksum(num: bigint): Uint8Array | null;
 }
+
+/** Before consensus installs its rule: nothing but the genesis block can be imported. */
+const NO_ACCEPTANCE: BlockAcceptance = {
+  verifySignatures: () => Promise.reject(new BlockError(BlockErrorCode.InsufficientSignatures, 'no acceptance rule is installed: consensus is not running')),
+  freezeChecksum: () => null,
+};
 
 /**
  * Where a block comes from: this node's producer, a peer's gossip, sync, or the network's genesis
@@ -138,14 +150,15 @@ export class Chain {
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly events: Emitter<ChainEvents>;
-  private readonly verifySignatures: SignatureVerifier;
+  /** RSA verification (in the worker pool), for the acceptance rule's signatures too. */
+  readonly verifyRsa: SignatureVerifier;
   private readonly isVerified: (id: Uint8Array) => boolean;
-  private acceptance: BlockAcceptance = { requiredSignatures: () => 1, signerKey: () => null };
+  private acceptance: BlockAcceptance = NO_ACCEPTANCE;
   private tipInfo: TipInfo | null = null;
   /**
-   * The transition of the block this node produced last, with the writes it made: importing that
-   * same block on the same parent replays them instead of running the transition a second time
-   * (the result is the transition's, for the same parent, transactions and header).
+   * The transition of the block this node produced or checked last, with the writes it made:
+   * importing that same block on the same parent replays them instead of running the transition a
+   * second time (the result is the transition's, for the same parent, transactions and header).
    */
   private prepared: { parent: Uint8Array | null; checksum: Uint8Array; result: TransitionResult; writes: RecordedWrite[] } | null = null;
   /** Imports and signature additions run one at a time, in call order. */
@@ -158,7 +171,7 @@ export class Chain {
     this.log = deps.log;
     this.clock = deps.clock;
     this.events = deps.events;
-    this.verifySignatures = deps.verifySignatures;
+    this.verifyRsa = deps.verifySignatures;
     this.isVerified = deps.isVerified ?? (() => false);
     const height = this.store.meta.get(META.tip) as number | undefined;
     if (height !== undefined) {
@@ -282,30 +295,20 @@ export class Chain {
   }
 
   private async importNow(input: Block | Uint8Array, txs: readonly KnownTx[], source: BlockSource): Promise<ImportResult> {
-    let block: Block;
-    let header: Uint8Array;
-    if (input instanceof Uint8Array) {
-      const decoded = decodeWire(input);
-      block = decoded.block;
-      header = input.subarray(0, decoded.headerLength);
-    } else {
-      block = input;
-      header = encodeBlockHeader(block);
-    }
+    let { block, header } = this.decodeInput(input);
     this.checkHeader(block, txs);
     const checksum = blockChecksum(header);
     if (source === 'genesis') {
       if (block.num !== 1n || block.signatures.length > 0) throw new BlockError(BlockErrorCode.BadHeader, 'only an unsigned block 1 is imported as the genesis');
     } else {
-      await this.checkSignatures(block, checksum);
+      block = { ...block, signatures: await this.acceptance.verifySignatures(block, checksum, 'full') };
     }
-    await this.checkTransactionSignatures(txs);
     const parent = this.tipInfo;
-    // Our own block, as produced on this parent: its transition's writes are replayed, not recomputed.
+    // A block produced or checked on this parent: its transition's writes are replayed, not recomputed.
     const prepared = this.prepared;
     this.prepared = null;
-    const reuse =
-      source === 'local' && prepared !== null && equalBytes(prepared.checksum, checksum) && sameBytes(prepared.parent, parent?.checksum ?? null);
+    const reuse = prepared !== null && equalBytes(prepared.checksum, checksum) && sameBytes(prepared.parent, parent?.checksum ?? null);
+    if (!reuse) await this.checkTransactionSignatures(txs);
     await this.store.write(() => {
       if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${block.num} was checked`);
       const { undo } = this.store.journaled(() => {
@@ -369,9 +372,37 @@ export class Chain {
   }
 
   /**
-   * Adds signatures to a stored block (row 12, not covered by the block checksum): each is
-   * verified over `sha3_512sq(checksum)`; one per signer address (a later one for the same signer
-   * is ignored here; the consensus issue decides replacement by a better solution).
+   * Checks the next block as `importBlock` does, except that its signatures are checked one by one
+   * (a candidate still gathering signatures, reference-network §5.3), and commits nothing. The
+   * transition's writes are kept: importing the same block on the same parent replays them.
+   * @returns the block with the signatures that count, and its checksum.
+   * @throws BlockError with the code of the first rule it breaks.
+   */
+  checkBlock(input: Block | Uint8Array, txs: readonly KnownTx[]): Promise<{ block: Block; checksum: Uint8Array }> {
+    const run = this.writing.then(async () => {
+      const { block: decoded, header } = this.decodeInput(input);
+      this.checkHeader(decoded, txs);
+      const checksum = blockChecksum(header);
+      const block = { ...decoded, signatures: await this.acceptance.verifySignatures(decoded, checksum, 'each') };
+      await this.checkTransactionSignatures(txs);
+      const parent = this.tipInfo;
+      const { result, writes } = await this.store.dryRunRecorded(() => {
+        const proposer = block.signatures[0]?.signer ?? new Uint8Array(0);
+        const r = this.transition(block.num, block.timestamp, proposer, txs, 'import');
+        this.compareComputed(block, r);
+        return r;
+      });
+      if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${block.num} was checked`);
+      this.prepared = writes ? { parent: parent?.checksum ?? null, checksum, result, writes } : null;
+      return { block, checksum };
+    });
+    this.writing = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Adds signatures to a stored block (row 12, not covered by the block checksum): the ones the
+   * acceptance rule counts, one per signer (a signer already present is not added again).
    * @returns the signatures that were new.
    */
   addBlockSignatures(num: bigint, sigs: readonly BlockSignature[]): Promise<BlockSignature[]> {
@@ -380,32 +411,54 @@ export class Chain {
       if (!found) throw new BlockError(BlockErrorCode.NotFound, `block ${num} is not in this chain`);
       const fresh = sigs.filter((s) => !found.block.signatures.some((t) => equalBytes(t.signer, s.signer)));
       if (fresh.length === 0) return [];
-      const unknown = fresh.find((s) => !this.signerKeyOf(s.signer));
-      if (unknown) {
-        throw new BlockError(BlockErrorCode.SignerUnknown, `a signature for block ${num} is by ${addressToText(unknown.signer)}, whose key this node does not know yet`, { signer: unknown.signer });
-      }
-      const ok = await this.verifyBlockSignatures(fresh, found.checksum);
-      const bad = fresh.findIndex((_, i) => !ok[i]);
-      if (bad >= 0) throw new BlockError(BlockErrorCode.BadSignature, `signature ${bad} for block ${num} does not verify`, { num });
-      const block: Block = { ...found.block, signatures: [...found.block.signatures, ...fresh] };
-      await this.store.write(() => this.store.db('blocks').put(u64Key(num), Buffer.from(encodeBlock(block).bytes)));
-      if (this.tipInfo?.block.num === num) this.tipInfo = { ...this.tipInfo, block };
-      this.events.emit('blockSignaturesAdded', { num, added: fresh });
-      return fresh;
+      const valid = await this.acceptance.verifySignatures({ ...found.block, signatures: fresh }, found.checksum, 'each');
+      if (valid.length === 0) return [];
+      await this.writeSignatures(num, [...found.block.signatures, ...valid]);
+      this.events.emit('blockSignaturesAdded', { num, added: valid });
+      return valid;
     });
     this.writing = run.catch(() => undefined);
     return run;
   }
 
   /**
+   * Replaces the signature row of a stored block (consensus: its frozen list, or the proposer's
+   * frozen set that overrides ours, reference-network §5.5). The caller verified them.
+   */
+  setBlockSignatures(num: bigint, sigs: readonly BlockSignature[]): Promise<void> {
+    const run = this.writing.then(async () => {
+      if (!this.getBlock(num)) throw new BlockError(BlockErrorCode.NotFound, `block ${num} is not in this chain`);
+      await this.writeSignatures(num, sigs);
+    });
+    this.writing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeSignatures(num: bigint, sigs: readonly BlockSignature[]): Promise<void> {
+    const found = this.getBlock(num)!;
+    const block: Block = { ...found.block, signatures: [...sigs] };
+    await this.store.write(() => this.store.db('blocks').put(u64Key(num), Buffer.from(encodeBlock(block).bytes)));
+    if (this.tipInfo?.block.num === num) this.tipInfo = { ...this.tipInfo, block };
+  }
+
+  /**
    * Checks only the signatures of a block (wire bytes) against the acceptance rule, without its
-   * parent: is a competing block at the next height signed as a block must be (§5.7)?
+   * parent: is a competing block signed as a block must be (§5.7)?
    * @throws BlockError as `importBlock` would for its signatures (or BLOCK_MALFORMED).
    */
-  async verifyBlockSigners(bytes: Uint8Array): Promise<Block> {
+  async verifyBlockSigners(bytes: Uint8Array): Promise<{ block: Block; checksum: Uint8Array }> {
     const decoded = decodeWire(bytes);
-    await this.checkSignatures(decoded.block, blockChecksum(bytes.subarray(0, decoded.headerLength)));
-    return decoded.block;
+    const checksum = blockChecksum(bytes.subarray(0, decoded.headerLength));
+    const signatures = await this.acceptance.verifySignatures(decoded.block, checksum, 'full');
+    return { block: { ...decoded.block, signatures }, checksum };
+  }
+
+  private decodeInput(input: Block | Uint8Array): { block: Block; header: Uint8Array } {
+    if (input instanceof Uint8Array) {
+      const decoded = decodeWire(input);
+      return { block: decoded.block, header: input.subarray(0, decoded.headerLength) };
+    }
+    return { block: input, header: encodeBlockHeader(input) };
   }
 
   /** Header rules that need no signature check and no state transition (reference-network §5.3). */
@@ -434,7 +487,7 @@ export class Chain {
     }
     if (!sameBytes(block.pitRoot, txIdRoot(block.txIds))) throw new BlockError(BlockErrorCode.TxMismatch, `block ${block.num}'s transaction root does not match its txids`);
     if (!sameBytes(block.signatureFreezeChecksum, this.signatureFreezeChecksum(block.num))) {
-      throw new BlockError(BlockErrorCode.SignatureFreezeMismatch, `block ${block.num}'s signature-freeze checksum is not that of block ${block.num - 5n}'s signatures`);
+      throw new BlockError(BlockErrorCode.SignatureFreezeMismatch, `block ${block.num}'s signature-freeze checksum is not that of block ${block.num - 5n}'s signatures`, { num: block.num });
     }
     if (isSuperBlock(block.num)) {
       const sb = this.superBlockData(block.num);
@@ -449,52 +502,6 @@ export class Chain {
         throw new BlockError(BlockErrorCode.BadHeader, `superblock ${block.num} does not point at this chain's blocks since the last superblock`);
       }
     }
-  }
-
-  /** Distinct valid signers ≥ the acceptance rule's requirement; any invalid signature fails the block. */
-  private async checkSignatures(block: Block, checksum: Uint8Array): Promise<void> {
-    const signers = new Set<string>();
-    for (const s of block.signatures) {
-      const key = Buffer.from(s.signer).toString('latin1');
-      if (signers.has(key)) throw new BlockError(BlockErrorCode.BadSignature, `block ${block.num} carries two signatures of one signer`);
-      signers.add(key);
-    }
-    const unknown = block.signatures.find((s) => !this.signerKeyOf(s.signer));
-    if (unknown) {
-      throw new BlockError(BlockErrorCode.SignerUnknown, `block ${block.num} is signed by ${addressToText(unknown.signer)}, whose key this node does not know yet`, { signer: unknown.signer });
-    }
-    const ok = await this.verifyBlockSignatures(block.signatures, checksum);
-    const bad = ok.findIndex((v) => !v);
-    if (bad >= 0) throw new BlockError(BlockErrorCode.BadSignature, `signature ${bad} of block ${block.num} does not verify`, { num: block.num, index: bad });
-    const required = this.acceptance.requiredSignatures(block);
-    if (block.signatures.length < required) {
-      throw new BlockError(BlockErrorCode.InsufficientSignatures, `block ${block.num} has ${block.signatures.length} valid signatures, ${required} required`, { required });
-    }
-  }
-
-  /** Each signature over `sha3_512sq(checksum)` (reference-network §5.2) with its signer's key. */
-  private async verifyBlockSignatures(sigs: readonly BlockSignature[], checksum: Uint8Array): Promise<boolean[]> {
-    const data = sha3_512sq(checksum);
-    const items: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[] = [];
-    const at: number[] = [];
-    const out = sigs.map((s, i) => {
-      const publicKey = this.signerKeyOf(s.signer);
-      if (!publicKey || !s.signature) return false;
-      items.push({ publicKey, data, signature: s.signature });
-      at.push(i);
-      return true;
-    });
-    if (items.length > 0) {
-      const ok = await this.verifySignatures(items);
-      ok.forEach((v, j) => (out[at[j]!] = v));
-    }
-    return out;
-  }
-
-  /** A signer is a full public key, or an address whose key the acceptance rule or the wallet state knows. */
-  private signerKeyOf(signer: Uint8Array): Uint8Array | null {
-    if (signer.length > 45) return signer;
-    return this.acceptance.signerKey(signer) ?? this.wallet(signer).publicKey;
   }
 
   /**
@@ -524,7 +531,7 @@ export class Chain {
       which.push(k);
     }
     if (items.length === 0) return;
-    const ok = await this.verifySignatures(items);
+    const ok = await this.verifyRsa(items);
     const bad = ok.findIndex((v) => !v);
     if (bad >= 0) {
       throw new BlockError(BlockErrorCode.InvalidTransaction, `transaction ${which[bad]!.textId} fails: signature does not verify`, { txid: which[bad]!.textId, code: 'TX_BAD_SIGNATURE' });
@@ -602,17 +609,9 @@ export class Chain {
     return block;
   }
 
-  /**
-   * Header row 4 (reference-formats §10.3) under the single-signer rule: `sha3_512sq(u64 LE (num − 5)
-   * ‖ checksum of block num − 5)`. Without the reference's signature freezing (§5.5) a block's
-   * signature row differs between masters (each merges what reaches it), so the row is not hashed.
-   */
+  /** Header row 4 (reference-formats §10.3): the acceptance rule's freeze checksum of block num − 5. */
   private signatureFreezeChecksum(num: bigint): Uint8Array | null {
-    const frozen = num > 5n ? this.getBlock(num - 5n) : null;
-    if (!frozen) return null;
-    const at = new Uint8Array(8);
-    new DataView(at.buffer).setBigUint64(0, num - 5n, true);
-    return sha3_512sq(concatBytes(at, frozen.checksum));
+    return this.acceptance.freezeChecksum(num);
   }
 
   /** Rows of a superblock: the previous superblock and the checksums of the blocks since. */

@@ -109,6 +109,10 @@ const BLOCK_IGNORED = new Set<BlockErrorCode>([
   BlockErrorCode.NotFound,
   BlockErrorCode.SignerUnknown,
   BlockErrorCode.RevertUnavailable,
+  // Masters may freeze a block's signatures differently: the proposer's copy of block n − 5 settles it (reference-network §5.5).
+  BlockErrorCode.SignatureFreezeMismatch,
+  // Which signatures count depends on the presences this node holds (§5.2): another view is no fault.
+  BlockErrorCode.InsufficientSignatures,
 ]);
 
 /** A block was refused by `importBlock` (or a signature by `addBlockSignatures`). */

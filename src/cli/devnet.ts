@@ -32,6 +32,8 @@ the genesis. Prints a table of the nodes, then their merged log; Ctrl-C stops ev
   --base-port PORT       RPC ports PORT, PORT+1, …, peer ports PORT+100, … (default: free ports)
   --mq-port PORT         clients publish their messaging events to an MQTT broker on 127.0.0.1:PORT`;
 
+/** A devnet's signer-PoW floor: 10,000 coins, about 10⁴ hashes (milliseconds) per solution. */
+const DEVNET_MIN_SIGNER_DIFFICULTY = 10_000n * 100_000_000n;
 /** Coins the genesis gives each master and each client. */
 const MASTER_FUNDS = 1_000_000n * 100_000_000n;
 const CLIENT_FUNDS = 100_000n * 100_000_000n;
@@ -149,6 +151,7 @@ export async function prepareDevnet(o: DevnetOptions): Promise<{ nodes: DevnetNo
       blockIntervalSeconds: o.blockInterval,
       allocations: plan.flatMap((p, i) => (p.role === 'relay' ? [] : [{ address: wallets[i]!.primary.primary, amount: p.role === 'master' ? MASTER_FUNDS : CLIENT_FUNDS }])),
       masters: plan.flatMap((p, i) => (p.role === 'master' ? [wallets[i]!.primary.primary] : [])),
+      minSignerDifficulty: DEVNET_MIN_SIGNER_DIFFICULTY,
     };
     writeGenesisFile(genesisPath, genesis);
   }

@@ -23,14 +23,18 @@ holds none. The password may also come from DLTNODE_WALLET_PASSWORD.`;
 
 export const INIT_HELP = `Usage: dltnode init --out FILE --fund ADDRESS=COINS [--fund …] --master ADDRESS [--master …]
                     [--name NAME] [--network reg|test|main] [--block-interval SECONDS] [--timestamp UNIX]
+                    [--min-signer-difficulty COINS]
 
 Writes the genesis file of a new network. Start every node of that network with --genesis FILE.
   --fund ADDRESS=COINS   an address funded by block 1 (repeatable)
-  --master ADDRESS       a master that proposes blocks, in proposer order (repeatable)
+  --master ADDRESS       a master of the network (repeatable; the first is the genesis node, which makes blocks 2–7)
   --name NAME            the network's name (default devnet)
   --network NAME         whose checksum lock it uses (default reg)
   --block-interval S     seconds between blocks (default 1)
-  --timestamp UNIX       time of block 1 (default now)`;
+  --timestamp UNIX       time of block 1 (default now)
+  --min-signer-difficulty COINS
+                         floor of a block signature's signer PoW (default the reference's 10000000;
+                         a devnet uses 10000: about 10^4 hashes per solution)`;
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
@@ -70,6 +74,7 @@ export function genesisFromArgs(argv: string[], nowS = Math.floor(Date.now() / 1
     network: { type: 'string' },
     'block-interval': { type: 'string' },
     timestamp: { type: 'string' },
+    'min-signer-difficulty': { type: 'string' },
   });
   if (values.help) return 'help';
   const out = values.out as string | undefined;
@@ -107,6 +112,7 @@ export function genesisFromArgs(argv: string[], nowS = Math.floor(Date.now() / 1
       blockIntervalSeconds: interval,
       allocations,
       masters,
+      ...(values['min-signer-difficulty'] !== undefined ? { minSignerDifficulty: values['min-signer-difficulty'] } : {}),
     },
     'dltnode init',
   );

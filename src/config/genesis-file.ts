@@ -6,7 +6,10 @@
  *   { "dltnodeGenesis": 1, "name": "devnet", "network": "reg", "timestamp": 1764000000,
  *     "blockIntervalSeconds": 1,
  *     "allocations": [{ "address": "…", "amount": "1000000.00000000" }],
- *     "masters": ["…"] }
+ *     "masters": ["…"], "minSignerDifficulty": "10000.00000000" }
+ *
+ * `minSignerDifficulty` (optional) lowers the floor of a block signature's signer PoW below the
+ * reference's 10,000,000 (a devnet: solutions in milliseconds).
  *
  * Every error names the field and what is expected.
  */
@@ -32,6 +35,7 @@ interface GenesisJson {
   blockIntervalSeconds: number;
   allocations: { address: string; amount: string }[];
   masters: string[];
+  minSignerDifficulty?: string;
 }
 
 export function genesisToJson(spec: GenesisSpec): GenesisJson {
@@ -43,6 +47,7 @@ export function genesisToJson(spec: GenesisSpec): GenesisJson {
     blockIntervalSeconds: spec.blockIntervalSeconds,
     allocations: spec.allocations.map((a) => ({ address: addressToText(a.address), amount: formatAmount(a.amount) })),
     masters: spec.masters.map(addressToText),
+    ...(spec.minSignerDifficulty !== undefined ? { minSignerDifficulty: formatAmount(spec.minSignerDifficulty) } : {}),
   };
 }
 
@@ -96,7 +101,17 @@ export function genesisFromJson(doc: unknown, where = 'genesis'): GenesisSpec {
     masterSet.add(addressToText(addr));
     return addr;
   });
+  let minSignerDifficulty: bigint | undefined;
+  if (d.minSignerDifficulty !== undefined) {
+    try {
+      minSignerDifficulty = parseAmount(String(d.minSignerDifficulty));
+    } catch (err) {
+      fail('"minSignerDifficulty"', `a CoinNumber such as "10000" (${(err as Error).message})`);
+    }
+    if (minSignerDifficulty! <= 0n) fail('"minSignerDifficulty"', 'greater than 0');
+  }
   return {
+    ...(minSignerDifficulty !== undefined ? { minSignerDifficulty } : {}),
     name: d.name!,
     network: d.network as GenesisSpec['network'],
     timestamp: BigInt(d.timestamp!),

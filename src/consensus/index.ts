@@ -14,9 +14,20 @@ import { NO_BLOCK_ERROR_SECONDS } from '../chain/constants.js';
 import { equalBytes } from '../formats/bytes.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
-import { BlockProducer, type BlockSigner, type ProposerSchedule } from './producer.js';
+import { BlockProducer, type BlockSigner } from './producer.js';
+import { singleSignerAcceptance } from './single-signer.js';
+import { ReferenceAcceptance } from './acceptance.js';
+import { ConsensusEngine, type BlockPowSigner, type EnginePeers } from './engine.js';
+import { InlineSignerPow } from './inline-signer.js';
+import { consensusTiming, MIN_REQUIRED_CONSENSUS, type SignatureTally } from './rules.js';
+import type { ChainEvents } from '../chain/chain.js';
+import type { Emitter } from '../events.js';
 
-export { BlockProducer, type BlockSigner, type ProposerSchedule } from './producer.js';
+export { BlockProducer, type BlockSigner } from './producer.js';
+export { ReferenceAcceptance } from './acceptance.js';
+export { ConsensusEngine, type BlockPowSigner, type EnginePeers } from './engine.js';
+
+type DltStatus = 'Active' | 'Synchronizing' | 'ErrorLongTimeNoBlock';
 
 /** Shortest block interval the producer accepts (the option's own floor, 0.1 s). */
 export const MIN_BLOCK_INTERVAL_MS = 100;
@@ -32,12 +43,18 @@ export interface ConsensusOptions {
 
 export interface Consensus {
   readonly producer: BlockProducer;
+  /** The master's consensus engine on a genesis network (null on the embedded network and on relays and clients). */
+  readonly engine: ConsensusEngine | null;
+  /** The reference's acceptance rule on a genesis network. */
+  readonly acceptance?: ReferenceAcceptance;
   /** Is block production running (status `Block Processor Status`)? */
   readonly isRunning: boolean;
-  /** Valid signatures a block needs (status `Required Consensus`). */
+  /** Valid signatures a block needs; without a block, the next one (status `Required Consensus`). */
   requiredConsensus(block?: Block): number;
+  /** Signatures of the tip and their total signer difficulty (status `Block Signature Count`, `Block Total Signer Difficulty`). */
+  tipTally(): SignatureTally;
   /** `DLT Status` (interface.md status): Active, or ErrorLongTimeNoBlock past the limit. */
-  dltStatus(): 'Active' | 'Synchronizing' | 'ErrorLongTimeNoBlock';
+  dltStatus(): DltStatus;
   /** Seconds since the tip was imported here (status `Block generated seconds ago`). */
   secondsSinceBlock(): number;
   /** Creates the genesis block when the chain is empty, then starts producing. */
@@ -46,13 +63,9 @@ export interface Consensus {
 }
 
 /** What consensus needs of the network (absent on a lone node). */
-export interface ConsensusNetwork {
-  /** A master proposes nothing while it synchronizes (reference-network §6). */
-  readonly isSynchronizing: boolean;
-  /** The RSA key of a peer wallet, from its hello or its presence. */
-  keyOf(address: Uint8Array): Uint8Array | null;
-  /** How many of these wallets this node has an open link to. */
-  linkedCount(addresses: readonly Uint8Array[]): number;
+export interface ConsensusNetwork extends EnginePeers {
+  /** Does this wallet have a fresh master presence (reference-network §5.2: only their signatures count)? */
+  isFreshMaster(address: Uint8Array): boolean;
 }
 
 export interface ConsensusDeps {
@@ -67,50 +80,14 @@ export interface ConsensusDeps {
   clock: Clock;
   log: Logger;
   opts: ConsensusOptions;
-}
-
-/** The single-signer rule of the embedded network: one valid signature; the node's own key known. */
-export function singleSignerAcceptance(signer: BlockSigner): BlockAcceptance {
-  return {
-    requiredSignatures: () => 1,
-    signerKey: (address) => (equalBytes(address, signer.address) ? signer.publicKey : null),
-  };
-}
-
-/**
- * A genesis network's masters take turns (until the consensus issue's election, reference-network
- * §5.1): block h is proposed by masters[h mod n]; when its parent is older than one interval plus
- * 2k intervals, the k-th next master may propose instead, so a stopped master does not stall the
- * chain. Signatures count only from the genesis masters; their keys come from the network.
- */
-export function rotationSchedule(masters: readonly Uint8Array[], me: Uint8Array, intervalMs: number, network: () => ConsensusNetwork | undefined): ProposerSchedule {
-  const mine = masters.findIndex((m) => equalBytes(m, me));
-  return {
-    mayPropose(nextHeight, msSinceTip) {
-      const net = network();
-      if (mine < 0 || net?.isSynchronizing) return false;
-      const others = masters.filter((_, i) => i !== mine);
-      if (2 * (1 + (net?.linkedCount(others) ?? 0)) <= masters.length) return false;
-      const late = Math.max(0, msSinceTip - intervalMs);
-      const k = Math.floor(late / (2 * intervalMs));
-      return Number((nextHeight + BigInt(k)) % BigInt(masters.length)) === mine;
-    },
-  };
+  /** The chain's events (a master's engine follows imports and reverts). */
+  events?: Emitter<ChainEvents>;
+  /** This master's block signer with signer PoW (default: a search on demand, inline-signer.ts). */
+  powSigner?: (acceptance: ReferenceAcceptance) => BlockPowSigner;
 }
 
 export function createConsensus(deps: ConsensusDeps): Consensus {
-  const masters = deps.opts.genesis?.masters;
-  const acceptance: BlockAcceptance = masters
-    ? {
-        requiredSignatures: () => 1,
-        signerKey: (address) => {
-          if (!masters.some((m) => equalBytes(m, address))) return null; // only the genesis masters sign
-          if (equalBytes(address, deps.signer.address)) return deps.signer.publicKey;
-          return deps.peers?.()?.keyOf(address) ?? null;
-        },
-      }
-    : singleSignerAcceptance(deps.signer);
-  deps.chain.useAcceptance(acceptance);
+  const genesis = deps.opts.genesis;
   const secondsSinceBlock = (): number => {
     const tip = deps.chain.tip;
     return tip ? Math.max(0, Math.floor((deps.clock.now() - tip.receivedAtMs) / 1000)) : 0;
@@ -125,20 +102,89 @@ export function createConsensus(deps: ConsensusDeps): Consensus {
     intervalMs,
     log: deps.log,
     ...(deps.opts.miningDifficulty !== undefined ? { miningDifficulty: deps.opts.miningDifficulty } : {}),
-    ...(masters ? { schedule: rotationSchedule(masters, deps.signer.address, intervalMs, () => deps.peers?.()) } : {}),
   });
+  const dltStatus = (): DltStatus => (secondsSinceBlock() > NO_BLOCK_ERROR_SECONDS ? 'ErrorLongTimeNoBlock' : deps.peers?.()?.isSynchronizing ? 'Synchronizing' : 'Active');
+
+  if (!genesis) {
+    // The embedded network: this node alone, one signature per block.
+    const acceptance = singleSignerAcceptance({ chain: deps.chain, signerKey: (a) => (equalBytes(a, deps.signer.address) ? deps.signer.publicKey : null) });
+    deps.chain.useAcceptance(acceptance);
+    return {
+      producer,
+      engine: null,
+      get isRunning() {
+        return producer.isRunning;
+      },
+      dltStatus,
+      requiredConsensus: () => 1,
+      tipTally: () => ({ count: deps.chain.tip?.block.signatures.length ?? 0, totalDifficulty: 0n }),
+      secondsSinceBlock,
+      async start() {
+        await producer.genesis(deps.opts.genesisBalance);
+        if (deps.proposes !== false) producer.start();
+      },
+      stop: () => producer.stop(),
+    };
+  }
+
+  // A genesis network: the reference's consensus among masters (reference-network §5).
+  const timing = consensusTiming(genesis.blockIntervalSeconds);
+  const peers = () => deps.peers?.();
+  const acceptance = new ReferenceAcceptance({
+    chain: deps.chain,
+    isFreshMaster: (a) => equalBytes(a, deps.signer.address) || (peers()?.isFreshMaster(a) ?? false),
+    requirePresence: deps.proposes !== false,
+    missingPresence: (a) => peers()?.askPresence(a),
+    networkHeight: () => peers()?.networkHeight() ?? deps.chain.height,
+    clock: deps.clock,
+    timing,
+    // One master alone keeps going (its network has nobody else to sign); otherwise the reference's 2.
+    minimumConsensus: genesis.masters.length === 1 ? 1 : MIN_REQUIRED_CONSENSUS,
+    ...(genesis.minSignerDifficulty !== undefined ? { minSignerDifficulty: genesis.minSignerDifficulty } : {}),
+  });
+  deps.chain.useAcceptance(acceptance);
+  const powSigner = deps.powSigner?.(acceptance) ?? new InlineSignerPow({ chain: deps.chain, address: deps.signer.address, minDifficulty: (n) => acceptance.minSignatureDifficulty(n) });
+  const engine =
+    deps.proposes === false || !deps.events
+      ? null
+      : new ConsensusEngine({
+          chain: deps.chain,
+          mempool: deps.mempool,
+          producer,
+          acceptance,
+          signer: powSigner,
+          me: deps.signer.address,
+          genesisNode: equalBytes(genesis.masters[0]!, deps.signer.address),
+          peers,
+          timing,
+          network: deps.network,
+          clock: deps.clock,
+          log: deps.log,
+        });
+  const events = deps.events;
+  let running = false;
   return {
     producer,
+    engine,
+    acceptance,
     get isRunning() {
-      return producer.isRunning;
+      return running;
     },
-    dltStatus: () => (secondsSinceBlock() > NO_BLOCK_ERROR_SECONDS ? 'ErrorLongTimeNoBlock' : deps.peers?.()?.isSynchronizing ? 'Synchronizing' : 'Active'),
-    requiredConsensus: (block) => (block ? acceptance.requiredSignatures(block) : 1),
+    dltStatus,
+    requiredConsensus: (block) => acceptance.required(block?.num ?? deps.chain.height + 1n),
+    tipTally: () => acceptance.rowTally(deps.chain.height),
     secondsSinceBlock,
     async start() {
-      await producer.genesis(deps.opts.genesisBalance, deps.opts.genesis);
-      if (deps.proposes !== false) producer.start();
+      await producer.genesis(deps.opts.genesisBalance, genesis);
+      if (engine && events) {
+        engine.start(events);
+        running = true;
+      }
     },
-    stop: () => producer.stop(),
+    async stop() {
+      running = false;
+      await engine?.stop();
+      await producer.stop();
+    },
   };
 }

@@ -7,7 +7,7 @@
  */
 import type { Network } from '../codec/types.js';
 import { genesisTransaction, type GenesisSpec } from '../chain/genesis.js';
-import type { Chain } from '../chain/chain.js';
+import type { Chain, ProducedBlock } from '../chain/chain.js';
 import { REG_MINING_DIFFICULTY, REG_SIGNER_BITS } from '../chain/constants.js';
 import { BlockError } from '../chain/errors.js';
 import { knownTx } from '../chain/tx-codec.js';
@@ -107,13 +107,16 @@ export class BlockProducer {
     }
   }
 
-  private async produceAndImport(candidates: Parameters<Chain['produceBlock']>[0]['candidates']): Promise<void> {
-    const { chain, mempool, signer, clock, log } = this.deps;
+  /**
+   * The next block from the pool's candidates, unsigned, dated `timestamp` (never before its
+   * parent); candidates the block refuses leave the pool.
+   */
+  async produceUnsigned(timestamp: bigint, candidates: Parameters<Chain['produceBlock']>[0]['candidates'] = this.deps.mempool.candidates(MAX_TRANSACTIONS_PER_BLOCK)): Promise<ProducedBlock> {
+    const { chain, mempool, signer, log } = this.deps;
     const parentTime = chain.tip?.block.timestamp ?? 0n;
-    const now = unixSeconds(clock);
     const produced = await chain.produceBlock({
       candidates,
-      timestamp: now > parentTime ? now : parentTime,
+      timestamp: timestamp > parentTime ? timestamp : parentTime,
       proposer: signer.address,
       difficulty: this.deps.miningDifficulty ?? REG_MINING_DIFFICULTY,
       signerBits: REG_SIGNER_BITS,
@@ -122,6 +125,12 @@ export class BlockProducer {
       for (const { tx, error } of produced.rejected) log.warn({ id: tx.textId, code: error.code, reason: error.message }, 'pending transaction dropped');
       await mempool.drop(produced.rejected.map((r) => r.tx), 'refused by the block producer');
     }
+    return produced;
+  }
+
+  private async produceAndImport(candidates: Parameters<Chain['produceBlock']>[0]['candidates']): Promise<void> {
+    const { chain, mempool, signer, clock, log } = this.deps;
+    const produced = await this.produceUnsigned(unixSeconds(clock), candidates);
     const signature = await signer.sign(sha3_512sq(produced.checksum));
     produced.block.signatures = [{ signer: signer.address, powSolution: null, signature }];
     await chain.importBlock(produced.block, produced.txs, { source: 'local' });

@@ -36,7 +36,11 @@ export interface SyncChain {
  * `fork`: a properly signed next block of a chain that left ours at the tip; the longer chain wins
  * (reference-network §5.7, §6 "a potential fork near the tip → revert the tip").
  */
-export type ImportOutcome = { ok: true } | { ok: false; action: 'ignore' | 'reject' | 'fork'; reason: string };
+export type ImportOutcome =
+  | { ok: true }
+  | { ok: false; action: 'ignore' | 'reject' | 'fork'; reason: string }
+  /** The sender's copy of block `height` is needed first (its frozen signatures, §5.5). */
+  | { ok: false; action: 'refetch'; reason: string; height: bigint };
 
 export type DltStatus = 'Active' | 'Synchronizing' | 'ErrorLongTimeNoBlock';
 
@@ -212,6 +216,7 @@ export class BlockSync {
           if (r.action === 'reject') link.penalize('invalidBlock', r.reason);
           // Their chain is longer than ours from a block we hold: take our tip back and fetch theirs.
           if (r.action === 'fork' && this.reverts < MAX_REVERT_DEPTH && (await this.o.chain.revertTip(this.o.chain.tip().checksum))) this.reverts++;
+          if (r.action === 'refetch') link.send({ code: MessageCode.getBlocks, from: r.height, count: 1, txMode: 0 });
           break;
         }
         this.reverts = 0;

@@ -14,7 +14,7 @@
  * Simplified until the consensus issue: a block is accepted on its proposer's signature; competing
  * blocks for one height are not reverted (the first imported stays).
  */
-import { blockChecksum, decodeBlockWire, type Block } from '../chain/block.js';
+import { blockChecksum, decodeBlockWire, type Block, type BlockSignature } from '../chain/block.js';
 import type { Chain, ChainEvents } from '../chain/chain.js';
 import { equalBytes } from '../formats/bytes.js';
 import { BlockError, BlockErrorCode, TxError, TxErrorCode } from '../chain/errors.js';
@@ -30,7 +30,7 @@ import type { Link } from './link.js';
 import { MASTER_TYPES, PeerNetwork } from './peer-network.js';
 import { MessageCode, messageCodeName } from './protocol/codes.js';
 import type { NetworkMetricsSnapshot } from '../metrics/metrics.js';
-import { encodeTransactionBatches, RejectedCode, type Message, type NodeType } from './protocol/messages.js';
+import { encodeTransactionBatches, MAX_SIGNATURES_PER_CHUNK, RejectedCode, type Message, type NodeType } from './protocol/messages.js';
 import type { NetworkStatusMembers } from './status.js';
 import { TxGossip, type AdmitOutcome, type GossipMempool } from './tx-gossip.js';
 
@@ -60,6 +60,30 @@ export interface NodeNetworkOptions {
    * itself an error). Given by the node from the messaging codec (network does not import it).
    */
   relayError?: (message: Uint8Array) => { recipient: Uint8Array; message: Uint8Array } | null;
+  /** A master's consensus engine on a reference network (read when a message arrives). */
+  consensus?: () => ConsensusPort | null;
+  /** The freeze override on a reference network. */
+  freeze?: FreezePort;
+}
+
+/**
+ * Consensus as the network hands it what masters send (reference-network §5.2–5.3): blocks for
+ * the next height and recent ones, and block signatures. The node adapts its consensus engine.
+ */
+export interface ConsensusPort {
+  receiveBlock(block: Uint8Array, txs: Uint8Array[], from: Link): Promise<{ action: 'accept' | 'ignore' } | { action: 'reject'; reason: string }>;
+  receiveSignatures(num: bigint, checksum: Uint8Array, sigs: BlockSignature[], from: Link): Promise<{ action: 'accept' | 'ignore' } | { action: 'reject'; reason: string }>;
+}
+
+/**
+ * The signature-freeze override of reference-network §5.5 as sync needs it (every role on a
+ * reference network): a block whose sig-freeze checksum is not ours names what block n − 5's row
+ * must give; a copy of n − 5 whose row gives it replaces ours.
+ */
+export interface FreezePort {
+  expectFreeze(m: bigint, checksum: Uint8Array): void;
+  /** The row to store for our block m, when this copy's row is the one expected; else null. */
+  offerRow(m: bigint, checksum: Uint8Array, sigs: readonly BlockSignature[]): Promise<BlockSignature[] | null>;
 }
 
 /** A stream message that reached this client (issue 11): the link it came on, its recipient and bytes. */
@@ -100,7 +124,7 @@ function gossipMempool(mempool: Mempool, network: Network): GossipMempool {
  * checksum; the signature row is not covered by it): two masters that made identical blocks, or a
  * block that gathered signatures since we took it.
  */
-async function mergeSignatures(chain: Chain, bytes: Uint8Array): Promise<ImportOutcome> {
+async function mergeSignatures(chain: Chain, bytes: Uint8Array, freeze?: FreezePort): Promise<ImportOutcome> {
   let block: Block;
   let checksum: Uint8Array;
   try {
@@ -113,6 +137,11 @@ async function mergeSignatures(chain: Chain, bytes: Uint8Array): Promise<ImportO
   const ours = chain.getBlock(block.num);
   if (!ours || !equalBytes(ours.checksum, checksum)) return { ok: false, action: 'ignore', reason: `another block ${block.num} than ours` };
   try {
+    const row = await freeze?.offerRow(block.num, checksum, block.signatures);
+    if (row) {
+      await chain.setBlockSignatures(block.num, row);
+      return { ok: false, action: 'ignore', reason: `block ${block.num}'s frozen signatures taken from the proposer's copy` };
+    }
     await chain.addBlockSignatures(block.num, block.signatures);
     return { ok: false, action: 'ignore', reason: `block ${block.num} is known` };
   } catch (err) {
@@ -122,7 +151,7 @@ async function mergeSignatures(chain: Chain, bytes: Uint8Array): Promise<ImportO
 }
 
 /** The chain as sync sees it: block bytes and transaction bytes, one import path. */
-function syncChain(chain: Chain, mempool: Mempool, network: Network, log: Logger, unknownSigner: (address: Uint8Array) => void): SyncChain {
+function syncChain(chain: Chain, mempool: Mempool, network: Network, log: Logger, unknownSigner: (address: Uint8Array) => void, freeze?: FreezePort): SyncChain {
   return {
     tip: () => ({ height: chain.height, checksum: chain.tip?.checksum ?? new Uint8Array(0), timestampSeconds: Number(chain.tip?.block.timestamp ?? 0n) }),
     blockBytes: (h) => chain.getBlock(h)?.bytes ?? null,
@@ -158,7 +187,16 @@ function syncChain(chain: Chain, mempool: Mempool, network: Network, log: Logger
         if (!(err instanceof BlockError)) throw err;
         log.debug({ peer: source, code: err.code }, err.message);
         // The same block (header) we hold, maybe with signatures we lack: merge them.
-        if (err.code === BlockErrorCode.AlreadyKnown) return mergeSignatures(chain, block);
+        if (err.code === BlockErrorCode.AlreadyKnown) return mergeSignatures(chain, block, freeze);
+        // Its freeze of block n − 5 is not ours: the sender's copy of n − 5 decides (§5.5).
+        const num = err.context.num as bigint | undefined;
+        if (err.code === BlockErrorCode.SignatureFreezeMismatch && freeze && num !== undefined && num > 5n) {
+          const carried = decodeBlockWire(block).block.signatureFreezeChecksum;
+          if (carried) {
+            freeze.expectFreeze(num - 5n, carried);
+            return { ok: false, action: 'refetch', reason: `${err.code}: ${err.message}`, height: num - 5n };
+          }
+        }
         // The next block of a chain that left ours at the tip: a fork, if it is signed as a block must be (§5.7).
         if (err.code === BlockErrorCode.ParentMismatch && (err.context.num as bigint | undefined) === chain.height + 1n) {
           try {
@@ -229,9 +267,16 @@ export class NodeNetwork {
     this.gossip = new TxGossip({ network: this.peers, mempool: gossipMempool(o.mempool, o.network), clock, relaying: () => !this.sync.synchronizing });
     this.sync = new BlockSync({
       network: this.peers,
-      chain: syncChain(o.chain, o.mempool, o.network, o.log, (address) => {
-        for (const l of this.peers.links()) l.send({ code: MessageCode.getPresence2, address });
-      }),
+      chain: syncChain(
+        o.chain,
+        o.mempool,
+        o.network,
+        o.log,
+        (address) => {
+          for (const l of this.peers.links()) l.send({ code: MessageCode.getPresence2, address });
+        },
+        o.freeze,
+      ),
       clock,
       serve: this.role !== 'client',
       sources: this.role === 'client' ? ['M', 'H', 'R'] : MASTER_TYPES,
@@ -275,6 +320,45 @@ export class NodeNetwork {
     return this.sync.networkHeight();
   }
 
+  // ---- what consensus asks of the network (EnginePeers) ----
+
+  /**
+   * Does this wallet have a fresh master presence (§5.2)? A master linked to us proved its key and
+   * a fresh timestamp in its hello, which is as good as a keep-alive it has not sent yet.
+   */
+  isFreshMaster(address: Uint8Array): boolean {
+    const link = this.peers.registry.byIdentity(address);
+    if (link?.isOpen && MASTER_TYPES.includes(link.peerType)) return true;
+    const entry = this.peers.presence.get(address);
+    if (!entry) return false;
+    for (const d of entry.devices.values()) if (d.type === 'M' || d.type === 'H') return true;
+    return false;
+  }
+
+  /** Asks the masters for the presence of a signer whose signatures do not count without it (§5.2). */
+  askPresence(address: Uint8Array): void {
+    this.peers.askPresenceOfMasters(address);
+  }
+
+  /** A fresh candidate, in full with its transactions, to the masters (§5.1). */
+  pushBlock(block: Uint8Array, txs: readonly Uint8Array[], except?: unknown): void {
+    const num = decodeBlockWire(block).block.num;
+    this.peers.broadcast({ code: MessageCode.blocks, from: num, tip: num, blocks: [{ block, transactions: [...txs] }] }, MASTER_TYPES, except as Link | undefined);
+  }
+
+  /** Signatures of a block to the masters (§5.2), in chunks. */
+  pushSignatures(num: bigint, checksum: Uint8Array, sigs: readonly BlockSignature[], except?: unknown): void {
+    const entries = sigs.filter((s) => s.signature).map((s) => ({ signer: s.signer, powSolution: s.powSolution, signature: s.signature! }));
+    for (let i = 0; i < entries.length; i += MAX_SIGNATURES_PER_CHUNK) {
+      this.peers.broadcast({ code: MessageCode.signaturesChunk2, height: num, checksum, signatures: entries.slice(i, i + MAX_SIGNATURES_PER_CHUNK) }, MASTER_TYPES, except as Link | undefined);
+    }
+  }
+
+  /** Asks a link for our block `num` with its signature row (§5.5). */
+  requestBlock(num: bigint, from: unknown): void {
+    (from as Link).send({ code: MessageCode.getBlocks, from: num, count: 1, txMode: 0 });
+  }
+
   /** How many of these wallets this node has an open link to. */
   linkedCount(addresses: readonly Uint8Array[]): number {
     return addresses.filter((a) => this.peers.registry.byIdentity(a)?.isOpen === true).length;
@@ -305,6 +389,13 @@ export class NodeNetwork {
     return this.peers.statusMembers(this.o.listeningPort());
   }
 
+  private pushSignaturesTo(link: Link, num: bigint, checksum: Uint8Array, sigs: readonly BlockSignature[]): void {
+    const entries = sigs.filter((s) => s.signature).map((s) => ({ signer: s.signer, powSolution: s.powSolution, signature: s.signature! }));
+    for (let i = 0; i < entries.length; i += MAX_SIGNATURES_PER_CHUNK) {
+      link.send({ code: MessageCode.signaturesChunk2, height: num, checksum, signatures: entries.slice(i, i + MAX_SIGNATURES_PER_CHUNK) });
+    }
+  }
+
   /** Transactions created here: a client hands them to every link; others push them to the masters. */
   private pushLocal(txs: readonly KnownTx[]): void {
     if (this.role === 'client') {
@@ -318,7 +409,7 @@ export class NodeNetwork {
   /** A block we produced goes in full, with its transactions, to the masters; every block is announced to all. */
   private gossipBlock(height: bigint, checksum: Uint8Array, source: string): void {
     if (source === 'genesis') return;
-    if (source === 'local') {
+    if (source === 'local' && !this.o.consensus?.()) {
       const stored = this.o.chain.getBlock(height);
       if (stored) {
         const transactions = this.o.chain.blockTransactions(stored.block).map((k) => k.bytes);
@@ -334,6 +425,27 @@ export class NodeNetwork {
     if (m.code === MessageCode.s2data) return this.relay(link, m.recipient, m.message);
     if (m.code === MessageCode.rejected) {
       this.o.log.debug({ peer: link.peer?.addressText, reason: m.reason }, 'peer rejected a transaction');
+      return;
+    }
+    const consensus = this.o.consensus?.();
+    if (consensus && !this.sync.synchronizing) {
+      // A master's engine takes what masters push: candidates and recent blocks, and signatures (§5.2–5.3).
+      if (m.code === MessageCode.blocks && m.blocks.length === 1 && MASTER_TYPES.includes(link.peerType)) {
+        const b = m.blocks[0]!;
+        if (m.tip > link.peerHeight) link.peerHeight = m.tip;
+        const r = await consensus.receiveBlock(b.block, b.transactions, link);
+        if (r.action === 'reject') link.penalize('invalidBlock', r.reason);
+        return;
+      }
+      if ((m.code === MessageCode.signaturesChunk2 || m.code === MessageCode.blockSignature2) && MASTER_TYPES.includes(link.peerType)) {
+        const sigs = m.code === MessageCode.signaturesChunk2 ? m.signatures : [m.signature];
+        await consensus.receiveSignatures(m.height, m.checksum, sigs.map((s) => ({ signer: s.signer, powSolution: s.powSolution, signature: s.signature })), link);
+        return;
+      }
+    }
+    if (m.code === MessageCode.getBlockSignatures2) {
+      const stored = this.o.chain.getBlock(m.height);
+      if (stored && equalBytes(stored.checksum, m.checksum)) this.pushSignaturesTo(link, m.height, m.checksum, stored.block.signatures);
       return;
     }
     // Both see inventories: sync takes the block items, gossip the transaction items.

@@ -339,6 +339,12 @@ export class PeerNetwork {
     if (this.presenceAsked.add(`${toHex(address)}`)) link.send({ code: MessageCode.getPresence2, address });
   }
 
+  /** Asks the masters we are linked to for a wallet's presence (once per dedup period). */
+  askPresenceOfMasters(address: Uint8Array): void {
+    if (!this.presenceAsked.add(`${toHex(address)}`)) return;
+    for (const l of this.links(MASTER_TYPES)) l.send({ code: MessageCode.getPresence2, address });
+  }
+
   private async keepAlives(link: Link, list: KeepAlive[]): Promise<void> {
     const updated: KeepAlive[] = [];
     for (const k of list) {

@@ -100,6 +100,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       network: opts.network,
       clock,
       log: log.child({ module: 'consensus' }),
+      events,
       opts: {
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds, genesisBalance: opts.chain.genesisBalance, genesis: opts.chain.genesis,
         ...(opts.mining?.difficulty !== undefined && opts.network === 'reg' ? { miningDifficulty: opts.mining.difficulty } : {}),
@@ -131,6 +132,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         peers: p2p.peers,
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
         relayError: (message) => MessagingService.relayError(message, Math.floor(clock.now() / 1000)),
+        consensus: () => consensus.engine,
+        ...(consensus.acceptance ? { freeze: consensus.acceptance } : {}),
       });
       const net = network;
       if (p2p.listen) {

@@ -47,6 +47,11 @@ describe('block codec', () => {
   it('row 9 (signer bits) on block 1 and superblocks, superblock data on superblocks only', () => {
     const one = { ...block(1n), signerBits: 0x39ffffffffffffffn };
     expect(decodeBlock(encodeBlock(one).bytes).block.signerBits).toBe(0x39ffffffffffffffn);
+    // Read from a Buffer inside a larger pool (as LMDB and sockets hand them), the bits are still the block's.
+    const encoded = encodeBlock(one).bytes;
+    const pool = Buffer.alloc(encoded.length + 100, 0x94);
+    pool.set(encoded, 37);
+    expect(decodeBlock(pool.subarray(37, 37 + encoded.length)).block.signerBits).toBe(0x39ffffffffffffffn);
     expect(encodeBlockHeader(one).length).toBe(encodeBlockHeader({ ...block(2n) }).length + 8);
     const superBlock: Block = {
       ...block(2000n),

@@ -77,6 +77,7 @@ export const statusMethods = [
       // A lone node (no peer network) reports what is true of it: no peers, its own height, itself as the one master.
       const net = ctx.p2p?.statusMembers();
       const networkHeight = ctx.p2p ? ctx.p2p.networkHeight() : ctx.chain.height;
+      const tally = ctx.consensus.tipTally();
       const out: StatusRecord = {
         'Core Version': CORE_VERSION,
         'Node Version': NODE_VERSION,
@@ -93,8 +94,8 @@ export const statusMethods = [
         'Block Processor Status': ctx.consensus.isRunning ? 'Running' : 'Stopped',
         'Block Height': Number(ctx.chain.height),
         'Block Version': tip?.block.version ?? 0,
-        'Block Signature Count': tip?.block.signatures.length ?? 0,
-        'Block Total Signer Difficulty': formatAmount(0n),
+        'Block Signature Count': tally.count,
+        'Block Total Signer Difficulty': formatAmount(tally.totalDifficulty),
         'Block generated seconds ago': agoS,
         'Network Block Height': Number(networkHeight),
         'Node Type': ctx.p2p?.nodeType ?? 'M',
