@@ -62,6 +62,8 @@ export interface StartOptions {
   /** Seconds between blocks; default 0.5. */
   blockInterval?: number;
   args?: string[];
+  /** Log level of the node (default info, or DLTNODE_E2E_LOG_LEVEL). */
+  logLevel?: string;
 }
 
 export interface NodeProcess {
@@ -143,7 +145,7 @@ export async function startNode(options: StartOptions = {}): Promise<NodeProcess
   const args = [
     CLI, 'start', '--network', 'reg', '--data-dir', dataDir, '--rpc-port', '0',
     '--block-interval', String(options.blockInterval ?? 0.5), '--pool-threads', '1',
-    '--log-level', process.env.DLTNODE_E2E_LOG_LEVEL ?? 'info', '--status-interval', '0', ...(options.args ?? []),
+    '--log-level', options.logLevel ?? process.env.DLTNODE_E2E_LOG_LEVEL ?? 'info', '--status-interval', '0', ...(options.args ?? []),
   ];
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
