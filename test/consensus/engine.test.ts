@@ -1,0 +1,118 @@
+/**
+ * A master's consensus engine (reference-network §5.3, §5.7) fed by hand: it adopts a candidate and
+ * signs it, switches to a competing candidate with more signatures and an elected signer, imports it
+ * once acceptable, keeps its tip against a weaker block for the same height, gathers signatures that
+ * arrive before and after their block, and merges late signatures into a stored block.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { encodeBlock, type BlockSignature } from '../../src/chain/block.js';
+import { systemClock } from '../../src/clock.js';
+import { ConsensusEngine, type EnginePeers } from '../../src/consensus/engine.js';
+import { consensusTiming, electedSigners, electionOffset } from '../../src/consensus/rules.js';
+import { equalBytes } from '../../src/formats/bytes.js';
+import { silentLog } from '../chain/fixture.js';
+import { openReferenceChain, type ReferenceChain } from './reference-chain.js';
+
+const open: { c: ReferenceChain; engine: ConsensusEngine }[] = [];
+afterEach(async () => {
+  for (const { c, engine } of open.splice(0)) {
+    await engine.stop();
+    await c.close();
+  }
+});
+
+class FakePeers implements EnginePeers {
+  isSynchronizing = false;
+  blocks: Uint8Array[] = [];
+  signatures: { num: bigint; sigs: readonly BlockSignature[] }[] = [];
+  constructor(private readonly height: () => bigint) {}
+  networkHeight() {
+    return this.height();
+  }
+  pushBlock(block: Uint8Array) {
+    this.blocks.push(block);
+  }
+  pushSignatures(num: bigint, _checksum: Uint8Array, sigs: readonly BlockSignature[]) {
+    this.signatures.push({ num, sigs });
+  }
+  requestBlock() {}
+  askPresence() {}
+}
+
+async function engineOn(masters: number): Promise<{ c: ReferenceChain; engine: ConsensusEngine; peers: FakePeers }> {
+  const c = await openReferenceChain(masters);
+  const peers = new FakePeers(() => c.t.chain.height);
+  const engine = new ConsensusEngine({
+    chain: c.t.chain,
+    mempool: c.t.mempool,
+    producer: c.t.producer,
+    acceptance: c.acceptance,
+    signer: c.masters[0]!.signer,
+    me: c.masters[0]!.address,
+    genesisNode: false,
+    peers: () => peers,
+    // 30 s blocks: the engine proposes nothing by itself while the test runs.
+    timing: consensusTiming(30),
+    network: 'reg',
+    clock: systemClock,
+    log: process.env.ENGINE_DEBUG ? { ...silentLog, debug: (o: unknown, m?: string) => console.log('DEBUG', m, o), warn: (o: unknown, m?: string) => console.log('WARN', m, o), error: (o: unknown, m?: string) => console.log('ERROR', m, o), child: () => silentLog } : silentLog,
+  });
+  engine.start(c.t.events);
+  open.push({ c, engine });
+  return { c, engine, peers };
+}
+
+const wire = (b: { block: Parameters<typeof encodeBlock>[0] }) => encodeBlock(b.block).bytes;
+
+/** Index of the master elected for the next block now (§5.1), or -1. */
+function electedIndex(c: ReferenceChain): number {
+  const tip = c.t.chain.tip!;
+  const election = c.t.chain.getBlock(tip.block.num - 6n)!.block.signatures.map((s) => s.signer);
+  const elected = electedSigners(tip.checksum, election, electionOffset(Date.now() / 1000 - Number(tip.block.timestamp), consensusTiming(30))) ?? [];
+  return c.masters.findIndex((m) => elected.some((e) => equalBytes(e, m.address)));
+}
+
+describe('ConsensusEngine', () => {
+  it('adopts and signs a candidate, switches to a better competing one, imports it, and keeps it against a weaker block', async () => {
+    const { c, engine, peers } = await engineOn(4);
+    await c.grow(30n, [0, 1, 2, 3]);
+    expect(c.acceptance.required(31n)).toBe(3);
+    const elected = electedIndex(c);
+    expect(elected).toBeGreaterThanOrEqual(0);
+    const other = [1, 2, 3].find((i) => i !== elected)!;
+    // X: one signature (not enough), adopted (half the requirement, rounded down, is 1), signed by us.
+    const x = await c.makeBlock([other]);
+    expect((await engine.receiveBlock(wire(x), x.txs.map((k) => k.bytes), 'peer-a')).action).toBe('accept');
+    expect(engine.pending).toMatchObject({ num: 31n, signatures: 2 });
+    expect(peers.signatures.at(-1)!.num).toBe(31n);
+    expect(c.t.chain.height).toBe(30n);
+    // Y: another block for 31 (one second later) with three signatures, the elected one among them.
+    await new Promise((r) => setTimeout(r, 1100));
+    const signers = [...new Set([elected, 1, 2, 3])].slice(0, 3);
+    const y = await c.makeBlock(signers);
+    expect(Buffer.compare(Buffer.from(y.checksum), Buffer.from(x.checksum))).not.toBe(0);
+    expect((await engine.receiveBlock(wire(y), y.txs.map((k) => k.bytes), 'peer-b')).action).toBe('accept');
+    expect(c.t.chain.height).toBe(31n);
+    expect(c.t.chain.tip!.checksum).toEqual(y.checksum);
+    // X again (two signatures): our tip stays.
+    expect((await engine.receiveBlock(wire({ block: { ...x.block, signatures: x.block.signatures } }), x.txs.map((k) => k.bytes), 'peer-a')).action).toBe('ignore');
+    expect(c.t.chain.tip!.checksum).toEqual(y.checksum);
+  });
+
+  it('gathers signatures that arrive before their block, and merges late ones into the stored block', async () => {
+    const { c, engine } = await engineOn(5);
+    await c.grow(30n, [0, 1, 2, 3]);
+    const elected = electedIndex(c);
+    const proposer = elected <= 0 ? 1 : elected;
+    const b = await c.makeBlock([proposer]);
+    const early = await c.masters[[1, 2, 3].find((i) => i !== proposer)!]!.signer.signBlock(31n, b.block.version, b.checksum);
+    const late = await c.masters[4]!.signer.signBlock(31n, b.block.version, b.checksum);
+    expect((await engine.receiveSignatures(31n, b.checksum, [early!], 'peer-c')).action).toBe('ignore');
+    await engine.receiveBlock(wire(b), b.txs.map((k) => k.bytes), 'peer-a');
+    // The block's signer, ours and the early one: 3 = required → imported.
+    expect(c.t.chain.height).toBe(31n);
+    expect(c.t.chain.getBlock(31n)!.block.signatures).toHaveLength(3);
+    expect((await engine.receiveSignatures(31n, b.checksum, [late!], 'peer-d')).action).toBe('accept');
+    expect(c.t.chain.getBlock(31n)!.block.signatures).toHaveLength(4);
+  });
+});
