@@ -52,6 +52,8 @@ export interface EnginePeers {
   requestBlock(num: bigint, from: unknown): void;
   /** Asks the masters for a signer's presence (its signatures count only with one, §5.2). */
   askPresence(address: Uint8Array): void;
+  /** Drops every link and dials again (§5.7: no block for 900 s). */
+  redial(): void;
 }
 
 /** Signs a block with this master's signer PoW solution (§5.2); null while it has none for that block. */
@@ -112,6 +114,7 @@ export class ConsensusEngine {
   private wasSyncing = false;
   private firstAfterSync = false;
   private lastResign = 0;
+  private lastRedial = 0;
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor(private readonly o: ConsensusEngineOptions) {
@@ -195,6 +198,13 @@ export class ConsensusEngine {
       } else await this.tryAccept();
     }
     if (!this.candidate) await this.maybeProduce();
+    // §5.7: no block for 900 s → drop and redial every link, at most every 1800 s (scaled).
+    const quiet = this.o.timing.redialAfter * 1000;
+    if (now - this.lastAcceptedAt > quiet && now - this.lastRedial > 2 * quiet) {
+      this.lastRedial = now;
+      this.o.log.warn({ seconds: Math.round((now - this.lastAcceptedAt) / 1000) }, 'no block accepted for a long time; dropping and redialling every link');
+      peers?.redial();
+    }
     if (now - this.lastResign > (this.o.timing.blockInterval * 1000) / 3) {
       this.lastResign = now;
       await this.signRecent();

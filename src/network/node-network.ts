@@ -340,6 +340,11 @@ export class NodeNetwork {
     this.peers.askPresenceOfMasters(address);
   }
 
+  /** Drops every link and dials the configured peers again (§5.7). */
+  redial(): void {
+    this.peers.reconnect();
+  }
+
   /** A fresh candidate, in full with its transactions, to the masters (§5.1). */
   pushBlock(block: Uint8Array, txs: readonly Uint8Array[], except?: unknown): void {
     const num = decodeBlockWire(block).block.num;

@@ -37,6 +37,7 @@ class FakePeers implements EnginePeers {
   }
   requestBlock() {}
   askPresence() {}
+  redial() {}
 }
 
 async function engineOn(masters: number): Promise<{ c: ReferenceChain; engine: ConsensusEngine; peers: FakePeers }> {
