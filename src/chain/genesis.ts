@@ -33,6 +33,13 @@ export interface GenesisSpec {
   allocations: GenesisAllocation[];
   /** `addressNoChecksum` of the masters that propose and sign from block 2 on, in proposer order. */
   masters: Uint8Array[];
+  /**
+   * Floor of the minimum signer-PoW difficulty (raw CoinNumber) of one block signature or master
+   * keep-alive (reference-network §5.6 `minBlockSignerPowDifficulty`): the reference's 10 000 000
+   * coin by default (about 10^7 hashes per solution); a devnet sets a small one so a master finds
+   * a solution in well under a second.
+   */
+  minSignerDifficulty: bigint;
 }
 
 /** The Genesis transaction (type 3) of block 1: the initial funds, no inputs, no signature. */

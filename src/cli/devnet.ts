@@ -35,6 +35,12 @@ the genesis. Prints a table of the nodes, then their merged log; Ctrl-C stops ev
 /** Coins the genesis gives each master and each client. */
 const MASTER_FUNDS = 1_000_000n * 100_000_000n;
 const CLIENT_FUNDS = 100_000n * 100_000_000n;
+/**
+ * Signer-PoW difficulty floor of a devnet: 65536 coin, about 65,000 hashes per solution (~0.1 s on
+ * one worker; the reference's 10 000 000 would take ~10 s each). It is also the smallest difficulty
+ * the reference miner looks at (its pre-filter wants the hash's top two bytes zero).
+ */
+export const DEVNET_MIN_SIGNER_DIFFICULTY = 65_536n * 100_000_000n;
 /** Bounds that keep a devnet a devnet. */
 const MAX_NODES_PER_ROLE = 32;
 
@@ -149,6 +155,7 @@ export async function prepareDevnet(o: DevnetOptions): Promise<{ nodes: DevnetNo
       blockIntervalSeconds: o.blockInterval,
       allocations: plan.flatMap((p, i) => (p.role === 'relay' ? [] : [{ address: wallets[i]!.primary.primary, amount: p.role === 'master' ? MASTER_FUNDS : CLIENT_FUNDS }])),
       masters: plan.flatMap((p, i) => (p.role === 'master' ? [wallets[i]!.primary.primary] : [])),
+      minSignerDifficulty: DEVNET_MIN_SIGNER_DIFFICULTY,
     };
     writeGenesisFile(genesisPath, genesis);
   }

@@ -23,6 +23,7 @@ holds none. The password may also come from DLTNODE_WALLET_PASSWORD.`;
 
 export const INIT_HELP = `Usage: dltnode init --out FILE --fund ADDRESS=COINS [--fund …] --master ADDRESS [--master …]
                     [--name NAME] [--network reg|test|main] [--block-interval SECONDS] [--timestamp UNIX]
+                    [--min-signer-difficulty COINS]
 
 Writes the genesis file of a new network. Start every node of that network with --genesis FILE.
   --fund ADDRESS=COINS   an address funded by block 1 (repeatable)
@@ -30,7 +31,11 @@ Writes the genesis file of a new network. Start every node of that network with 
   --name NAME            the network's name (default devnet)
   --network NAME         whose checksum lock it uses (default reg)
   --block-interval S     seconds between blocks (default 1)
-  --timestamp UNIX       time of block 1 (default now)`;
+  --timestamp UNIX       time of block 1 (default now)
+  --min-signer-difficulty COINS
+                         least signer-PoW difficulty of a block signature or master keep-alive
+                         (default 10000000, the reference's: ~10^7 hashes per solution; a devnet
+                         wants a small one such as 65536)`;
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
@@ -70,6 +75,7 @@ export function genesisFromArgs(argv: string[], nowS = Math.floor(Date.now() / 1
     network: { type: 'string' },
     'block-interval': { type: 'string' },
     timestamp: { type: 'string' },
+    'min-signer-difficulty': { type: 'string' },
   });
   if (values.help) return 'help';
   const out = values.out as string | undefined;
@@ -107,6 +113,7 @@ export function genesisFromArgs(argv: string[], nowS = Math.floor(Date.now() / 1
       blockIntervalSeconds: interval,
       allocations,
       masters,
+      ...(values['min-signer-difficulty'] !== undefined ? { minSignerDifficulty: values['min-signer-difficulty'] } : {}),
     },
     'dltnode init',
   );

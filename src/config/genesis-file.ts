@@ -6,7 +6,11 @@
  *   { "dltnodeGenesis": 1, "name": "devnet", "network": "reg", "timestamp": 1764000000,
  *     "blockIntervalSeconds": 1,
  *     "allocations": [{ "address": "…", "amount": "1000000.00000000" }],
- *     "masters": ["…"] }
+ *     "masters": ["…"],
+ *     "minSignerDifficulty": "65536.00000000" }
+ *
+ * `minSignerDifficulty` (a CoinNumber, optional: the reference's 10000000 when absent) is the
+ * floor of the signer-PoW difficulty a block signature or master keep-alive must reach.
  *
  * Every error names the field and what is expected.
  */
@@ -14,6 +18,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { GenesisSpec } from '../chain/genesis.js';
 import { addressFromText, addressToText } from '../formats/address.js';
 import { formatAmount, parseAmount } from '../formats/amount.js';
+import { MIN_BLOCK_SIGNER_POW_DIFFICULTY } from '../consensus/signer-pow.js';
 import { ConfigError } from './options.js';
 
 export const GENESIS_FORMAT_VERSION = 1;
@@ -32,6 +37,7 @@ interface GenesisJson {
   blockIntervalSeconds: number;
   allocations: { address: string; amount: string }[];
   masters: string[];
+  minSignerDifficulty?: string;
 }
 
 export function genesisToJson(spec: GenesisSpec): GenesisJson {
@@ -43,6 +49,7 @@ export function genesisToJson(spec: GenesisSpec): GenesisJson {
     blockIntervalSeconds: spec.blockIntervalSeconds,
     allocations: spec.allocations.map((a) => ({ address: addressToText(a.address), amount: formatAmount(a.amount) })),
     masters: spec.masters.map(addressToText),
+    minSignerDifficulty: formatAmount(spec.minSignerDifficulty),
   };
 }
 
@@ -96,6 +103,17 @@ export function genesisFromJson(doc: unknown, where = 'genesis'): GenesisSpec {
     masterSet.add(addressToText(addr));
     return addr;
   });
+  let minSignerDifficulty = MIN_BLOCK_SIGNER_POW_DIFFICULTY;
+  if (d.minSignerDifficulty !== undefined) {
+    const expected = 'a CoinNumber string greater than 0, such as "65536"';
+    if (typeof d.minSignerDifficulty !== 'string') fail('"minSignerDifficulty"', expected);
+    try {
+      minSignerDifficulty = parseAmount(d.minSignerDifficulty);
+    } catch (err) {
+      fail('"minSignerDifficulty"', `${expected} (${(err as Error).message})`);
+    }
+    if (minSignerDifficulty <= 0n) fail('"minSignerDifficulty"', expected);
+  }
   return {
     name: d.name!,
     network: d.network as GenesisSpec['network'],
@@ -103,6 +121,7 @@ export function genesisFromJson(doc: unknown, where = 'genesis'): GenesisSpec {
     blockIntervalSeconds: d.blockIntervalSeconds!,
     allocations,
     masters,
+    minSignerDifficulty,
   };
 }
 

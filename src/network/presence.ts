@@ -46,6 +46,9 @@ const SECTOR_TREE_LEVELS = 4;
 
 export type SignatureVerifier = (publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array) => boolean | Promise<boolean>;
 
+/** A master keep-alive's PoW check: valid, invalid, or not checkable here ('ignore'). */
+export type MasterPowCheck = (solution: Uint8Array, address: Uint8Array) => boolean | 'ignore' | Promise<boolean | 'ignore'>;
+
 /** The 44 bytes a keep-alive signature covers. */
 export function keepAliveChecksum(network: Network, unsigned: Uint8Array): Uint8Array {
   return sha3_512sqTrunc(concatBytes(checksumLockBytes(network), unsigned), 44);
@@ -96,6 +99,8 @@ export type KeepAliveOutcome =
   | { status: 'added' | 'updated' }
   | { status: 'stale' }
   | { status: 'unknownWallet' }
+  /** Not stored, and not the sender's fault (a master PoW our chain cannot check yet). */
+  | { status: 'ignored'; reason: string }
   | { status: 'rejected'; reason: string; offence: Offence };
 
 export interface PresenceCounts {
@@ -111,11 +116,13 @@ export interface PresenceListOptions {
   verify: SignatureVerifier;
   /**
    * Checks a master's signer PoW solution (§3.4 step 3). The network layer does not know
-   * difficulties; consensus (the next issue) plugs its check in here. Without it a master
-   * keep-alive needs a solution only if `requireMasterPow`.
+   * difficulties; consensus plugs its check in here (src/consensus/keep-alive-pow.ts). `'ignore'`:
+   * the solution cannot be checked here yet (over a block we do not hold): the keep-alive is not
+   * stored, and the sender is not blamed. Without it a master keep-alive needs a solution only if
+   * `requireMasterPow`.
    */
-  checkMasterPow?: (solution: Uint8Array, address: Uint8Array) => boolean | Promise<boolean>;
-  /** Whether an M/H keep-alive must carry a PoW solution (the reference's rule; default false until consensus brings solutions). */
+  checkMasterPow?: MasterPowCheck;
+  /** Whether an M/H keep-alive must carry a PoW solution (the reference's rule: on for a genesis network's nodes). */
   requireMasterPow?: boolean;
   expirySeconds?: number;
   maxPresences?: number;
@@ -162,13 +169,14 @@ export class PresenceList {
       if (k.powSolution === null) {
         if (this.o.requireMasterPow) return { status: 'rejected', reason: 'master keep-alive without PoW solution', offence: 'invalidPresence' };
       } else if (this.o.checkMasterPow) {
-        let ok = false;
+        let ok: boolean | 'ignore' = false;
         try {
           ok = await this.o.checkMasterPow(k.powSolution, k.address);
         } catch {
           ok = false;
         }
-        if (!ok) return { status: 'rejected', reason: 'invalid master PoW solution', offence: 'invalidPresence' };
+        if (ok === 'ignore') return { status: 'ignored', reason: 'master PoW solution over a block we do not hold' };
+        if (ok !== true) return { status: 'rejected', reason: 'invalid master PoW solution', offence: 'invalidPresence' };
       }
     }
     if (!(await verifyKeepAlive(this.o.network, k, publicKey, this.o.verify))) {
@@ -431,8 +439,9 @@ export class PresenceList {
 
 /**
  * Produces this node's keep-alives (§3.3): a new signed one when the interval has elapsed, when
- * forced, or when the host changed; otherwise the last one again. Timestamps never repeat and
- * step at least 2 s.
+ * forced, when the host changed, or when its PoW solution expired (`powExpired`); otherwise the
+ * last one again. Timestamps never repeat and step at least 2 s. With `requirePow` (a master of a
+ * network whose masters prove work) no keep-alive exists without a solution: `current` is null.
  */
 export class KeepAliveProducer {
   private last: { bytes: Uint8Array; keepAlive: KeepAlive; at: number } | null = null;
@@ -446,31 +455,43 @@ export class KeepAliveProducer {
       type: NodeType;
       nodeVersion: string;
       sign: (data: Uint8Array) => Uint8Array;
+      /** The signer PoW solution to attach now (a master's miner), or null. */
       powSolution?: () => Uint8Array | null;
+      /** Whether the solution of the last keep-alive has expired (then a new keep-alive is due). */
+      powExpired?: (solution: Uint8Array) => boolean;
+      /** No keep-alive without a solution (§3.3: M/H must attach one). */
+      requirePow?: boolean;
     },
   ) {}
 
-  /** The keep-alive to send now for `host` (our public `ip:port`, or a client's relay). */
-  current(host: string, force = false): { bytes: Uint8Array; keepAlive: KeepAlive; fresh: boolean } {
+  private lastPowExpired(): boolean {
+    const pow = this.last?.keepAlive.powSolution ?? null;
+    return pow !== null && this.o.powExpired?.(pow) === true;
+  }
+
+  /** The keep-alive to send now for `host` (our public `ip:port`, or a client's relay); null when `requirePow` and no solution. */
+  current(host: string, force = false): { bytes: Uint8Array; keepAlive: KeepAlive; fresh: boolean } | null {
     const now = Math.floor(this.o.clock.now() / 1000);
     const interval = KEEPALIVE_INTERVAL_SECONDS[this.o.type];
-    if (!force && this.last && this.last.keepAlive.host === host && now - this.last.at < interval) {
+    if (!force && this.last && this.last.keepAlive.host === host && now - this.last.at < interval && !this.lastPowExpired()) {
       return { ...this.last, fresh: false };
     }
+    const powSolution = this.o.powSolution?.() ?? null;
+    if (powSolution === null && this.o.requirePow) return null;
     const prev = this.last ? Number(this.last.keepAlive.timestamp) : -Infinity;
     const ts = Math.max(now, prev + KEEPALIVE_MIN_STEP_SECONDS);
     const built = buildKeepAlive(
       this.o.network,
-      { address: this.o.address, deviceId: this.o.deviceId, timestamp: BigInt(ts), host, type: this.o.type, nodeVersion: this.o.nodeVersion, powSolution: this.o.powSolution?.() ?? null },
+      { address: this.o.address, deviceId: this.o.deviceId, timestamp: BigInt(ts), host, type: this.o.type, nodeVersion: this.o.nodeVersion, powSolution },
       this.o.sign,
     );
     this.last = { ...built, at: now };
     return { ...built, fresh: true };
   }
 
-  /** Milliseconds until the next keep-alive is due. */
+  /** Milliseconds until the next keep-alive is due (0 also while its PoW solution has expired). */
   dueInMs(): number {
-    if (!this.last) return 0;
+    if (!this.last || this.lastPowExpired()) return 0;
     const due = (this.last.at + KEEPALIVE_INTERVAL_SECONDS[this.o.type]) * 1000;
     return Math.max(0, due - this.o.clock.now());
   }

@@ -10,6 +10,9 @@ import { systemClock, type Clock } from '../clock.js';
 import { Chain } from '../chain/chain.js';
 import { ChainExtensions } from '../chain/extensions.js';
 import { createConsensus } from '../consensus/index.js';
+import { SignerMiner } from '../consensus/signer-miner.js';
+import { keepAlivePowExpired, keepAlivePowVerdict } from '../consensus/keep-alive-pow.js';
+import { BLOCK_VERSION } from '../chain/constants.js';
 import type { Logger } from '../log/logger.js';
 import { Mempool } from '../mempool/mempool.js';
 import { createNameSystem } from '../names/chain-extension.js';
@@ -108,6 +111,30 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     await consensus.start();
     cleanup.unshift(() => consensus.stop());
 
+    // Signer proof of work (issue 10) on a genesis network: a master mines solutions in the pool
+    // at the lowest priority; master keep-alives carry one (reference-network §3.3–§3.4).
+    const signerPow = opts.consensus.signerPow;
+    const minSignerDifficulty = (): bigint => signerPow!.minDifficulty;
+    const tipVersion = (): number => chain.tip?.block.version ?? BLOCK_VERSION;
+    const networkHeight = (): bigint => network?.networkHeight() ?? chain.height;
+    let signerMiner: SignerMiner | undefined;
+    if (signerPow && role === 'master') {
+      const miner = new SignerMiner({
+        pool,
+        chain,
+        address: key.primary,
+        minDifficulty: minSignerDifficulty,
+        clock,
+        log: log.child({ module: 'signer-miner' }),
+        networkHeight,
+        paused: () => network?.isSynchronizing === true,
+        blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
+      });
+      miner.start();
+      cleanup.unshift(() => miner.stop());
+      signerMiner = miner;
+    }
+
     // The peer network (issue 9): after the genesis block exists (its checksum is in every hello).
     let listener: PeerListener | undefined;
     if (opts.p2p) {
@@ -131,6 +158,28 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         peers: p2p.peers,
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
         relayError: (message) => MessagingService.relayError(message, Math.floor(clock.now() / 1000)),
+        ...(signerPow
+          ? {
+              masterPow: {
+                // A master checks; while it synchronizes it cannot, and takes them as the reference's warm-up does.
+                ...(role === 'master'
+                  ? {
+                      check: (solution: Uint8Array, address: Uint8Array) => {
+                        if (network?.isSynchronizing) return true;
+                        const v = keepAlivePowVerdict(solution, address, chain, minSignerDifficulty());
+                        return v.ok || (v.reason === 'future' || v.reason === 'unknown-block' ? 'ignore' : false);
+                      },
+                    }
+                  : {}),
+                ...(signerMiner
+                  ? {
+                      own: () => signerMiner!.keepAliveSolution(networkHeight(), tipVersion()),
+                      ownExpired: (solution: Uint8Array) => keepAlivePowExpired(solution, networkHeight(), tipVersion()),
+                    }
+                  : {}),
+              },
+            }
+          : {}),
       });
       const net = network;
       if (p2p.listen) {
@@ -177,6 +226,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       mining: new Mining(chain, (a) => wallet.keys.some((k) => k.nonceOf(a) !== null), events, clock),
       activity: new ActivityIndex(chain, mempool, wallet, events),
       messaging,
+      signerMiner,
     };
     // The built-in miner (--miner-threads): claims go through the pool like submitminingsolution's.
     const minerThreads = opts.mining?.minerThreads ?? 0;
