@@ -201,7 +201,9 @@ export function decodeBlockWire(bytes: Uint8Array): { block: Block; headerLength
       walletStateChecksum: null, regNameStateChecksum: null, totalFee: 0n, signatures: [], txIds: [],
     };
     if (num === 1n || isSuperBlock(num)) {
-      block.signerBits = new DataView(r.fixed(8).slice().buffer).getBigUint64(0, true);
+      // A view, not `.slice().buffer`: for a Node Buffer (LMDB's) slice() shares the pooled buffer.
+      const bits = r.fixed(8);
+      block.signerBits = new DataView(bits.buffer, bits.byteOffset, 8).getBigUint64(0, true);
     }
     if (isSuperBlock(num)) {
       const lastSuperBlockNum = r.uint();

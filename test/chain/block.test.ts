@@ -47,6 +47,10 @@ describe('block codec', () => {
   it('row 9 (signer bits) on block 1 and superblocks, superblock data on superblocks only', () => {
     const one = { ...block(1n), signerBits: 0x39ffffffffffffffn };
     expect(decodeBlock(encodeBlock(one).bytes).block.signerBits).toBe(0x39ffffffffffffffn);
+    // bytes as LMDB hands them: a Node Buffer inside a larger pooled buffer
+    const encoded = encodeBlock(one).bytes;
+    const pooled = Buffer.concat([Buffer.alloc(13, 0xee), Buffer.from(encoded)]).subarray(13);
+    expect(decodeBlock(pooled).block.signerBits).toBe(0x39ffffffffffffffn);
     expect(encodeBlockHeader(one).length).toBe(encodeBlockHeader({ ...block(2n) }).length + 8);
     const superBlock: Block = {
       ...block(2000n),
