@@ -18,15 +18,21 @@ export interface SignerStatusChain {
   getBlock(num: bigint): { block: { signerBits?: bigint } } | null;
 }
 
-/** Required signer bits of block `num` (`getRequiredSignerBits`): its governing block's bits, or the minimum's. */
+/**
+ * Required signer bits of block `num` (`getRequiredSignerBits`): its governing block's bits — for
+ * a block above our last superblock, that superblock's —, or the minimum's when none are known.
+ */
 export function requiredSignerBitsOf(chain: SignerStatusChain, num: bigint): bigint {
-  return requiredSignerBits(num, num >= 1n ? chain.getBlock(signerBitsSourceBlock(num))?.block.signerBits : null);
+  if (num < 1n) return requiredSignerBits(1n, null);
+  let source = signerBitsSourceBlock(num);
+  if (source > chain.height && chain.height >= 1n) source = signerBitsSourceBlock(chain.height);
+  return requiredSignerBits(num, chain.getBlock(source)?.block.signerBits);
 }
 
 export function signerStatusMembers(chain: SignerStatusChain, miner: Pick<SignerMiner, 'statusMembers'> | undefined): Record<string, unknown> {
   const tip = chain.height;
   return {
-    'Signer Difficulty': formatAmount(bitsToDifficulty(requiredSignerBitsOf(chain, tip >= 1n ? tip : 1n))),
+    'Signer Difficulty': formatAmount(bitsToDifficulty(requiredSignerBitsOf(chain, tip))),
     'Signer Bits': toHex(u64le(requiredSignerBitsOf(chain, tip + 1n))),
     ...(miner ? miner.statusMembers() : { 'Signer Hashrate': 0, 'Signer Last PoW Solution': {}, 'Signer Active PoW Solution': {} }),
   };
