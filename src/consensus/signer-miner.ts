@@ -22,7 +22,8 @@
  * Priority: the pool has no priorities, so the miner sends one small job at a time (~20 ms of
  * hashing, sized from the worker's own measured rate) and only while `pool.foregroundPending()` is
  * 0; otherwise it waits a few milliseconds and looks again. RPC, admission and block import wait at
- * most one job behind it.
+ * most one job behind it. `duty` < 1 (not in the reference) rests between jobs once the cycle has a
+ * solution, so a machine running several masters (a devnet) is not kept busy improving them.
  */
 import { randomBytes, type KeyObject } from 'node:crypto';
 import { u64le, type BlockSignature } from '../chain/block.js';
@@ -122,6 +123,11 @@ export interface SignerMinerDeps {
   generateKey?: () => Promise<SigningKeyPair>;
   /** Target hashing time of one job, ms (default 20; 2 with an in-process pool). */
   jobMs?: number;
+  /**
+   * Share of wall time spent hashing once the cycle has found a solution, (0, 1] (default 1, the
+   * reference's behaviour): after a job of t ms the miner rests t·(1 − duty)/duty ms.
+   */
+  duty?: number;
 }
 
 /** What one {@link SignerMiner.runOnce} did. */
@@ -135,7 +141,9 @@ export type SignerMinerStep =
   /** A new signing key was made (the next step mines). */
   | 'key'
   /** One job ran. */
-  | 'searched';
+  | 'searched'
+  /** One job ran; the miner rests before the next (`duty`). */
+  | 'rest';
 
 /** What the miner works on: one block's challenge. */
 interface Challenge {
@@ -179,12 +187,17 @@ export class SignerMiner {
   private hashesInWindow = 0;
   private windowStart: number;
   private rate = 0;
+  /** Rest owed before the next job, ms (`duty`). */
+  private restMs = 0;
   /** Counters (status, tests, metrics). */
   readonly stats = { jobs: 0, hashes: 0, busyWaits: 0, solutionsFound: 0, keys: 0 };
 
   constructor(private readonly deps: SignerMinerDeps) {
     if (!(deps.address instanceof Uint8Array) || (deps.address.length !== 33 && deps.address.length !== 45)) {
       throw new ConsensusError('ERR_CONSENSUS_INPUT', 'signer miner: address must be an addressNoChecksum of 33 or 45 bytes');
+    }
+    if (deps.duty !== undefined && !(deps.duty > 0 && deps.duty <= 1)) {
+      throw new ConsensusError('ERR_CONSENSUS_INPUT', `signer miner: duty must be in (0, 1], got ${String(deps.duty)}`);
     }
     this.windowStart = deps.clock.now();
   }
@@ -220,6 +233,7 @@ export class SignerMiner {
       if (!this.running) break;
       if (step === 'paused' || step === 'waiting') await this.sleep(IDLE_WAIT_MS);
       else if (step === 'busy') await this.sleep(BUSY_WAIT_MS);
+      else if (step === 'rest') await this.sleep(this.restMs);
       else if (this.deps.pool.threads === 0) await new Promise<void>((r) => setImmediate(r)); // let the event loop breathe
     }
   }
@@ -261,6 +275,11 @@ export class SignerMiner {
       this.jobSolutions = Math.max(MIN_JOB_SOLUTIONS, Math.min(SIGNER_POW_MAX_BATCH, size));
     }
     if (r!.solution && r!.hash) this.found(c, r!.solution, r!.hash);
+    const duty = this.deps.duty ?? 1;
+    if (duty < 1 && this.lastFoundAt >= this.cycleStartedAt && this.lastFoundAt > 0n) {
+      this.restMs = Math.ceil((r!.micros / 1000) * ((1 - duty) / duty));
+      return 'rest';
+    }
     return 'searched';
   }
 

@@ -274,7 +274,11 @@ export class NodeNetwork {
     if (this.running) return;
     this.running = true;
     this.unsubscribe.push(this.o.events.on('txAdmitted', ({ txs, source }) => source === 'rpc' && this.pushLocal(txs)));
-    this.unsubscribe.push(this.o.events.on('blockImported', ({ block, checksum, source }) => this.gossipBlock(block.num, checksum, source)));
+    this.unsubscribe.push(this.o.events.on('blockImported', ({ block, checksum, source }) => {
+      this.gossipBlock(block.num, checksum, source);
+      // Master keep-alives whose PoW is over this block can be checked now.
+      this.peers.chainGrew().catch((err: unknown) => this.o.log.warn({ err }, 'deferred keep-alives failed'));
+    }));
     this.peers.start();
     this.gossip.start();
     this.sync.start();

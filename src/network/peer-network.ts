@@ -181,6 +181,15 @@ export class PeerNetwork {
     this.scheduleKeepAlive(0);
   }
 
+  /**
+   * Our chain grew: keep-alives held back because their master PoW was over a block we lacked are
+   * checked again (presence.retryDeferred). Not re-announced: the master sent them to its links itself.
+   */
+  async chainGrew(): Promise<void> {
+    if (this.presence.deferredCount === 0) return;
+    await this.presence.retryDeferred();
+  }
+
   /** Closes every link and stops all timers. */
   stop(): void {
     this.running = false;

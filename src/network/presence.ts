@@ -41,6 +41,12 @@ export const RANDOM_PRESENCES_POOL = 20;
 export const RANDOM_PRESENCES_MAX = 10;
 /** Wallets kept; beyond it new wallets are refused (not stored) so a flood cannot grow memory. */
 export const MAX_PRESENCES = 100_000;
+/**
+ * Keep-alives held back because their master PoW is over a block we do not hold yet (a master one
+ * block ahead of us): retried as our chain grows (`retryDeferred`), so the master's presence is not
+ * missing until its next keep-alive. Bounded: the oldest go first.
+ */
+export const MAX_DEFERRED_KEEPALIVES = 1024;
 /** Depth of the relay sector tree (§3.5: 4 levels). */
 const SECTOR_TREE_LEVELS = 4;
 
@@ -126,6 +132,8 @@ export interface PresenceListOptions {
   requireMasterPow?: boolean;
   expirySeconds?: number;
   maxPresences?: number;
+  /** Keep-alives held for a later PoW check (default MAX_DEFERRED_KEEPALIVES). */
+  maxDeferred?: number;
 }
 
 interface RelayKey {
@@ -143,6 +151,8 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 export class PresenceList {
   private readonly wallets = new Map<string, PresenceEntry>();
   private readonly relays: RelayKey[] = []; // sorted by key
+  /** Keep-alives whose master PoW we could not check yet, by wallet/device (see MAX_DEFERRED_KEEPALIVES). */
+  private readonly deferred = new Map<string, PresenceMessage>();
   private readonly o: Required<Omit<PresenceListOptions, 'checkMasterPow'>> & Pick<PresenceListOptions, 'checkMasterPow'>;
 
   constructor(options: PresenceListOptions) {
@@ -150,6 +160,7 @@ export class PresenceList {
       requireMasterPow: false,
       expirySeconds: PRESENCE_EXPIRY_SECONDS,
       maxPresences: MAX_PRESENCES,
+      maxDeferred: MAX_DEFERRED_KEEPALIVES,
       ...options,
     };
   }
@@ -175,7 +186,10 @@ export class PresenceList {
         } catch {
           ok = false;
         }
-        if (ok === 'ignore') return { status: 'ignored', reason: 'master PoW solution over a block we do not hold' };
+        if (ok === 'ignore') {
+          this.defer(k, publicKey);
+          return { status: 'ignored', reason: 'master PoW solution over a block we do not hold' };
+        }
         if (ok !== true) return { status: 'rejected', reason: 'invalid master PoW solution', offence: 'invalidPresence' };
       }
     }
@@ -252,6 +266,30 @@ export class PresenceList {
       if (r.status === 'added' || r.status === 'updated') stored++;
     }
     return { stored, dropped: p.keepAlives.length - valid.length, ...(offence ? { offence } : {}) };
+  }
+
+  private defer(k: KeepAlive, publicKey: Uint8Array): void {
+    const key = `${toHex(k.address)}/${toHex(k.deviceId)}`;
+    this.deferred.delete(key); // the newest last
+    if (this.deferred.size >= this.o.maxDeferred) this.deferred.delete(this.deferred.keys().next().value!);
+    this.deferred.set(key, { address: k.address, publicKey, keepAlives: [k] });
+  }
+
+  /** Keep-alives waiting for our chain to reach their master PoW's block. */
+  get deferredCount(): number {
+    return this.deferred.size;
+  }
+
+  /**
+   * Checks the deferred keep-alives again (call when our chain grew): those now valid are stored,
+   * those still over a block we lack wait again, the rest are dropped. Returns how many were stored.
+   */
+  async retryDeferred(): Promise<number> {
+    const waiting = [...this.deferred.values()];
+    this.deferred.clear();
+    let stored = 0;
+    for (const p of waiting) stored += (await this.receivePresence(p)).stored;
+    return stored;
   }
 
   /** Adds our own presence (or a trusted one) without checks, e.g. the node's own keep-alive. */

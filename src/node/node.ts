@@ -129,6 +129,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         networkHeight,
         paused: () => network?.isSynchronizing === true,
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
+        ...(signerPow.duty !== undefined ? { duty: signerPow.duty } : {}),
       });
       miner.start();
       cleanup.unshift(() => miner.stop());

@@ -31,6 +31,8 @@ export interface NodeOptions {
     signerPow?: {
       /** Floor of the minimum difficulty of one signature or keep-alive PoW (the genesis's `minSignerDifficulty`). */
       minDifficulty: bigint;
+      /** Share of time the signer miner hashes once it holds a solution of its cycle, (0, 1] (`--signer-miner-duty`). */
+      duty?: number;
     };
   };
   /** The peer network (issue 9); absent: a lone node that neither listens nor dials. */

@@ -337,6 +337,21 @@ describe('SignerMiner', () => {
     expect(t.miner.hashrate).toBe(Math.round((t.miner.stats.hashes * 1000) / 5_000));
   });
 
+  it('duty < 1: once the cycle holds a solution, each job is followed by a rest; a bad duty is refused', async () => {
+    const clock = new ManualClock();
+    const chain = new FakeChain(clock).grow(5n);
+    const pool = recordingPool(createWorkerPool({ threads: 0 }));
+    const deps = { pool, chain, address: ADDRESS, clock, log: silentLog, generateKey: async () => keyPair(keys[0]!) };
+    const miner = new SignerMiner({ ...deps, minDifficulty: () => 10n ** 30n, duty: 0.25 }); // nothing reaches it
+    expect(await miner.runOnce()).toBe('key');
+    expect(await miner.runOnce()).toBe('searched'); // no solution yet: no rest
+    const hitting = new SignerMiner({ ...deps, minDifficulty: () => 1n, duty: 0.25 });
+    await hitting.runOnce();
+    expect(await hitting.runOnce()).toBe('rest');
+    expect(() => new SignerMiner({ ...deps, minDifficulty: () => 1n, duty: 0 })).toThrow(/duty/);
+    expect(() => new SignerMiner({ ...deps, minDifficulty: () => 1n, duty: 1.5 })).toThrow(/duty/);
+  });
+
   it('start/stop: the loop mines in the background and stops', async () => {
     const clock = { now: () => Date.now(), setTimer: (ms: number, fn: () => void) => { const h = setTimeout(fn, ms); return { cancel: () => clearTimeout(h) }; } };
     const chain = new FakeChain(new ManualClock(Date.now())).grow(5n);

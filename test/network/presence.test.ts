@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/network/clock.js';
 import {
   buildKeepAlive,
   KeepAliveProducer,
+  MAX_DEFERRED_KEEPALIVES,
   PresenceList,
   verifyKeepAlive,
 } from '../../src/network/presence.js';
@@ -105,6 +106,42 @@ describe('PresenceList', () => {
     verdict = false;
     expect(await pl.receiveKeepAlive(kaPow(6).keepAlive)).toMatchObject({ status: 'rejected', offence: 'invalidPresence' });
     expect(pl.get(ids[0]!.address)!.devices.get('00')!.lastSeen).toBe(nowS(clock));
+    // the ignored one waits for our chain: still unverifiable → waits again; then valid → stored
+    expect(pl.deferredCount).toBe(1);
+    verdict = 'ignore';
+    expect(await pl.retryDeferred()).toBe(0);
+    expect(pl.deferredCount).toBe(1);
+    verdict = true;
+    expect(await pl.retryDeferred()).toBe(1);
+    expect(pl.deferredCount).toBe(0);
+    expect(pl.get(ids[0]!.address)!.devices.get('00')!.lastSeen).toBe(nowS(clock) + 5);
+  });
+
+  it('a new master whose first keep-alive cannot be checked yet is stored once our chain reaches its PoW block', async () => {
+    const clock = new ManualClock();
+    let verdict: boolean | 'ignore' = 'ignore';
+    const pl = list(clock, { requireMasterPow: true, checkMasterPow: () => verdict });
+    const k = buildKeepAlive('reg', { address: ids[1]!.address, deviceId: Uint8Array.of(0), timestamp: BigInt(nowS(clock)), host: 'h:1', type: 'M', nodeVersion: 'x', powSolution: Uint8Array.of(1) }, ids[1]!.sign);
+    expect(await pl.receivePresence(presenceOf(ids[1]!, k))).toMatchObject({ stored: 0, dropped: 1 });
+    expect(pl.get(ids[1]!.address)).toBeNull();
+    verdict = true;
+    expect(await pl.retryDeferred()).toBe(1);
+    expect(pl.counts().masters).toBe(1);
+  });
+
+  it('defers a bounded number of keep-alives, the oldest dropped first', async () => {
+    const clock = new ManualClock();
+    let verdict: boolean | 'ignore' = 'ignore';
+    const pl = list(clock, { requireMasterPow: true, checkMasterPow: () => verdict, maxDeferred: 2 });
+    for (let d = 0; d < 3; d++) {
+      const k = buildKeepAlive('reg', { address: ids[2]!.address, deviceId: Uint8Array.of(d), timestamp: BigInt(nowS(clock)), host: 'h:1', type: 'M', nodeVersion: 'x', powSolution: Uint8Array.of(1) }, ids[2]!.sign);
+      await pl.receivePresence(presenceOf(ids[2]!, k));
+    }
+    expect(pl.deferredCount).toBe(2);
+    verdict = true;
+    expect(await pl.retryDeferred()).toBe(2);
+    expect([...pl.get(ids[2]!.address)!.devices.keys()].sort()).toEqual(['01', '02']);
+    expect(MAX_DEFERRED_KEEPALIVES).toBe(1024);
   });
 
   it('refuses a presence whose address is not its key, and keep-alives of another wallet', async () => {
