@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { decodeBlock, encodeBlock, type Block } from '../../src/chain/block.js';
 import { signerPowChallengePrefix, signerPowSearch } from '../../src/core/signer-pow.js';
 import {
-  addSignatures, makeBlockSignature, parseBlockSignature, tallySignatures, verifiedSignature, verifyBlockSignatureEntries, verifyBlockSignatureEntry,
+  addSignatures, makeBlockSignature, parseBlockSignature, SIGNATURE_ENTRIES_PER_SLICE, tallySignatures, verifiedSignature,
+  verifyBlockSignatureEntries, verifyBlockSignatureEntry,
 } from '../../src/consensus/block-signatures.js';
 import { createWorkerPool } from '../../src/pool/index.js';
 import { verifySignature } from '../../src/formats/rsa.js';
@@ -146,6 +147,19 @@ describe('a block\'s signature entries, RSA in the pool (verifyBlockSignatureEnt
     }
   });
 
+  it('works in slices of SIGNATURE_ENTRIES_PER_SLICE: RSA of a slice leaves while the next is checked', async () => {
+    const many = Array.from({ length: 150 }, (_, i) => good[i % 3]!);
+    const calls: number[] = [];
+    const verdicts = await verifyBlockSignatureEntries({
+      entries: many, blockNum: 100n, blockVersion: 13, blockChecksum, minDifficulty,
+      solutionBlockChecksum: (n) => checksums.get(n) ?? null,
+      verifyRsa: async (items) => (calls.push(items.length), items.map((i) => verifySignature(i.publicKey, i.data, i.signature))),
+    });
+    expect(SIGNATURE_ENTRIES_PER_SLICE).toBe(64);
+    expect(calls).toEqual([64, 64, 22]);
+    expect(verdicts.every((v) => v.ok)).toBe(true);
+  });
+
   it('no RSA call when no PoW passes; a verifier failure propagates', async () => {
     let called = false;
     const none = await verifyBlockSignatureEntries({
@@ -157,6 +171,17 @@ describe('a block\'s signature entries, RSA in the pool (verifyBlockSignatureEnt
     await expect(check(async () => {
       throw new Error('pool busy');
     })).rejects.toThrow('pool busy');
+    // a failure in a later slice, while the first slices are still out: one rejection, nothing unhandled
+    const many = Array.from({ length: 150 }, (_, i) => good[i % 3]!);
+    let slices = 0;
+    await expect(verifyBlockSignatureEntries({
+      entries: many, blockNum: 100n, blockVersion: 13, blockChecksum, minDifficulty,
+      solutionBlockChecksum: (n) => checksums.get(n) ?? null,
+      verifyRsa: async (items) => {
+        if (++slices === 2) throw new Error('pool closed');
+        return items.map(() => true);
+      },
+    })).rejects.toThrow('pool closed');
     // the in-thread verifier gives the same verdicts
     const same = await check(async (items) => items.map((i) => verifySignature(i.publicKey, i.data, i.signature)));
     expect(same.map((v) => (v.ok ? true : v.reason))).toEqual(expected);
