@@ -44,9 +44,13 @@ export const MAX_PRESENCES = 100_000;
 /**
  * Keep-alives held back because their master PoW is over a block we do not hold yet (a master one
  * block ahead of us): retried as our chain grows (`retryDeferred`), so the master's presence is not
- * missing until its next keep-alive. Bounded: the oldest go first.
+ * missing until its next keep-alive. Only signed ones are held; at most this many (the oldest go
+ * first), each retried at most MAX_DEFERRED_ATTEMPTS times: a retry costs an RSA verification and
+ * a PoW hash, so a flood of unreachable solutions costs a bounded ~256 × 150 µs per block.
  */
-export const MAX_DEFERRED_KEEPALIVES = 1024;
+export const MAX_DEFERRED_KEEPALIVES = 256;
+/** Retries of one deferred keep-alive: a master is a block or two ahead, not more. */
+export const MAX_DEFERRED_ATTEMPTS = 8;
 /** Depth of the relay sector tree (§3.5: 4 levels). */
 const SECTOR_TREE_LEVELS = 4;
 
@@ -152,7 +156,7 @@ export class PresenceList {
   private readonly wallets = new Map<string, PresenceEntry>();
   private readonly relays: RelayKey[] = []; // sorted by key
   /** Keep-alives whose master PoW we could not check yet, by wallet/device (see MAX_DEFERRED_KEEPALIVES). */
-  private readonly deferred = new Map<string, PresenceMessage>();
+  private readonly deferred = new Map<string, { presence: PresenceMessage; attempts: number }>();
   private readonly o: Required<Omit<PresenceListOptions, 'checkMasterPow'>> & Pick<PresenceListOptions, 'checkMasterPow'>;
 
   constructor(options: PresenceListOptions) {
@@ -170,7 +174,8 @@ export class PresenceList {
   }
 
   /** Checks type, timing, PoW and signature of a keep-alive of a known wallet. */
-  private async check(k: KeepAlive, publicKey: Uint8Array): Promise<KeepAliveOutcome | null> {
+  /** @param attempts times this keep-alive was deferred already (retryDeferred). */
+  private async check(k: KeepAlive, publicKey: Uint8Array, attempts = 0): Promise<KeepAliveOutcome | null> {
     if (k.type === 'W') return { status: 'rejected', reason: 'worker keep-alives are not accepted', offence: 'invalidPresence' };
     const ts = Number(k.timestamp);
     const now = this.nowSeconds();
@@ -187,7 +192,11 @@ export class PresenceList {
           ok = false;
         }
         if (ok === 'ignore') {
-          this.defer(k, publicKey);
+          // Held for later only when signed: unsigned junk costs nothing to send and must cost nothing to keep.
+          if (!(await verifyKeepAlive(this.o.network, k, publicKey, this.o.verify))) {
+            return { status: 'rejected', reason: 'bad signature', offence: 'badSignature' };
+          }
+          this.defer(k, publicKey, attempts + 1);
           return { status: 'ignored', reason: 'master PoW solution over a block we do not hold' };
         }
         if (ok !== true) return { status: 'rejected', reason: 'invalid master PoW solution', offence: 'invalidPresence' };
@@ -221,7 +230,11 @@ export class PresenceList {
    * A presence received from a peer (§3.4 updatePresence): the address must be the key's, each
    * keep-alive is checked and invalid ones dropped; the presence is refused if none remain.
    */
-  async receivePresence(p: PresenceMessage): Promise<{ stored: number; dropped: number; offence?: Offence; reason?: string }> {
+  receivePresence(p: PresenceMessage): Promise<{ stored: number; dropped: number; offence?: Offence; reason?: string }> {
+    return this.takePresence(p, 0);
+  }
+
+  private async takePresence(p: PresenceMessage, attempts: number): Promise<{ stored: number; dropped: number; offence?: Offence; reason?: string }> {
     let derived: Uint8Array | null = null;
     try {
       derived = primaryAddressFromPublicKey(p.publicKey);
@@ -240,7 +253,7 @@ export class PresenceList {
         reason ??= 'keep-alive of another wallet';
         continue;
       }
-      const bad = await this.check(k, p.publicKey);
+      const bad = await this.check(k, p.publicKey, attempts);
       if (bad) {
         if (bad.status === 'rejected') {
           // Expired addresses are normal in a presence a peer holds; only bad signatures score.
@@ -268,11 +281,12 @@ export class PresenceList {
     return { stored, dropped: p.keepAlives.length - valid.length, ...(offence ? { offence } : {}) };
   }
 
-  private defer(k: KeepAlive, publicKey: Uint8Array): void {
+  private defer(k: KeepAlive, publicKey: Uint8Array, attempts: number): void {
     const key = `${toHex(k.address)}/${toHex(k.deviceId)}`;
+    if (attempts > MAX_DEFERRED_ATTEMPTS) return;
     this.deferred.delete(key); // the newest last
     if (this.deferred.size >= this.o.maxDeferred) this.deferred.delete(this.deferred.keys().next().value!);
-    this.deferred.set(key, { address: k.address, publicKey, keepAlives: [k] });
+    this.deferred.set(key, { presence: { address: k.address, publicKey, keepAlives: [k] }, attempts });
   }
 
   /** Keep-alives waiting for our chain to reach their master PoW's block. */
@@ -288,7 +302,7 @@ export class PresenceList {
     const waiting = [...this.deferred.values()];
     this.deferred.clear();
     let stored = 0;
-    for (const p of waiting) stored += (await this.receivePresence(p)).stored;
+    for (const { presence, attempts } of waiting) stored += (await this.takePresence(presence, attempts)).stored;
     return stored;
   }
 

@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/network/clock.js';
 import {
   buildKeepAlive,
   KeepAliveProducer,
+  MAX_DEFERRED_ATTEMPTS,
   MAX_DEFERRED_KEEPALIVES,
   PresenceList,
   verifyKeepAlive,
@@ -141,7 +142,23 @@ describe('PresenceList', () => {
     verdict = true;
     expect(await pl.retryDeferred()).toBe(2);
     expect([...pl.get(ids[2]!.address)!.devices.keys()].sort()).toEqual(['01', '02']);
-    expect(MAX_DEFERRED_KEEPALIVES).toBe(1024);
+    expect(MAX_DEFERRED_KEEPALIVES).toBe(256);
+  });
+
+  it('holds only signed keep-alives, and each for MAX_DEFERRED_ATTEMPTS retries', async () => {
+    const clock = new ManualClock();
+    const pl = list(clock, { requireMasterPow: true, checkMasterPow: () => 'ignore' as const });
+    const forged = buildKeepAlive('reg', { address: ids[3]!.address, deviceId: Uint8Array.of(0), timestamp: BigInt(nowS(clock)), host: 'h:1', type: 'M', nodeVersion: 'x', powSolution: Uint8Array.of(1) }, ids[4]!.sign);
+    expect(await pl.receivePresence(presenceOf(ids[3]!, forged))).toMatchObject({ stored: 0, offence: 'badSignature' });
+    expect(pl.deferredCount).toBe(0);
+    const k = buildKeepAlive('reg', { address: ids[3]!.address, deviceId: Uint8Array.of(0), timestamp: BigInt(nowS(clock)), host: 'h:1', type: 'M', nodeVersion: 'x', powSolution: Uint8Array.of(1) }, ids[3]!.sign);
+    await pl.receivePresence(presenceOf(ids[3]!, k));
+    for (let i = 1; i < MAX_DEFERRED_ATTEMPTS; i++) {
+      await pl.retryDeferred();
+      expect(pl.deferredCount).toBe(1);
+    }
+    await pl.retryDeferred();
+    expect(pl.deferredCount).toBe(0);
   });
 
   it('refuses a presence whose address is not its key, and keep-alives of another wallet', async () => {
