@@ -31,14 +31,15 @@ export interface GenesisSpec {
   /** Seconds between blocks on this network. */
   blockIntervalSeconds: number;
   allocations: GenesisAllocation[];
-  /** `addressNoChecksum` of the masters; the first is the genesis node, which alone makes blocks 2–7 (reference-network §5.1). */
+  /** `addressNoChecksum` of the masters that propose and sign from block 2 on, in proposer order. */
   masters: Uint8Array[];
   /**
-   * Floor of one signature's signer-PoW difficulty (raw CoinNumber; reference-network §5.6). The
-   * reference's is 10,000,000 coins (~10⁷ hashes per solution); a devnet sets a small one so its
-   * masters find solutions in milliseconds. Absent: the reference's.
+   * Floor of the minimum signer-PoW difficulty (raw CoinNumber) of one block signature or master
+   * keep-alive (reference-network §5.6 `minBlockSignerPowDifficulty`): the reference's 10 000 000
+   * coin by default (about 10^7 hashes per solution); a devnet sets a small one so a master finds
+   * a solution in well under a second.
    */
-  minSignerDifficulty?: bigint;
+  minSignerDifficulty: bigint;
 }
 
 /** The Genesis transaction (type 3) of block 1: the initial funds, no inputs, no signature. */

@@ -27,14 +27,15 @@ export const INIT_HELP = `Usage: dltnode init --out FILE --fund ADDRESS=COINS [-
 
 Writes the genesis file of a new network. Start every node of that network with --genesis FILE.
   --fund ADDRESS=COINS   an address funded by block 1 (repeatable)
-  --master ADDRESS       a master of the network (repeatable; the first is the genesis node, which makes blocks 2–7)
+  --master ADDRESS       a master that proposes blocks, in proposer order (repeatable)
   --name NAME            the network's name (default devnet)
   --network NAME         whose checksum lock it uses (default reg)
   --block-interval S     seconds between blocks (default 1)
   --timestamp UNIX       time of block 1 (default now)
   --min-signer-difficulty COINS
-                         floor of a block signature's signer PoW (default the reference's 10000000;
-                         a devnet uses 10000: about 10^4 hashes per solution)`;
+                         least signer-PoW difficulty of a block signature or master keep-alive
+                         (default 10000000, the reference's: ~10^7 hashes per solution; a devnet
+                         wants a small one such as 65536)`;
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 

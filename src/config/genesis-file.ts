@@ -6,10 +6,11 @@
  *   { "dltnodeGenesis": 1, "name": "devnet", "network": "reg", "timestamp": 1764000000,
  *     "blockIntervalSeconds": 1,
  *     "allocations": [{ "address": "…", "amount": "1000000.00000000" }],
- *     "masters": ["…"], "minSignerDifficulty": "10000.00000000" }
+ *     "masters": ["…"],
+ *     "minSignerDifficulty": "65536.00000000" }
  *
- * `minSignerDifficulty` (optional) lowers the floor of a block signature's signer PoW below the
- * reference's 10,000,000 (a devnet: solutions in milliseconds).
+ * `minSignerDifficulty` (a CoinNumber, optional: the reference's 10000000 when absent) is the
+ * floor of the signer-PoW difficulty a block signature or master keep-alive must reach.
  *
  * Every error names the field and what is expected.
  */
@@ -17,6 +18,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { GenesisSpec } from '../chain/genesis.js';
 import { addressFromText, addressToText } from '../formats/address.js';
 import { formatAmount, parseAmount } from '../formats/amount.js';
+import { MIN_BLOCK_SIGNER_POW_DIFFICULTY } from '../consensus/signer-pow.js';
 import { ConfigError } from './options.js';
 
 export const GENESIS_FORMAT_VERSION = 1;
@@ -47,7 +49,7 @@ export function genesisToJson(spec: GenesisSpec): GenesisJson {
     blockIntervalSeconds: spec.blockIntervalSeconds,
     allocations: spec.allocations.map((a) => ({ address: addressToText(a.address), amount: formatAmount(a.amount) })),
     masters: spec.masters.map(addressToText),
-    ...(spec.minSignerDifficulty !== undefined ? { minSignerDifficulty: formatAmount(spec.minSignerDifficulty) } : {}),
+    minSignerDifficulty: formatAmount(spec.minSignerDifficulty),
   };
 }
 
@@ -101,23 +103,25 @@ export function genesisFromJson(doc: unknown, where = 'genesis'): GenesisSpec {
     masterSet.add(addressToText(addr));
     return addr;
   });
-  let minSignerDifficulty: bigint | undefined;
+  let minSignerDifficulty = MIN_BLOCK_SIGNER_POW_DIFFICULTY;
   if (d.minSignerDifficulty !== undefined) {
+    const expected = 'a CoinNumber string greater than 0, such as "65536"';
+    if (typeof d.minSignerDifficulty !== 'string') fail('"minSignerDifficulty"', expected);
     try {
-      minSignerDifficulty = parseAmount(String(d.minSignerDifficulty));
+      minSignerDifficulty = parseAmount(d.minSignerDifficulty);
     } catch (err) {
-      fail('"minSignerDifficulty"', `a CoinNumber such as "10000" (${(err as Error).message})`);
+      fail('"minSignerDifficulty"', `${expected} (${(err as Error).message})`);
     }
-    if (minSignerDifficulty! <= 0n) fail('"minSignerDifficulty"', 'greater than 0');
+    if (minSignerDifficulty <= 0n) fail('"minSignerDifficulty"', expected);
   }
   return {
-    ...(minSignerDifficulty !== undefined ? { minSignerDifficulty } : {}),
     name: d.name!,
     network: d.network as GenesisSpec['network'],
     timestamp: BigInt(d.timestamp!),
     blockIntervalSeconds: d.blockIntervalSeconds!,
     allocations,
     masters,
+    minSignerDifficulty,
   };
 }
 

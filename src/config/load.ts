@@ -190,7 +190,12 @@ export function toNodeOptions(config: DltnodeConfig): NodeOptions {
     dataDir: config.dataDir,
     chain: genesis ? { genesisBalance: config.genesisBalance, genesis } : { genesisBalance: config.genesisBalance },
     // A network's block interval is its genesis's: every master must produce on the same beat.
-    consensus: { blockIntervalSeconds: genesis ? genesis.blockIntervalSeconds : config.blockInterval },
+    consensus: genesis
+      ? {
+          blockIntervalSeconds: genesis.blockIntervalSeconds,
+          signerPow: { minDifficulty: genesis.minSignerDifficulty, ...(config.signerMinerDuty < 100 ? { duty: config.signerMinerDuty / 100 } : {}) },
+        }
+      : { blockIntervalSeconds: config.blockInterval },
     pool: { threads: config.poolThreads },
     names: {},
   };

@@ -29,6 +29,8 @@ export interface DltnodeConfig {
   miningDifficulty: bigint | undefined;
   /** Threads of the built-in miner (0 = off). */
   minerThreads: number;
+  /** Percent of time a master's signer miner hashes once it holds a solution (genesis networks). */
+  signerMinerDuty: number;
   nameGraceBlocks: number | undefined;
   role: 'master' | 'relay' | 'client';
   p2pHost: string;
@@ -222,6 +224,11 @@ export const OPTIONS: readonly OptionDef[] = [
     key: 'minerThreads', flag: 'miner-threads', env: 'DLTNODE_MINER_THREADS', group: 'Chain', valueName: 'N',
     description: "Threads of the built-in miner searching Argon2 nonces for the node's own address, at low priority in the worker pool (0 = off)",
     defaultValue: () => 0, defaultText: '0', normalise: integer(0, 256),
+  }),
+  def({
+    key: 'signerMinerDuty', flag: 'signer-miner-duty', env: 'DLTNODE_SIGNER_MINER_DUTY', group: 'Chain', valueName: 'PERCENT',
+    description: "Genesis networks: percent of time a master's signer miner keeps hashing to improve a solution it already holds (it always yields to the node's own work; dltnode devnet uses 25)",
+    defaultValue: () => 100, defaultText: '100 (as the reference)', normalise: integer(1, 100),
   }),
   def({
     key: 'nameMonthBlocks', flag: 'name-month-blocks', env: 'DLTNODE_NAME_MONTH_BLOCKS', group: 'Chain', valueName: 'BLOCKS',

@@ -2,8 +2,9 @@
  * Block signature entries between the chain's stored form (src/chain/block.ts `BlockSignature`:
  * signer field, SignerPowSolution bytes, RSA signature) and the rules (reference-network §5.2,
  * formats §10.3 row 12, §12): parse one, make one, verify one (signer PoW + RSA on this thread),
- * and the tally the rules compare. The worker-pool verification comes with the node wiring; it
- * runs {@link verifyBlockSignatureEntry}'s two steps on the pool.
+ * and the tally the rules compare. A whole block's entries: {@link verifyBlockSignatureEntries}
+ * (the signer PoW of each on the calling thread's WASM core, the RSA signatures in one call to a
+ * verifier such as the worker pool's `verifyRsa` task).
  */
 import type { BlockSignature } from '../chain/block.js';
 import type { CoreAccess } from '../core/blake2b.js';
@@ -59,8 +60,8 @@ export function makeBlockSignature(
   };
 }
 
-/** Why a signature does not count. */
-export type BlockSignatureRejection = SignerPowRejection | 'no-solution' | 'no-signature' | 'rsa';
+/** Why a signature does not count ('decode': the entry does not parse, see {@link parseBlockSignature}). */
+export type BlockSignatureRejection = SignerPowRejection | 'no-solution' | 'no-signature' | 'rsa' | 'decode';
 
 /** What {@link verifyBlockSignatureEntry} checks one entry against. */
 export interface BlockSignatureCheck {
@@ -84,6 +85,24 @@ export function verifyBlockSignatureEntry(
   c: BlockSignatureCheck,
   core?: CoreAccess,
 ): { ok: true; difficulty: bigint } | { ok: false; reason: BlockSignatureRejection } {
+  const pow = checkEntryPow(c, core);
+  if (!pow.ok) return pow;
+  if (!verifySignature(pow.rsa.publicKey, pow.rsa.data, pow.rsa.signature)) return { ok: false, reason: 'rsa' };
+  return { ok: true, difficulty: pow.difficulty };
+}
+
+/** The RSA check left after the PoW check: key, signed digest, signature (the pool's `verifyRsa` item). */
+export interface EntryRsaCheck {
+  publicKey: Uint8Array;
+  data: Uint8Array;
+  signature: Uint8Array;
+}
+
+/** Everything of {@link verifyBlockSignatureEntry} but the RSA verification, which it returns as an item. */
+function checkEntryPow(
+  c: BlockSignatureCheck,
+  core?: CoreAccess,
+): { ok: true; difficulty: bigint; rsa: EntryRsaCheck } | { ok: false; reason: BlockSignatureRejection } {
   const { entry } = c;
   if (entry.solution === null) return { ok: false, reason: 'no-solution' };
   if (entry.signature === null) return { ok: false, reason: 'no-signature' };
@@ -96,9 +115,101 @@ export function verifyBlockSignatureEntry(
     core,
   );
   if (!pow.ok) return { ok: false, reason: pow.reason! };
-  const digest = blockSignatureDigest(c.blockChecksum, entry.solution.solution);
-  if (!verifySignature(entry.solution.signingPubKey, digest, entry.signature)) return { ok: false, reason: 'rsa' };
-  return { ok: true, difficulty: pow.difficulty };
+  const data = blockSignatureDigest(c.blockChecksum, entry.solution.solution);
+  return { ok: true, difficulty: pow.difficulty, rsa: { publicKey: entry.solution.signingPubKey, data, signature: entry.signature } };
+}
+
+/** One entry's outcome in {@link verifyBlockSignatureEntries}, in the order of the entries. */
+export type BlockSignatureVerdict =
+  | { ok: true; entry: ParsedBlockSignature; difficulty: bigint }
+  /** `entry` is null when the stored entry does not parse ('decode'). */
+  | { ok: false; entry: ParsedBlockSignature | null; reason: BlockSignatureRejection };
+
+/** What {@link verifyBlockSignatureEntries} checks a block's entries against. */
+export interface BlockSignaturesCheck {
+  /** The block's signature entries as stored (src/chain/block.ts). */
+  entries: readonly BlockSignature[];
+  blockNum: bigint;
+  blockVersion: number;
+  blockChecksum: Uint8Array;
+  /** Checksum of a block of the local chain (the solutions' blocks), or null when unknown. */
+  solutionBlockChecksum: (blockNum: bigint) => Uint8Array | null;
+  /** Minimum difficulty of one signature (rules `minSignerPowDifficulty`). */
+  minDifficulty: bigint;
+  /** RSA-SHA512 PKCS#1 v1.5 verification of many items at once: the worker pool's `verifyRsa` task. */
+  verifyRsa: (items: readonly EntryRsaCheck[]) => Promise<boolean[]>;
+}
+
+/**
+ * Entries checked per slice of {@link verifyBlockSignatureEntries}: ~64 × 30–50 µs of PoW checks
+ * (a few ms) between yields to the event loop, and one `verifyRsa` task's worth of signatures.
+ */
+export const SIGNATURE_ENTRIES_PER_SLICE = 64;
+
+/**
+ * Verifies every v10+ signature entry of a block (`Block.verifySignatures`, §5.2): per entry the
+ * signer PoW (parse, window, WASM hash, difficulty) on this thread, and the RSA signatures of the
+ * entries that passed through `verifyRsa` (the pool's workers). It works in slices of
+ * {@link SIGNATURE_ENTRIES_PER_SLICE}: a slice's signatures go to `verifyRsa` while the next
+ * slice's PoW is checked, and the event loop runs between slices. Returns one verdict per entry,
+ * in order; a malformed entry is a verdict ('decode'), never a throw. Duplicate signers are the
+ * caller's matter ({@link addSignatures}).
+ * @throws what `verifyRsa` throws (e.g. PoolBusyError when the pool's queue is full).
+ */
+export async function verifyBlockSignatureEntries(c: BlockSignaturesCheck, core?: CoreAccess): Promise<BlockSignatureVerdict[]> {
+  const verdicts: BlockSignatureVerdict[] = [];
+  const pending: Promise<void>[] = [];
+  // The first verifier failure, kept by a handler attached at once (no unhandled rejection while we yield).
+  let failure: { error: unknown } | null = null;
+  let rsa: { at: number; item: EntryRsaCheck }[] = [];
+  const sendRsa = (): void => {
+    if (rsa.length === 0) return;
+    const slice = rsa;
+    rsa = [];
+    pending.push(c.verifyRsa(slice.map((r) => r.item)).then(
+      (valid) => slice.forEach((r, i) => {
+        if (valid[i] !== true) verdicts[r.at] = { ok: false, entry: verdicts[r.at]!.entry, reason: 'rsa' };
+      }),
+      (error: unknown) => void (failure ??= { error }),
+    ));
+  };
+  for (const stored of c.entries) {
+    if (verdicts.length > 0 && verdicts.length % SIGNATURE_ENTRIES_PER_SLICE === 0) {
+      sendRsa();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (failure) break;
+    }
+    let entry: ParsedBlockSignature;
+    try {
+      entry = parseBlockSignature(stored);
+    } catch (e) {
+      if (!(e instanceof ConsensusError)) throw e;
+      verdicts.push({ ok: false, entry: null, reason: 'decode' });
+      continue;
+    }
+    const check: BlockSignatureCheck = {
+      entry, blockNum: c.blockNum, blockVersion: c.blockVersion, blockChecksum: c.blockChecksum, minDifficulty: c.minDifficulty,
+      solutionBlockChecksum: entry.solution ? c.solutionBlockChecksum(entry.solution.blockNum) : null,
+    };
+    let pow: ReturnType<typeof checkEntryPow>;
+    try {
+      pow = checkEntryPow(check, core);
+    } catch (e) {
+      // A solution block whose checksum is not 64 bytes (only pre-v10 blocks): nothing to count.
+      if (!(e instanceof RangeError)) throw e;
+      pow = { ok: false, reason: 'window' };
+    }
+    if (!pow.ok) {
+      verdicts.push({ ok: false, entry, reason: pow.reason });
+      continue;
+    }
+    rsa.push({ at: verdicts.length, item: pow.rsa });
+    verdicts.push({ ok: true, entry, difficulty: pow.difficulty });
+  }
+  if (!failure) sendRsa();
+  await Promise.all(pending);
+  if (failure) throw (failure as { error: unknown }).error;
+  return verdicts;
 }
 
 /** A verified signature with its difficulty: what the freeze, the tally and the rewards use. */

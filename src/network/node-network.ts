@@ -33,6 +33,7 @@ import type { NetworkMetricsSnapshot } from '../metrics/metrics.js';
 import { encodeTransactionBatches, MAX_SIGNATURES_PER_CHUNK, RejectedCode, type Message, type NodeType } from './protocol/messages.js';
 import type { NetworkStatusMembers } from './status.js';
 import { TxGossip, type AdmitOutcome, type GossipMempool } from './tx-gossip.js';
+import type { MasterPowCheck } from './presence.js';
 
 export type NodeRole = 'master' | 'relay' | 'client';
 export const NODE_TYPE_OF_ROLE: Record<NodeRole, NodeType> = { master: 'M', relay: 'R', client: 'C' };
@@ -60,6 +61,18 @@ export interface NodeNetworkOptions {
    * itself an error). Given by the node from the messaging codec (network does not import it).
    */
   relayError?: (message: Uint8Array) => { recipient: Uint8Array; message: Uint8Array } | null;
+  /**
+   * Master signer PoW in presence (reference-network §3.3–§3.4, §10 keep 3), on a network whose
+   * masters prove work: master keep-alives must carry a solution (`check` verifies received ones;
+   * a relay or client passes none and accepts them unchecked, as the reference does), and a master
+   * attaches `own()` (no keep-alive without one) and renews its keep-alive when `ownExpired`.
+   * Absent: no PoW in presence (the embedded network).
+   */
+  masterPow?: {
+    check?: MasterPowCheck;
+    own?: () => Uint8Array | null;
+    ownExpired?: (solution: Uint8Array) => boolean;
+  };
   /** A master's consensus engine on a reference network (read when a message arrives). */
   consensus?: () => ConsensusPort | null;
   /** The freeze override on a reference network. */
@@ -263,6 +276,16 @@ export class NodeNetwork {
         if (link.peer) o.log.info({ peer: link.peer.addressText, remote: link.remote, code: info.code, reason: info.text, byUs: info.byUs }, 'peer disconnected');
       },
       onError: (link, err) => o.log.error({ err, peer: link?.peer?.addressText }, 'peer message handler failed'),
+      ...(o.masterPow
+        ? {
+            presence: {
+              requireMasterPow: true,
+              ...(o.masterPow.check ? { checkMasterPow: o.masterPow.check } : {}),
+              ...(o.masterPow.own ? { ownPowSolution: o.masterPow.own } : {}),
+              ...(o.masterPow.ownExpired ? { ownPowExpired: o.masterPow.ownExpired } : {}),
+            },
+          }
+        : {}),
     });
     this.gossip = new TxGossip({ network: this.peers, mempool: gossipMempool(o.mempool, o.network), clock, relaying: () => !this.sync.synchronizing });
     this.sync = new BlockSync({
@@ -296,7 +319,11 @@ export class NodeNetwork {
     if (this.running) return;
     this.running = true;
     this.unsubscribe.push(this.o.events.on('txAdmitted', ({ txs, source }) => source === 'rpc' && this.pushLocal(txs)));
-    this.unsubscribe.push(this.o.events.on('blockImported', ({ block, checksum, source }) => this.gossipBlock(block.num, checksum, source)));
+    this.unsubscribe.push(this.o.events.on('blockImported', ({ block, checksum, source }) => {
+      this.gossipBlock(block.num, checksum, source);
+      // Master keep-alives whose PoW is over this block can be checked now.
+      this.peers.chainGrew().catch((err: unknown) => this.o.log.warn({ err }, 'deferred keep-alives failed'));
+    }));
     this.peers.start();
     this.gossip.start();
     this.sync.start();

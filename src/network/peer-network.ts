@@ -21,7 +21,7 @@ import {
   type LocalNode,
   type PeerSocket,
 } from './link.js';
-import { KeepAliveProducer, PRESENCE_PURGE_INTERVAL_SECONDS, PresenceList, type SignatureVerifier } from './presence.js';
+import { KeepAliveProducer, PRESENCE_PURGE_INTERVAL_SECONDS, PresenceList, type MasterPowCheck, type SignatureVerifier } from './presence.js';
 import { MessageCode } from './protocol/codes.js';
 import { CloseReason } from './protocol/close.js';
 import type { HelloVerifier } from './protocol/hello.js';
@@ -78,8 +78,17 @@ export interface PeerNetworkOptions {
   dial?: { baseDelayMs?: number; maxDelayMs?: number; path?: string };
   /** Inbound sockets allowed in their hello at once (default MAX_PENDING_HANDSHAKES). */
   maxPendingHandshakes?: number;
-  /** Presence options (master PoW hook). */
-  presence?: { requireMasterPow?: boolean; checkMasterPow?: (solution: Uint8Array, address: Uint8Array) => boolean | Promise<boolean> };
+  /**
+   * Master signer PoW in presence (§3.3–§3.4): whether M/H keep-alives must carry a solution (ours
+   * included: a master without one sends none), the check of received ones, and our own solution
+   * and when it expired.
+   */
+  presence?: {
+    requireMasterPow?: boolean;
+    checkMasterPow?: MasterPowCheck;
+    ownPowSolution?: () => Uint8Array | null;
+    ownPowExpired?: (solution: Uint8Array) => boolean;
+  };
 }
 
 /** Node types a keep-alive of `own` type goes to (§3.3): clients only to relays. */
@@ -116,7 +125,8 @@ export class PeerNetwork {
       network: o.local.network,
       clock: this.clock,
       verify: o.verify ?? verifySignature,
-      ...o.presence,
+      ...(o.presence?.requireMasterPow !== undefined ? { requireMasterPow: o.presence.requireMasterPow } : {}),
+      ...(o.presence?.checkMasterPow ? { checkMasterPow: o.presence.checkMasterPow } : {}),
     });
     this.keepAliveSeen = new SeenSet({ capacity: KEEPALIVE_SEEN_CAPACITY, ttlMs: 600_000, clock: this.clock });
     this.presenceAsked = new SeenSet({ capacity: 10_000, ttlMs: PRESENCE_REQUEST_DEDUP_MS, clock: this.clock });
@@ -129,6 +139,9 @@ export class PeerNetwork {
       type: o.local.nodeType,
       nodeVersion: o.local.productVersion,
       sign: o.local.sign,
+      ...(o.presence?.ownPowSolution ? { powSolution: o.presence.ownPowSolution } : {}),
+      ...(o.presence?.ownPowExpired ? { powExpired: o.presence.ownPowExpired } : {}),
+      requirePow: o.presence?.requireMasterPow === true && MASTER_TYPES.includes(o.local.nodeType),
     });
     const self = this;
     this.ctx = {
@@ -166,6 +179,15 @@ export class PeerNetwork {
     this.dialer.start();
     this.schedulePurge();
     this.scheduleKeepAlive(0);
+  }
+
+  /**
+   * Our chain grew: keep-alives held back because their master PoW was over a block we lacked are
+   * checked again (presence.retryDeferred). Not re-announced: the master sent them to its links itself.
+   */
+  async chainGrew(): Promise<void> {
+    if (this.presence.deferredCount === 0) return;
+    await this.presence.retryDeferred();
   }
 
   /** Closes every link and stops all timers. */
@@ -390,8 +412,9 @@ export class PeerNetwork {
     if (!host) return null;
     // Not forced: a new keep-alive per opened link would step its timestamp 2 s each time and
     // run ahead of the clock (peers reject keep-alives > 30 s in the future).
-    const { keepAlive } = this.producer.current(host);
-    this.presence.addOwn(this.local.publicKey, keepAlive);
+    const current = this.producer.current(host);
+    if (!current) return null; // a master without a signer PoW solution yet
+    this.presence.addOwn(this.local.publicKey, current.keepAlive);
     return this.presence.encodePresenceOf(this.local.address);
   }
 
@@ -400,12 +423,10 @@ export class PeerNetwork {
       if (!this.running) return;
       try {
         const host = this.keepAliveHost();
-        if (host) {
-          const { bytes, keepAlive, fresh } = this.producer.current(host);
-          if (fresh) {
-            this.presence.addOwn(this.local.publicKey, keepAlive);
-            this.broadcast({ code: MessageCode.keepAlivePresence, keepAlive: bytes }, keepAliveTargets(this.local.nodeType));
-          }
+        const current = host ? this.producer.current(host) : null;
+        if (current?.fresh) {
+          this.presence.addOwn(this.local.publicKey, current.keepAlive);
+          this.broadcast({ code: MessageCode.keepAlivePresence, keepAlive: current.bytes }, keepAliveTargets(this.local.nodeType));
         }
       } catch (e) {
         this.o.onError?.(null, e);

@@ -41,10 +41,23 @@ export const RANDOM_PRESENCES_POOL = 20;
 export const RANDOM_PRESENCES_MAX = 10;
 /** Wallets kept; beyond it new wallets are refused (not stored) so a flood cannot grow memory. */
 export const MAX_PRESENCES = 100_000;
+/**
+ * Keep-alives held back because their master PoW is over a block we do not hold yet (a master one
+ * block ahead of us): retried as our chain grows (`retryDeferred`), so the master's presence is not
+ * missing until its next keep-alive. Only signed ones are held; at most this many (the oldest go
+ * first), each retried at most MAX_DEFERRED_ATTEMPTS times: a retry costs an RSA verification and
+ * a PoW hash, so a flood of unreachable solutions costs a bounded ~256 × 150 µs per block.
+ */
+export const MAX_DEFERRED_KEEPALIVES = 256;
+/** Retries of one deferred keep-alive: a master is a block or two ahead, not more. */
+export const MAX_DEFERRED_ATTEMPTS = 8;
 /** Depth of the relay sector tree (§3.5: 4 levels). */
 const SECTOR_TREE_LEVELS = 4;
 
 export type SignatureVerifier = (publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array) => boolean | Promise<boolean>;
+
+/** A master keep-alive's PoW check: valid, invalid, or not checkable here ('ignore'). */
+export type MasterPowCheck = (solution: Uint8Array, address: Uint8Array) => boolean | 'ignore' | Promise<boolean | 'ignore'>;
 
 /** The 44 bytes a keep-alive signature covers. */
 export function keepAliveChecksum(network: Network, unsigned: Uint8Array): Uint8Array {
@@ -96,6 +109,8 @@ export type KeepAliveOutcome =
   | { status: 'added' | 'updated' }
   | { status: 'stale' }
   | { status: 'unknownWallet' }
+  /** Not stored, and not the sender's fault (a master PoW our chain cannot check yet). */
+  | { status: 'ignored'; reason: string }
   | { status: 'rejected'; reason: string; offence: Offence };
 
 export interface PresenceCounts {
@@ -111,14 +126,18 @@ export interface PresenceListOptions {
   verify: SignatureVerifier;
   /**
    * Checks a master's signer PoW solution (§3.4 step 3). The network layer does not know
-   * difficulties; consensus (the next issue) plugs its check in here. Without it a master
-   * keep-alive needs a solution only if `requireMasterPow`.
+   * difficulties; consensus plugs its check in here (src/consensus/keep-alive-pow.ts). `'ignore'`:
+   * the solution cannot be checked here yet (over a block we do not hold): the keep-alive is not
+   * stored, and the sender is not blamed. Without it a master keep-alive needs a solution only if
+   * `requireMasterPow`.
    */
-  checkMasterPow?: (solution: Uint8Array, address: Uint8Array) => boolean | Promise<boolean>;
-  /** Whether an M/H keep-alive must carry a PoW solution (the reference's rule; default false until consensus brings solutions). */
+  checkMasterPow?: MasterPowCheck;
+  /** Whether an M/H keep-alive must carry a PoW solution (the reference's rule: on for a genesis network's nodes). */
   requireMasterPow?: boolean;
   expirySeconds?: number;
   maxPresences?: number;
+  /** Keep-alives held for a later PoW check (default MAX_DEFERRED_KEEPALIVES). */
+  maxDeferred?: number;
 }
 
 interface RelayKey {
@@ -136,6 +155,8 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 export class PresenceList {
   private readonly wallets = new Map<string, PresenceEntry>();
   private readonly relays: RelayKey[] = []; // sorted by key
+  /** Keep-alives whose master PoW we could not check yet, by wallet/device (see MAX_DEFERRED_KEEPALIVES). */
+  private readonly deferred = new Map<string, { presence: PresenceMessage; attempts: number }>();
   private readonly o: Required<Omit<PresenceListOptions, 'checkMasterPow'>> & Pick<PresenceListOptions, 'checkMasterPow'>;
 
   constructor(options: PresenceListOptions) {
@@ -143,6 +164,7 @@ export class PresenceList {
       requireMasterPow: false,
       expirySeconds: PRESENCE_EXPIRY_SECONDS,
       maxPresences: MAX_PRESENCES,
+      maxDeferred: MAX_DEFERRED_KEEPALIVES,
       ...options,
     };
   }
@@ -152,7 +174,8 @@ export class PresenceList {
   }
 
   /** Checks type, timing, PoW and signature of a keep-alive of a known wallet. */
-  private async check(k: KeepAlive, publicKey: Uint8Array): Promise<KeepAliveOutcome | null> {
+  /** @param attempts times this keep-alive was deferred already (retryDeferred). */
+  private async check(k: KeepAlive, publicKey: Uint8Array, attempts = 0): Promise<KeepAliveOutcome | null> {
     if (k.type === 'W') return { status: 'rejected', reason: 'worker keep-alives are not accepted', offence: 'invalidPresence' };
     const ts = Number(k.timestamp);
     const now = this.nowSeconds();
@@ -162,13 +185,21 @@ export class PresenceList {
       if (k.powSolution === null) {
         if (this.o.requireMasterPow) return { status: 'rejected', reason: 'master keep-alive without PoW solution', offence: 'invalidPresence' };
       } else if (this.o.checkMasterPow) {
-        let ok = false;
+        let ok: boolean | 'ignore' = false;
         try {
           ok = await this.o.checkMasterPow(k.powSolution, k.address);
         } catch {
           ok = false;
         }
-        if (!ok) return { status: 'rejected', reason: 'invalid master PoW solution', offence: 'invalidPresence' };
+        if (ok === 'ignore') {
+          // Held for later only when signed: unsigned junk costs nothing to send and must cost nothing to keep.
+          if (!(await verifyKeepAlive(this.o.network, k, publicKey, this.o.verify))) {
+            return { status: 'rejected', reason: 'bad signature', offence: 'badSignature' };
+          }
+          this.defer(k, publicKey, attempts + 1);
+          return { status: 'ignored', reason: 'master PoW solution over a block we do not hold' };
+        }
+        if (ok !== true) return { status: 'rejected', reason: 'invalid master PoW solution', offence: 'invalidPresence' };
       }
     }
     if (!(await verifyKeepAlive(this.o.network, k, publicKey, this.o.verify))) {
@@ -199,7 +230,11 @@ export class PresenceList {
    * A presence received from a peer (§3.4 updatePresence): the address must be the key's, each
    * keep-alive is checked and invalid ones dropped; the presence is refused if none remain.
    */
-  async receivePresence(p: PresenceMessage): Promise<{ stored: number; dropped: number; offence?: Offence; reason?: string }> {
+  receivePresence(p: PresenceMessage): Promise<{ stored: number; dropped: number; offence?: Offence; reason?: string }> {
+    return this.takePresence(p, 0);
+  }
+
+  private async takePresence(p: PresenceMessage, attempts: number): Promise<{ stored: number; dropped: number; offence?: Offence; reason?: string }> {
     let derived: Uint8Array | null = null;
     try {
       derived = primaryAddressFromPublicKey(p.publicKey);
@@ -218,7 +253,7 @@ export class PresenceList {
         reason ??= 'keep-alive of another wallet';
         continue;
       }
-      const bad = await this.check(k, p.publicKey);
+      const bad = await this.check(k, p.publicKey, attempts);
       if (bad) {
         if (bad.status === 'rejected') {
           // Expired addresses are normal in a presence a peer holds; only bad signatures score.
@@ -244,6 +279,31 @@ export class PresenceList {
       if (r.status === 'added' || r.status === 'updated') stored++;
     }
     return { stored, dropped: p.keepAlives.length - valid.length, ...(offence ? { offence } : {}) };
+  }
+
+  private defer(k: KeepAlive, publicKey: Uint8Array, attempts: number): void {
+    const key = `${toHex(k.address)}/${toHex(k.deviceId)}`;
+    if (attempts > MAX_DEFERRED_ATTEMPTS) return;
+    this.deferred.delete(key); // the newest last
+    if (this.deferred.size >= this.o.maxDeferred) this.deferred.delete(this.deferred.keys().next().value!);
+    this.deferred.set(key, { presence: { address: k.address, publicKey, keepAlives: [k] }, attempts });
+  }
+
+  /** Keep-alives waiting for our chain to reach their master PoW's block. */
+  get deferredCount(): number {
+    return this.deferred.size;
+  }
+
+  /**
+   * Checks the deferred keep-alives again (call when our chain grew): those now valid are stored,
+   * those still over a block we lack wait again, the rest are dropped. Returns how many were stored.
+   */
+  async retryDeferred(): Promise<number> {
+    const waiting = [...this.deferred.values()];
+    this.deferred.clear();
+    let stored = 0;
+    for (const { presence, attempts } of waiting) stored += (await this.takePresence(presence, attempts)).stored;
+    return stored;
   }
 
   /** Adds our own presence (or a trusted one) without checks, e.g. the node's own keep-alive. */
@@ -431,8 +491,9 @@ export class PresenceList {
 
 /**
  * Produces this node's keep-alives (§3.3): a new signed one when the interval has elapsed, when
- * forced, or when the host changed; otherwise the last one again. Timestamps never repeat and
- * step at least 2 s.
+ * forced, when the host changed, or when its PoW solution expired (`powExpired`); otherwise the
+ * last one again. Timestamps never repeat and step at least 2 s. With `requirePow` (a master of a
+ * network whose masters prove work) no keep-alive exists without a solution: `current` is null.
  */
 export class KeepAliveProducer {
   private last: { bytes: Uint8Array; keepAlive: KeepAlive; at: number } | null = null;
@@ -446,31 +507,43 @@ export class KeepAliveProducer {
       type: NodeType;
       nodeVersion: string;
       sign: (data: Uint8Array) => Uint8Array;
+      /** The signer PoW solution to attach now (a master's miner), or null. */
       powSolution?: () => Uint8Array | null;
+      /** Whether the solution of the last keep-alive has expired (then a new keep-alive is due). */
+      powExpired?: (solution: Uint8Array) => boolean;
+      /** No keep-alive without a solution (§3.3: M/H must attach one). */
+      requirePow?: boolean;
     },
   ) {}
 
-  /** The keep-alive to send now for `host` (our public `ip:port`, or a client's relay). */
-  current(host: string, force = false): { bytes: Uint8Array; keepAlive: KeepAlive; fresh: boolean } {
+  private lastPowExpired(): boolean {
+    const pow = this.last?.keepAlive.powSolution ?? null;
+    return pow !== null && this.o.powExpired?.(pow) === true;
+  }
+
+  /** The keep-alive to send now for `host` (our public `ip:port`, or a client's relay); null when `requirePow` and no solution. */
+  current(host: string, force = false): { bytes: Uint8Array; keepAlive: KeepAlive; fresh: boolean } | null {
     const now = Math.floor(this.o.clock.now() / 1000);
     const interval = KEEPALIVE_INTERVAL_SECONDS[this.o.type];
-    if (!force && this.last && this.last.keepAlive.host === host && now - this.last.at < interval) {
+    if (!force && this.last && this.last.keepAlive.host === host && now - this.last.at < interval && !this.lastPowExpired()) {
       return { ...this.last, fresh: false };
     }
+    const powSolution = this.o.powSolution?.() ?? null;
+    if (powSolution === null && this.o.requirePow) return null;
     const prev = this.last ? Number(this.last.keepAlive.timestamp) : -Infinity;
     const ts = Math.max(now, prev + KEEPALIVE_MIN_STEP_SECONDS);
     const built = buildKeepAlive(
       this.o.network,
-      { address: this.o.address, deviceId: this.o.deviceId, timestamp: BigInt(ts), host, type: this.o.type, nodeVersion: this.o.nodeVersion, powSolution: this.o.powSolution?.() ?? null },
+      { address: this.o.address, deviceId: this.o.deviceId, timestamp: BigInt(ts), host, type: this.o.type, nodeVersion: this.o.nodeVersion, powSolution },
       this.o.sign,
     );
     this.last = { ...built, at: now };
     return { ...built, fresh: true };
   }
 
-  /** Milliseconds until the next keep-alive is due. */
+  /** Milliseconds until the next keep-alive is due (0 also while its PoW solution has expired). */
   dueInMs(): number {
-    if (!this.last) return 0;
+    if (!this.last || this.lastPowExpired()) return 0;
     const due = (this.last.at + KEEPALIVE_INTERVAL_SECONDS[this.o.type]) * 1000;
     return Math.max(0, due - this.o.clock.now());
   }

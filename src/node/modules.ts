@@ -19,6 +19,9 @@ import type { ActivityIndex } from '../explorer/activity.js';
 import type { NameSystem } from '../names/chain-extension.js';
 import type { Store } from '../state/store.js';
 import type { SearchJob, SearchResult } from '../pool/tasks/search-pow.js';
+import type { SignerSearchJob, SignerSearchResult } from '../pool/tasks/search-signer-pow.js';
+import type { RsaSignItem } from '../pool/tasks/rsa.js';
+import type { SignerMiner } from '../consensus/signer-miner.js';
 import type { NodeWallet } from '../wallet/wallet.js';
 import type { NodeEventBus } from './events.js';
 import type { NodeOptions } from './options.js';
@@ -32,6 +35,12 @@ export interface NodePool {
   verifyRsa(items: readonly { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[]): Promise<boolean[]>;
   /** The built-in miner's nonce search (absent: the node cannot mine). */
   searchPow?(jobs: readonly SearchJob[]): Promise<SearchResult[]>;
+  /** The signer miner's search (signer PoW, reference-formats §12), a background task. */
+  searchSignerPow(jobs: readonly SignerSearchJob[]): Promise<SignerSearchResult[]>;
+  /** RSA PKCS#1 v1.5 SHA-512 signing off the event loop (§6.2). */
+  signRsa(items: readonly RsaSignItem[]): Promise<Uint8Array[]>;
+  /** Foreground items waiting or running: background tasks (the miners) submit only at 0. */
+  foregroundPending(): number;
   /** Handshake steps of contact messaging (RSA-4096 sign/verify/decrypt, secp521r1, ML-KEM-1024). */
   messagingCrypto(items: readonly MessagingCryptoItem[]): Promise<MessagingCryptoResult[]>;
   close(): Promise<void>;
@@ -68,4 +77,6 @@ export interface NodeModules {
   readonly activity: ActivityIndex;
   /** Contact messaging (issue 11); undefined unless the node is a client (--role client). */
   readonly messaging: MessagingService | undefined;
+  /** The signer miner (issue 10); undefined unless the node is a master of a genesis network. */
+  readonly signerMiner: SignerMiner | undefined;
 }

@@ -9,7 +9,10 @@
 import { systemClock, type Clock } from '../clock.js';
 import { Chain } from '../chain/chain.js';
 import { ChainExtensions } from '../chain/extensions.js';
-import { createConsensus } from '../consensus/index.js';
+import { createConsensus, type ReferenceAcceptance } from '../consensus/index.js';
+import { SignerMiner } from '../consensus/signer-miner.js';
+import { keepAlivePowExpired, keepAlivePowVerdict } from '../consensus/keep-alive-pow.js';
+import { BLOCK_VERSION } from '../chain/constants.js';
 import type { Logger } from '../log/logger.js';
 import { Mempool } from '../mempool/mempool.js';
 import { createNameSystem } from '../names/chain-extension.js';
@@ -91,6 +94,31 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     const key = wallet.primary;
     let network: NodeNetwork | undefined;
     const role = opts.p2p?.role ?? 'master';
+    // Signer proof of work (issue 10) on a genesis network: a master mines solutions in the pool
+    // at the lowest priority and signs blocks with them; master keep-alives carry one
+    // (reference-network §3.3–§3.4, §5.2).
+    const signerPow = opts.consensus.signerPow;
+    let acceptance: ReferenceAcceptance | undefined;
+    // §5.6: max(the network's floor, 23.4 % of the required signer difficulty ÷ 7000).
+    const minSignerDifficulty = (): bigint => acceptance?.minSignatureDifficulty(chain.height + 1n) ?? signerPow!.minDifficulty;
+    const tipVersion = (): number => chain.tip?.block.version ?? BLOCK_VERSION;
+    const networkHeight = (): bigint => network?.networkHeight() ?? chain.height;
+    let signerMiner: SignerMiner | undefined;
+    if (signerPow && role === 'master') {
+      signerMiner = new SignerMiner({
+        pool,
+        chain,
+        address: key.primary,
+        minDifficulty: minSignerDifficulty,
+        clock,
+        log: log.child({ module: 'signer-miner' }),
+        networkHeight,
+        paused: () => network?.isSynchronizing === true,
+        blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
+        ...(signerPow.duty !== undefined ? { duty: signerPow.duty } : {}),
+      });
+    }
+    const miner = signerMiner;
     const consensus = createConsensus({
       peers: () => network,
       proposes: role === 'master',
@@ -101,13 +129,26 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       clock,
       log: log.child({ module: 'consensus' }),
       events,
+      ...(miner
+        ? {
+            powSigner: (rule: ReferenceAcceptance) => {
+              acceptance = rule;
+              return miner;
+            },
+          }
+        : {}),
       opts: {
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds, genesisBalance: opts.chain.genesisBalance, genesis: opts.chain.genesis,
         ...(opts.mining?.difficulty !== undefined && opts.network === 'reg' ? { miningDifficulty: opts.mining.difficulty } : {}),
       },
     });
+    acceptance ??= consensus.acceptance;
     await consensus.start();
     cleanup.unshift(() => consensus.stop());
+    if (miner) {
+      miner.start();
+      cleanup.unshift(() => miner.stop());
+    }
 
     // The peer network (issue 9): after the genesis block exists (its checksum is in every hello).
     let listener: PeerListener | undefined;
@@ -134,6 +175,28 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         relayError: (message) => MessagingService.relayError(message, Math.floor(clock.now() / 1000)),
         consensus: () => consensus.engine,
         ...(consensus.acceptance ? { freeze: consensus.acceptance } : {}),
+        ...(signerPow
+          ? {
+              masterPow: {
+                // A master checks; while it synchronizes it cannot, and takes them as the reference's warm-up does.
+                ...(role === 'master'
+                  ? {
+                      check: (solution: Uint8Array, address: Uint8Array) => {
+                        if (network?.isSynchronizing) return true;
+                        const v = keepAlivePowVerdict(solution, address, chain, minSignerDifficulty());
+                        return v.ok || (v.reason === 'future' || v.reason === 'unknown-block' ? 'ignore' : false);
+                      },
+                    }
+                  : {}),
+                ...(signerMiner
+                  ? {
+                      own: () => signerMiner!.keepAliveSolution(networkHeight(), tipVersion()),
+                      ownExpired: (solution: Uint8Array) => keepAlivePowExpired(solution, networkHeight(), tipVersion()),
+                    }
+                  : {}),
+              },
+            }
+          : {}),
       });
       const net = network;
       if (p2p.listen) {
@@ -180,6 +243,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       mining: new Mining(chain, (a) => wallet.keys.some((k) => k.nonceOf(a) !== null), events, clock),
       activity: new ActivityIndex(chain, mempool, wallet, events),
       messaging,
+      signerMiner,
     };
     // The built-in miner (--miner-threads): claims go through the pool like submitminingsolution's.
     const minerThreads = opts.mining?.minerThreads ?? 0;

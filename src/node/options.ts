@@ -22,6 +22,18 @@ export interface NodeOptions {
   consensus: {
     /** Seconds between produced blocks (reg default: a few seconds). */
     blockIntervalSeconds: number;
+    /**
+     * Signer proof of work among masters (reference-network §3.3–§3.4, §5.2), on for a genesis
+     * network: a master runs the signer miner and its keep-alives carry a solution; master
+     * keep-alives must carry one, and a master checks it. Absent: the embedded lone network (one
+     * signer, no PoW, `Signer Hashrate` 0).
+     */
+    signerPow?: {
+      /** Floor of the minimum difficulty of one signature or keep-alive PoW (the genesis's `minSignerDifficulty`). */
+      minDifficulty: bigint;
+      /** Share of time the signer miner hashes once it holds a solution of its cycle, (0, 1] (`--signer-miner-duty`). */
+      duty?: number;
+    };
   };
   /** The peer network (issue 9); absent: a lone node that neither listens nor dials. */
   p2p?: {

@@ -7,6 +7,7 @@ const TASK_LABELS: Record<PoolTaskName, { who: string; work: string }> = {
   verifyRsa: { who: 'RSA verifier', work: 'verifications' },
   signRsa: { who: 'RSA signer', work: 'signatures' },
   searchPow: { who: 'miner', work: 'search jobs' },
+  searchSignerPow: { who: 'signer miner', work: 'search jobs' },
   messagingCrypto: { who: 'messaging handshake crypto', work: 'handshake steps' },
 };
 

@@ -14,6 +14,9 @@
  * - Every task and result is one owned ArrayBuffer, transferred (tasks/codec.ts, D24).
  * - `threads: 0` runs everything in-process on the calling thread (tests, tiny machines) (D26).
  * - `close()` stops accepting, finishes buffered and started work, then stops the workers (D28).
+ * - Background tasks (`BACKGROUND_TASKS`: the miners' searches) have no priority of their own in
+ *   Piscina: their callers submit one small job at a time and only while `foregroundPending()` is
+ *   0, so RPC, admission and block import wait at most one job behind them.
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,12 +28,14 @@ import { PoolBusyError, PoolClosedError } from './errors.js';
 import { verifyPowTask, type PackedClaim } from './tasks/pow.js';
 import { signRsaTask, verifyRsaTask, type RsaItem, type RsaSignItem } from './tasks/rsa.js';
 import { SEARCH_MAX_PREFIX, searchPowTask, type SearchJob, type SearchResult } from './tasks/search-pow.js';
+import { checkSignerSearchJob, searchSignerPowTask, type SignerSearchJob, type SignerSearchResult } from './tasks/search-signer-pow.js';
 import { messagingCryptoTask, type MessagingCryptoItem, type MessagingCryptoResult } from './tasks/messaging.js';
 import type { PoolTask, PoolTaskName, PoolWorkerData, PoolWorkerInfo } from './tasks/types.js';
 
 export type { PoolTaskName, PoolWorkerInfo } from './tasks/types.js';
 export type { RsaItem, RsaSignItem } from './tasks/rsa.js';
 export type { SearchJob, SearchResult } from './tasks/search-pow.js';
+export type { SignerSearchJob, SignerSearchResult } from './tasks/search-signer-pow.js';
 export type { MessagingCryptoItem, MessagingCryptoResult } from './tasks/messaging.js';
 export { PoolBusyError, PoolClosedError } from './errors.js';
 export { defaultPoolThreads } from './threads.js';
@@ -56,6 +61,11 @@ export const TASK_MAX_QUEUE: Readonly<Record<PoolTaskName, number>> = Object.fre
    * other tasks never queue more than one job's time behind it (its low priority).
    */
   searchPow: 64,
+  /**
+   * Signer-miner jobs of ~10–30 ms: the signer miner keeps one in flight, and only while no
+   * foreground task waits; a few more leave room for a bench or a test driving it directly.
+   */
+  searchSignerPow: 16,
   /** ~64 × ~5–10 ms (RSA-4096 sign or decrypt + ML-KEM) ≈ 0.5 s: handshakes are rare; a flood of signed frames is refused past it. */
   messagingCrypto: 64,
 });
@@ -73,9 +83,18 @@ export const TASK_BATCH_MAX_ITEMS: Readonly<Record<PoolTaskName, number>> = Obje
   signRsa: 8,
   /** One job per task: each job is already ~0.25 s of hashing. */
   searchPow: 1,
+  /** One job per task: each is already a slice of hashing sized by the miner. */
+  searchSignerPow: 1,
   /** One handshake step per task: each is several ms. */
   messagingCrypto: 1,
 });
+
+/**
+ * Tasks that run only when nothing else waits (their callers check `foregroundPending()` before
+ * each small job): the built-in Argon2 miner and the signer miner. They do not wait for each other,
+ * so neither starves the other.
+ */
+export const BACKGROUND_TASKS: readonly PoolTaskName[] = Object.freeze(['searchPow', 'searchSignerPow']);
 
 /** How long a partial PoW batch waits for more items; 0 = dispatch on the next macrotask. */
 export const DEFAULT_BATCH_DELAY_MS = 0;
@@ -111,12 +130,19 @@ export interface WorkerPool {
   signRsa(items: readonly RsaSignItem[]): Promise<Uint8Array[]>;
   /** The built-in miner's nonce search: one result per job (tasks/search-pow.ts). */
   searchPow(jobs: readonly SearchJob[]): Promise<SearchResult[]>;
+  /** The signer miner's search (tasks/search-signer-pow.ts): one result per job. */
+  searchSignerPow(jobs: readonly SignerSearchJob[]): Promise<SignerSearchResult[]>;
   /** Handshake steps of contact messaging (tasks/messaging.ts): one result per item, a MessagingError as `{ ok: false }`. */
   messagingCrypto(items: readonly MessagingCryptoItem[]): Promise<MessagingCryptoResult[]>;
   /** Whether `items` more of `task` would be accepted now (open, and within the task's bound). */
   canAccept(task: PoolTaskName, items?: number): boolean;
   /** Items of `task` waiting or running. */
   pending(task: PoolTaskName): number;
+  /**
+   * Items of the foreground tasks (every task but `BACKGROUND_TASKS`) waiting or running: a
+   * background caller submits its next job only at 0. Always 0 in-process (threads: 0).
+   */
+  foregroundPending(): number;
   readonly threads: number;
   /** Asks one worker to describe itself (thread id, whether it compiled WASM itself). */
   describeWorker(): Promise<PoolWorkerInfo>;
@@ -317,8 +343,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const batchDelayMs = checkCount(where, 'batchDelayMs', options.batchDelayMs ?? DEFAULT_BATCH_DELAY_MS, 0);
   const bound = (task: PoolTaskName) => checkCount(where, `maxQueue.${task}`, options.maxQueue?.[task] ?? TASK_MAX_QUEUE[task], 1);
   const batchMax = (task: PoolTaskName) => checkCount(where, `batchMaxItems.${task}`, options.batchMaxItems?.[task] ?? TASK_BATCH_MAX_ITEMS[task], 1);
-  const limits = { verifyPow: bound('verifyPow'), verifyRsa: bound('verifyRsa'), signRsa: bound('signRsa'), searchPow: bound('searchPow'), messagingCrypto: bound('messagingCrypto') };
-  const batches = { verifyPow: batchMax('verifyPow'), verifyRsa: batchMax('verifyRsa'), signRsa: batchMax('signRsa'), searchPow: batchMax('searchPow'), messagingCrypto: batchMax('messagingCrypto') };
+  const names = Object.keys(TASK_MAX_QUEUE) as PoolTaskName[];
+  const limits = Object.fromEntries(names.map((n) => [n, bound(n)])) as Record<PoolTaskName, number>;
+  const batches = Object.fromEntries(names.map((n) => [n, batchMax(n)])) as Record<PoolTaskName, number>;
 
   const workerData: PoolWorkerData = { coreModule: wasmModule('core'), flavour: coreFlavour() };
   const pool = threads === 0 ? undefined : new Piscina({
@@ -326,7 +353,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.MAX_SAFE_INTEGER, // a steady server: never churn threads
-    maxQueue: limits.verifyPow + limits.verifyRsa + limits.signRsa + limits.searchPow + limits.messagingCrypto, // tasks ≤ items: the item bounds trip first
+    maxQueue: names.reduce((sum, n) => sum + limits[n], 0), // tasks ≤ items: the item bounds trip first
     // No per-task run/wait-time histograms: nothing reads them, and admission posts many tasks.
     recordTiming: false,
     workerData,
@@ -339,6 +366,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     verifyRsa: lane(verifyRsaTask, 'gather'),
     signRsa: lane(signRsaTask, 'gather'),
     searchPow: lane(searchPowTask, 'split'),
+    searchSignerPow: lane(searchSignerPowTask, 'split'),
     messagingCrypto: lane(messagingCryptoTask, 'gather'),
   } satisfies Record<PoolTaskName, unknown>;
 
@@ -402,6 +430,16 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     return lanes.searchPow ? lanes.searchPow.submit(jobs) : runInProcess(searchPowTask, jobs);
   }
 
+  async function searchSignerPow(jobs: readonly SignerSearchJob[]): Promise<SignerSearchResult[]> {
+    if (closed) throw new PoolClosedError('searchSignerPow');
+    checkArray('searchSignerPow', jobs);
+    jobs.forEach((job, i) => {
+      checkObject('searchSignerPow', i, job);
+      checkSignerSearchJob(job, `searchSignerPow: item ${i}`);
+    });
+    return lanes.searchSignerPow ? lanes.searchSignerPow.submit(jobs) : runInProcess(searchSignerPowTask, jobs);
+  }
+
   async function messagingCrypto(items: readonly MessagingCryptoItem[]): Promise<MessagingCryptoResult[]> {
     if (closed) throw new PoolClosedError('messagingCrypto');
     checkArray('messagingCrypto', items);
@@ -425,6 +463,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     verifyRsa,
     signRsa,
     searchPow,
+    searchSignerPow,
     messagingCrypto,
     canAccept(task, items = 1) {
       if (closed) return false;
@@ -432,6 +471,11 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     },
     pending(task) {
       return lanes[task]?.pending ?? 0;
+    },
+    foregroundPending() {
+      let n = 0;
+      for (const name of names) if (!BACKGROUND_TASKS.includes(name)) n += lanes[name]?.pending ?? 0;
+      return n;
     },
     threads,
     async describeWorker() {

@@ -18,6 +18,7 @@ import { coreFlavour } from '../core/wasm.js';
 import { verifyPowTask } from './tasks/pow.js';
 import { signRsaTask, verifyRsaTask } from './tasks/rsa.js';
 import { searchPowTask } from './tasks/search-pow.js';
+import { searchSignerPowTask } from './tasks/search-signer-pow.js';
 import { messagingCryptoTask } from './tasks/messaging.js';
 import type { PoolTaskName, PoolWorkerData, PoolWorkerInfo, TaskContext } from './tasks/types.js';
 
@@ -43,11 +44,14 @@ export const signRsa: Handler = (task) => Piscina.move(signRsaTask.handle(task, 
 /** Searches nonces for the built-in miner (tasks/search-pow.ts). */
 export const searchPow: Handler = (task) => Piscina.move(searchPowTask.handle(task, context)) as Uint8Array;
 
+/** Searches signer-PoW solutions for the signer miner (tasks/search-signer-pow.ts). */
+export const searchSignerPow: Handler = (task) => Piscina.move(searchSignerPowTask.handle(task, context)) as Uint8Array;
+
 /** Runs handshake steps of contact messaging (tasks/messaging.ts). */
 export const messagingCrypto: Handler = (task) => Piscina.move(messagingCryptoTask.handle(task, context)) as Uint8Array;
 
 // Every task name has its handler here (a compile error otherwise).
-void ({ verifyPow, verifyRsa, signRsa, searchPow, messagingCrypto } satisfies Record<PoolTaskName, Handler>);
+void ({ verifyPow, verifyRsa, signRsa, searchPow, searchSignerPow, messagingCrypto } satisfies Record<PoolTaskName, Handler>);
 
 /** Describes this worker (used by tests and `--version`-style diagnostics). */
 export function describeWorker(): PoolWorkerInfo {

@@ -22,4 +22,10 @@ describe('devnet arguments', () => {
     expect(devnetNodeArgs(all[3]!, all, '/g.json', 1883).join(' ')).toContain('--mq-driver mqtt --mq-host 127.0.0.1 --mq-port 1883');
     expect(devnetNodeArgs(all[1]!, all, '/g.json', 1883)).not.toContain('--mq-driver');
   });
+
+  it('gives masters a signer-miner duty of 25 %, the others none', () => {
+    const all = [node('master-1', 'master', 10), node('relay-1', 'relay', 11)];
+    expect(devnetNodeArgs(all[0]!, all, '/g.json').join(' ')).toContain('--signer-miner-duty 25');
+    expect(devnetNodeArgs(all[1]!, all, '/g.json')).not.toContain('--signer-miner-duty');
+  });
 });

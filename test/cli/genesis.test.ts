@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNode } from '../../src/index.js';
-import { genesisFromJson, genesisToJson, readGenesisFile } from '../../src/config/genesis-file.js';
+import { genesisFromJson, genesisToJson, readGenesisFile, writeGenesisFile } from '../../src/config/genesis-file.js';
+import { MIN_BLOCK_SIGNER_POW_DIFFICULTY } from '../../src/consensus/signer-pow.js';
+import { DEVNET_MIN_SIGNER_DIFFICULTY, prepareDevnet } from '../../src/cli/devnet.js';
 import { genesisFromArgs } from '../../src/cli/network-setup.js';
 import { toNodeOptions, resolveConfig, parseArgs } from '../../src/config/load.js';
 import { silentLog } from '../chain/fixture.js';
@@ -88,5 +90,30 @@ describe('genesis file', () => {
     const { config } = resolveConfig({ args: parseArgs(['--genesis', file, '--network', 'reg']), env: {} });
     expect(() => toNodeOptions(config)).toThrow(/for the test network, not reg/);
     expect(resolveConfig({ args: parseArgs(['--genesis', file]), env: {} }).config.network).toBe('test');
+  });
+
+  it('minSignerDifficulty: the reference floor by default, set by init, written small by devnet, the floor of the node\'s signer PoW', async () => {
+    const args = ['--out', 'g.json', '--fund', `${A}=1`, '--master', A];
+    const plain = genesisFromArgs(args);
+    const small = genesisFromArgs([...args, '--min-signer-difficulty', '65536']);
+    if (plain === 'help' || small === 'help') throw new Error('unexpected help');
+    expect(plain.spec.minSignerDifficulty).toBe(MIN_BLOCK_SIGNER_POW_DIFFICULTY);
+    expect(small.spec.minSignerDifficulty).toBe(65_536n * 100_000_000n);
+    expect(genesisToJson(small.spec).minSignerDifficulty).toBe('65536.00000000');
+    expect(genesisFromJson(JSON.parse(JSON.stringify(genesisToJson(small.spec))))).toEqual(small.spec);
+    // an older file without the field: the reference floor
+    const { minSignerDifficulty: _, ...older } = genesisToJson(small.spec);
+    expect(genesisFromJson(older).minSignerDifficulty).toBe(MIN_BLOCK_SIGNER_POW_DIFFICULTY);
+    for (const bad of ['0', '-5', 'lots', 7]) {
+      expect(() => genesisFromJson({ ...older, minSignerDifficulty: bad })).toThrow(/"minSignerDifficulty" must be a CoinNumber string greater than 0/);
+    }
+    expect(() => genesisFromArgs([...args, '--min-signer-difficulty', '0'])).toThrow(/minSignerDifficulty/);
+    // a genesis network's node gets it as its signer-PoW floor; the embedded network has no signer PoW
+    const file = join(tmp, 'g3.json');
+    writeGenesisFile(file, small.spec);
+    expect(toNodeOptions(resolveConfig({ args: parseArgs(['--genesis', file]), env: {} }).config).consensus.signerPow).toEqual({ minDifficulty: 65_536n * 100_000_000n });
+    expect(toNodeOptions(resolveConfig({ args: parseArgs([]), env: {} }).config).consensus.signerPow).toBeUndefined();
+    const { genesis } = await prepareDevnet({ masters: 1, relays: 0, clients: 0, blockInterval: 1, dir: join(tmp, 'devnet'), json: true, basePort: null });
+    expect(genesis.minSignerDifficulty).toBe(DEVNET_MIN_SIGNER_DIFFICULTY);
   });
 });

@@ -58,7 +58,8 @@ describe('consensus among four masters', () => {
     const m1 = running.get('master-1')!;
     await m1.waitForHeight(40, 90_000);
     const s = await status(m1);
-    expect(s['Required Consensus']).toBe(3); // floor(4 × 0.75)
+    // floor(4 × 0.75) = 3 when all four signed the last blocks; 2 when one missed some.
+    expect([2, 3]).toContain(s['Required Consensus']);
     const tip = s['Block Height'];
     const proposers = new Set<string>();
     for (let num = 8; num <= tip - 6; num++) {
@@ -86,30 +87,28 @@ describe('consensus among four masters', () => {
 
   it('goes on with one master stopped; stalls when two of four stop at once; resumes when one comes back', async () => {
     const m1 = running.get('master-1')!;
-    const m4 = running.get('master-4')!;
-    await m4.stop(true);
+    await running.get('master-4')!.stop(true);
     running.delete('master-4');
     const before = await m1.height();
     await m1.waitForHeight(before + 6, 30_000);
-    // Two more stop: the last blocks had 3 signers, so the requirement stays above what two can give.
-    const required = (await status(m1))['Required Consensus'];
+    await start('master-4');
+    // Four signers again: once the last ten blocks carry four signatures the requirement is 3.
+    await m1.waitFor(async () => (await status(m1))['Required Consensus'] === 3, 'a required consensus of 3', 90_000);
     const m3 = running.get('master-3')!;
     const m2 = running.get('master-2')!;
     await Promise.all([m3.stop(true), m2.stop(true)]);
     running.delete('master-3');
     running.delete('master-2');
-    expect(required).toBeGreaterThanOrEqual(2);
     const stalledAt = await m1.height();
-    await new Promise((r) => setTimeout(r, 10 * BLOCK_INTERVAL * 1000));
-    // At most one block that was already gathering signatures can land; then nothing.
+    await new Promise((r) => setTimeout(r, 12 * BLOCK_INTERVAL * 1000));
+    // Two signers cannot give three signatures: at most a block already signed lands, then nothing.
     expect(await m1.height()).toBeLessThanOrEqual(stalledAt + 1);
+    expect((await status(m1))['Required Consensus']).toBe(3);
     const stalled = await m1.height();
-    // master-2 and master-3 come back: the requirement is met again.
-    await start('master-2');
-    await start('master-3');
-    await m1.waitForHeight(stalled + 5, 60_000);
+    // One comes back: three signers meet the requirement again.
+    const again = await start('master-2');
+    await m1.waitForHeight(stalled + 5, 90_000);
     const h = await m1.height();
-    const again = running.get('master-2')!;
     await again.waitForHeight(h - 1, 30_000);
     const num = h - 6;
     expect(await again.call('getBlock', { num, bytes: true })).toBe(await m1.call('getBlock', { num, bytes: true }));

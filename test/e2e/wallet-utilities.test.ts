@@ -139,6 +139,8 @@ describe('status and blocks', () => {
     const verbose = await node.call('status', { verbose: true });
     expect(Object.keys(verbose)).toEqual([...BASE, ...VERBOSE, ...TAIL]);
     expect(verbose.Supply).toBe('1000000.00000000');
+    // The lone reg node signs alone, without a signer PoW: it mines nothing.
+    expect(verbose).toMatchObject({ 'Signer Hashrate': 0, 'Signer Last PoW Solution': {}, 'Signer Active PoW Solution': {}, 'Signer Difficulty': '1.00000000' });
     expect(verbose['Applied TX Count']).toBeGreaterThanOrEqual(1);
 
     const vv = await node.call('status', { vv: '1' }, { get: true });

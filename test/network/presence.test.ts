@@ -7,6 +7,8 @@ import { ManualClock } from '../../src/network/clock.js';
 import {
   buildKeepAlive,
   KeepAliveProducer,
+  MAX_DEFERRED_ATTEMPTS,
+  MAX_DEFERRED_KEEPALIVES,
   PresenceList,
   verifyKeepAlive,
 } from '../../src/network/presence.js';
@@ -94,6 +96,71 @@ describe('PresenceList', () => {
     expect((await strict.receivePresence(presenceOf(ids[0]!, withPow))).stored).toBe(0);
   });
 
+  it('a master PoW the hook cannot check yet is ignored, not held against the sender; a bad one is', async () => {
+    const clock = new ManualClock();
+    const kaPow = (dt: number) => buildKeepAlive('reg', { address: ids[0]!.address, deviceId: Uint8Array.of(0), timestamp: BigInt(nowS(clock) + dt), host: 'h:1', type: 'M', nodeVersion: 'x', powSolution: Uint8Array.of(1) }, ids[0]!.sign);
+    let verdict: boolean | 'ignore' = true;
+    const pl = list(clock, { requireMasterPow: true, checkMasterPow: () => verdict });
+    expect((await pl.receivePresence(presenceOf(ids[0]!, kaPow(0)))).stored).toBe(1);
+    verdict = 'ignore';
+    expect(await pl.receiveKeepAlive(kaPow(5).keepAlive)).toEqual({ status: 'ignored', reason: expect.stringMatching(/block we do not hold/) });
+    verdict = false;
+    expect(await pl.receiveKeepAlive(kaPow(6).keepAlive)).toMatchObject({ status: 'rejected', offence: 'invalidPresence' });
+    expect(pl.get(ids[0]!.address)!.devices.get('00')!.lastSeen).toBe(nowS(clock));
+    // the ignored one waits for our chain: still unverifiable → waits again; then valid → stored
+    expect(pl.deferredCount).toBe(1);
+    verdict = 'ignore';
+    expect(await pl.retryDeferred()).toBe(0);
+    expect(pl.deferredCount).toBe(1);
+    verdict = true;
+    expect(await pl.retryDeferred()).toBe(1);
+    expect(pl.deferredCount).toBe(0);
+    expect(pl.get(ids[0]!.address)!.devices.get('00')!.lastSeen).toBe(nowS(clock) + 5);
+  });
+
+  it('a new master whose first keep-alive cannot be checked yet is stored once our chain reaches its PoW block', async () => {
+    const clock = new ManualClock();
+    let verdict: boolean | 'ignore' = 'ignore';
+    const pl = list(clock, { requireMasterPow: true, checkMasterPow: () => verdict });
+    const k = buildKeepAlive('reg', { address: ids[1]!.address, deviceId: Uint8Array.of(0), timestamp: BigInt(nowS(clock)), host: 'h:1', type: 'M', nodeVersion: 'x', powSolution: Uint8Array.of(1) }, ids[1]!.sign);
+    expect(await pl.receivePresence(presenceOf(ids[1]!, k))).toMatchObject({ stored: 0, dropped: 1 });
+    expect(pl.get(ids[1]!.address)).toBeNull();
+    verdict = true;
+    expect(await pl.retryDeferred()).toBe(1);
+    expect(pl.counts().masters).toBe(1);
+  });
+
+  it('defers a bounded number of keep-alives, the oldest dropped first', async () => {
+    const clock = new ManualClock();
+    let verdict: boolean | 'ignore' = 'ignore';
+    const pl = list(clock, { requireMasterPow: true, checkMasterPow: () => verdict, maxDeferred: 2 });
+    for (let d = 0; d < 3; d++) {
+      const k = buildKeepAlive('reg', { address: ids[2]!.address, deviceId: Uint8Array.of(d), timestamp: BigInt(nowS(clock)), host: 'h:1', type: 'M', nodeVersion: 'x', powSolution: Uint8Array.of(1) }, ids[2]!.sign);
+      await pl.receivePresence(presenceOf(ids[2]!, k));
+    }
+    expect(pl.deferredCount).toBe(2);
+    verdict = true;
+    expect(await pl.retryDeferred()).toBe(2);
+    expect([...pl.get(ids[2]!.address)!.devices.keys()].sort()).toEqual(['01', '02']);
+    expect(MAX_DEFERRED_KEEPALIVES).toBe(256);
+  });
+
+  it('holds only signed keep-alives, and each for MAX_DEFERRED_ATTEMPTS retries', async () => {
+    const clock = new ManualClock();
+    const pl = list(clock, { requireMasterPow: true, checkMasterPow: () => 'ignore' as const });
+    const forged = buildKeepAlive('reg', { address: ids[3]!.address, deviceId: Uint8Array.of(0), timestamp: BigInt(nowS(clock)), host: 'h:1', type: 'M', nodeVersion: 'x', powSolution: Uint8Array.of(1) }, ids[4]!.sign);
+    expect(await pl.receivePresence(presenceOf(ids[3]!, forged))).toMatchObject({ stored: 0, offence: 'badSignature' });
+    expect(pl.deferredCount).toBe(0);
+    const k = buildKeepAlive('reg', { address: ids[3]!.address, deviceId: Uint8Array.of(0), timestamp: BigInt(nowS(clock)), host: 'h:1', type: 'M', nodeVersion: 'x', powSolution: Uint8Array.of(1) }, ids[3]!.sign);
+    await pl.receivePresence(presenceOf(ids[3]!, k));
+    for (let i = 1; i < MAX_DEFERRED_ATTEMPTS; i++) {
+      await pl.retryDeferred();
+      expect(pl.deferredCount).toBe(1);
+    }
+    await pl.retryDeferred();
+    expect(pl.deferredCount).toBe(0);
+  });
+
   it('refuses a presence whose address is not its key, and keep-alives of another wallet', async () => {
     const clock = new ManualClock();
     const pl = list(clock);
@@ -162,16 +229,45 @@ describe('KeepAliveProducer', () => {
     const clock = new ManualClock();
     const id = ids[0]!;
     const p = new KeepAliveProducer({ network: 'reg', clock, address: id.address, deviceId: Uint8Array.of(0), type: 'R', nodeVersion: 'dltnode-0.1.0', sign: id.sign });
-    const a = p.current('1.2.3.4:5');
+    const a = p.current('1.2.3.4:5')!;
     expect(a.fresh).toBe(true);
     clock.advance(199_000);
-    expect(p.current('1.2.3.4:5').fresh).toBe(false);
+    expect(p.current('1.2.3.4:5')!.fresh).toBe(false);
     expect(p.dueInMs()).toBe(1_000);
     clock.advance(1_000);
-    const b = p.current('1.2.3.4:5');
+    const b = p.current('1.2.3.4:5')!;
     expect(b.fresh).toBe(true);
-    const c = p.current('5.6.7.8:9');
+    const c = p.current('5.6.7.8:9')!;
     expect(c.fresh).toBe(true);
     expect(c.keepAlive.timestamp).toBe(b.keepAlive.timestamp + 2n);
+  });
+
+  it('a master that must prove work sends nothing without a solution, attaches it, and renews once it expired', () => {
+    const clock = new ManualClock();
+    const id = ids[0]!;
+    let solution: Uint8Array | null = null;
+    const expired = new Set<string>();
+    const p = new KeepAliveProducer({
+      network: 'reg', clock, address: id.address, deviceId: Uint8Array.of(0), type: 'M', nodeVersion: 'dltnode-0.1.0', sign: id.sign,
+      powSolution: () => solution, powExpired: (s) => expired.has(toHex(s)), requirePow: true,
+    });
+    expect(p.current('1.2.3.4:5')).toBeNull();
+    expect(p.dueInMs()).toBe(0);
+    solution = Uint8Array.of(7);
+    const a = p.current('1.2.3.4:5')!;
+    expect(a.keepAlive.powSolution).toEqual(Uint8Array.of(7));
+    expect(p.dueInMs()).toBe(100_000);
+    clock.advance(10_000);
+    expect(p.current('1.2.3.4:5')!.fresh).toBe(false);
+    expect(p.dueInMs()).toBe(90_000);
+    expired.add(toHex(Uint8Array.of(7)));
+    expect(p.dueInMs()).toBe(0);
+    solution = Uint8Array.of(8);
+    const b = p.current('1.2.3.4:5')!;
+    expect(b.fresh).toBe(true);
+    expect(b.keepAlive.powSolution).toEqual(Uint8Array.of(8));
+    solution = null; // the newer one expired too and the miner has none: no keep-alive
+    expired.add(toHex(Uint8Array.of(8)));
+    expect(p.current('1.2.3.4:5')).toBeNull();
   });
 });

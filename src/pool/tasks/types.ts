@@ -13,7 +13,7 @@ import type { WasmFlavour } from '../../core/wasm.js';
  * Adding one: a `tasks/<name>.ts` implementing `PoolTask`, one export line in worker.ts, one
  * bound (with its reason) in index.ts's DEFAULT_MAX_QUEUES.
  */
-export type PoolTaskName = 'verifyPow' | 'verifyRsa' | 'signRsa' | 'searchPow' | 'messagingCrypto';
+export type PoolTaskName = 'verifyPow' | 'verifyRsa' | 'signRsa' | 'searchPow' | 'searchSignerPow' | 'messagingCrypto';
 
 /** What a task handler may use in its thread: the thread's core WASM instance. */
 export interface TaskContext {

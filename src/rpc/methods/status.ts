@@ -3,8 +3,7 @@
  * the node's state. This node runs the embedded single-node network: it has no peers, so the
  * network members report what is true of it (no clients/servers, its own height as network height).
  */
-import { REG_SIGNER_BITS, REG_SIGNER_DIFFICULTY } from '../../chain/constants.js';
-import { u64le } from '../../chain/block.js';
+import { signerStatusMembers } from '../../consensus/signer-status.js';
 import { formatAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
 import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
@@ -24,7 +23,7 @@ const sendQueue = (ctx: Pick<NodeModules, 'p2p'>, direction: 'inbound' | 'outbou
   ctx.p2p?.peers.links().filter((l) => l.direction === direction).reduce((n, l) => n + l.queued, 0) ?? 0;
 
 /** The modules `status` reads. */
-export type StatusModules = Pick<NodeModules, 'chain' | 'mempool' | 'consensus' | 'network' | 'clock' | 'p2p'>;
+export type StatusModules = Pick<NodeModules, 'chain' | 'mempool' | 'consensus' | 'network' | 'clock' | 'p2p'> & Partial<Pick<NodeModules, 'signerMiner'>>;
 
 const method = methodFor<StatusModules>();
 
@@ -104,17 +103,9 @@ export const statusMethods = [
       if (verbose) {
         const ext = ctx.chain.extensions.statusFields(ctx.chain.view());
         out['Required Consensus'] = ctx.consensus.requiredConsensus();
-        if ((tip?.block.version ?? 0) >= BLOCK_VERSION_V10) {
-          // This node signs its blocks without a signer PoW (single-signer reg network): the
-          // required difficulty is the minimum, it mines nothing, it has no solution to show.
-          Object.assign(out, {
-            'Signer Difficulty': formatAmount(REG_SIGNER_DIFFICULTY),
-            'Signer Bits': toHex(u64le(REG_SIGNER_BITS)),
-            'Signer Hashrate': 0,
-            'Signer Last PoW Solution': {},
-            'Signer Active PoW Solution': {},
-          });
-        }
+        // The required signer difficulty and bits from the chain; the miner's members from the
+        // signer miner (a master of a genesis network), else 0 and {} (the lone reg node mines nothing).
+        if ((tip?.block.version ?? 0) >= BLOCK_VERSION_V10) Object.assign(out, signerStatusMembers(ctx.chain, ctx.signerMiner));
         Object.assign(out, {
           Wallets: ctx.chain.walletCount(),
           Presences: net?.Presences ?? 1,
