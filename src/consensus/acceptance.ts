@@ -23,7 +23,7 @@ import type { Clock } from '../clock.js';
 import { COIN } from '../formats/amount.js';
 import { equalBytes } from '../formats/bytes.js';
 import { latin1Key } from '../state/keys.js';
-import { parseBlockSignature, verifiedSignature, type ParsedBlockSignature, type VerifiedSignature } from './block-signatures.js';
+import { parseBlockSignature, storedEntryDifficulty, verifiedSignature, type ParsedBlockSignature, type VerifiedSignature } from './block-signatures.js';
 import {
   BOOTSTRAP_BLOCKS, checkBlockSignatures, freezeSignatures, requiredConsensusOf, requiredSignerDifficulty,
   SIGNATURE_PL_CHECK_TIMEOUT_SECONDS, signatureFreezeChecksum, signerBitsSourceBlock, isRecoveryMode, SUPERBLOCK_PERIOD,
@@ -301,18 +301,7 @@ export class ReferenceAcceptance implements BlockAcceptance {
   private rowEntryDifficulty(block: Block, checksum: Uint8Array, sig: BlockSignature): bigint {
     const known = sig.signature ? this.verified.get(`${latin1Key(checksum)}${latin1Key(sig.signer)}${latin1Key(sig.signature)}`) : undefined;
     if (typeof known === 'bigint') return known;
-    try {
-      const entry = parseBlockSignature(sig);
-      const solutionBlock = entry.solution ? this.o.chain.getBlock(entry.solution.blockNum) : null;
-      if (!entry.solution || !solutionBlock) return 0n;
-      const pow = verifySignerPow({
-        solution: entry.solution, solutionBlockChecksum: solutionBlock.checksum, recipientAddress: entry.address,
-        signedBlockNum: block.num, signedBlockVersion: block.version, minDifficulty: 0n,
-      });
-      return pow.difficulty;
-    } catch {
-      return 0n;
-    }
+    return storedEntryDifficulty(sig, block, (k) => this.o.chain.getBlock(k)?.checksum) ?? 0n;
   }
 }
 
