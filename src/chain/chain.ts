@@ -436,13 +436,16 @@ export class Chain {
 
   /**
    * Adds signatures to a stored block (row 12, not covered by the block checksum): the ones the
-   * acceptance rule counts, one per signer (a signer already present is not added again).
+   * acceptance rule counts, one per signer (a signer already present is not added again). The row
+   * of a block 5 or more below the tip is final (block num + 5 carries its freeze checksum, §5.5;
+   * the staking reward of block num + rewardMaturity reads it): nothing is added to it.
    * @returns the signatures that were new.
    */
   addBlockSignatures(num: bigint, sigs: readonly BlockSignature[]): Promise<BlockSignature[]> {
     const run = this.writing.then(async () => {
       const found = this.getBlock(num);
       if (!found) throw new BlockError(BlockErrorCode.NotFound, `block ${num} is not in this chain`);
+      if (num + 5n <= this.height) return [];
       const fresh = sigs.filter((s) => !found.block.signatures.some((t) => equalBytes(t.signer, s.signer)));
       if (fresh.length === 0) return [];
       const valid = await this.acceptance.verifySignatures({ ...found.block, signatures: fresh }, found.checksum, 'each');
