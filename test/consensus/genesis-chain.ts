@@ -12,31 +12,23 @@ import { ChainExtensions } from '../../src/chain/extensions.js';
 import type { GenesisSpec } from '../../src/chain/genesis.js';
 import type { KnownTx } from '../../src/chain/tx-codec.js';
 import { systemClock } from '../../src/clock.js';
-import { createConsensus, type BlockProducer, type ReferenceAcceptance } from '../../src/consensus/index.js';
+import { createConsensus, type ReferenceAcceptance } from '../../src/consensus/index.js';
 import { InlineSignerPow } from '../../src/consensus/inline-signer.js';
 import { addressFromText, primaryAddressFromPublicKey } from '../../src/formats/address.js';
 import { Mempool } from '../../src/mempool/mempool.js';
-import { createNodeEvents, type NodeEventBus } from '../../src/node/events.js';
-import { openStore, type Store } from '../../src/state/store.js';
+import { createNodeEvents } from '../../src/node/events.js';
+import { openStore } from '../../src/state/store.js';
 import { PaymentBuilder } from '../../src/wallet/payments.js';
 import { NodeWallet } from '../../src/wallet/wallet.js';
 import { newDataDir } from '../e2e/harness.js';
-import { silentLog, verifyInProcess } from '../chain/fixture.js';
+import { silentLog, verifyInProcess, type TestChain } from '../chain/fixture.js';
 
 export const COIN = 100_000_000n;
 /** A small signer-PoW floor: a few hundred hashes per solution. */
 export const TEST_MIN_SIGNER_DIFFICULTY = 200n * COIN;
 
-export interface GenesisChain {
-  dataDir: string;
-  store: Store;
-  events: NodeEventBus;
-  chain: Chain;
-  mempool: Mempool;
-  wallet: NodeWallet;
-  producer: BlockProducer;
+export interface GenesisChain extends Pick<TestChain, 'dataDir' | 'store' | 'events' | 'chain' | 'mempool' | 'wallet' | 'producer' | 'builder'> {
   acceptance: ReferenceAcceptance;
-  builder: PaymentBuilder;
   /** Master addresses (addressNoChecksum), the node's wallet first. */
   masters: Uint8Array[];
   close(): Promise<void>;

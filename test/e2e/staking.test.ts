@@ -6,17 +6,17 @@
  * and set the signer bits; every master holds the same bytes; the wallets see signing rewards in
  * `activity`; a staking reward sent from outside is refused with a sentence naming the rule.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
 import { encodeTransaction } from '../../src/codec/transaction.js';
 import { buildStakingReward } from '../../src/consensus/rewards.js';
 import { difficultyToBits } from '../../src/consensus/signer-pow.js';
 import { addressFromText } from '../../src/formats/address.js';
 import { toHex } from '../../src/formats/bytes.js';
-import { freeFixedPort, RpcCallError, startNode, type NodeProcess } from './harness.js';
+import { freeFixedPort, keepLogsOnFailure, RpcCallError, startNode, type NodeProcess } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dltnode-staking-'));
 const MATURITY = 12;
@@ -32,12 +32,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-afterEach((ctx) => {
-  if (ctx.task.result?.state !== 'fail') return;
-  const logs = mkdtempSync(join(tmpdir(), 'dltnode-staking-logs-'));
-  for (const [name, n] of running) writeFileSync(join(logs, `${name}.log`), n.output());
-  console.error(`node logs of the failed test: ${logs}`);
-});
+keepLogsOnFailure(running, 'dltnode-staking');
 
 beforeAll(async () => {
   const prepared = await prepareDevnet({
