@@ -13,6 +13,7 @@ import type { Network } from '../codec/types.js';
 import type { Chain } from '../chain/chain.js';
 import { StoreCorruptionError } from '../chain/errors.js';
 import { knownTx, type KnownTx } from '../chain/tx-codec.js';
+import { latin1Key } from '../state/keys.js';
 import { parseBlockSignature, storedEntryDifficulty } from './block-signatures.js';
 import { buildStakingReward, stakingRewardTarget, type RewardSigner, type StakingReward } from './rewards.js';
 import { signatureDifficulty } from './rules.js';
@@ -31,12 +32,13 @@ export interface StakingSource {
 /**
  * The signers of stored block m with their solutions' difficulties, in row order (the reference's
  * `getSignaturesWalletAddressesWithDifficulty`: a signature without a solution counts 1 coin).
- * Entries that do not parse are left out (a stored row holds verified entries only).
+ * Entries that do not parse, or repeat a signer, are left out (a stored row holds verified entries only).
  */
 export function rowSigners(chain: Pick<Chain, 'getBlock'>, m: bigint): RewardSigner[] {
   const stored = chain.getBlock(m);
   if (!stored) throw new StoreCorruptionError(`block ${m} is not held: its signers cannot be rewarded`);
   const out: RewardSigner[] = [];
+  const seen = new Set<string>();
   for (const sig of stored.block.signatures) {
     let address: Uint8Array;
     try {
@@ -44,6 +46,9 @@ export function rowSigners(chain: Pick<Chain, 'getBlock'>, m: bigint): RewardSig
     } catch {
       continue;
     }
+    // One entry per signer (a row never holds two; one in key form and one in address form would be the same signer).
+    if (seen.has(latin1Key(address))) continue;
+    seen.add(latin1Key(address));
     const difficulty = storedEntryDifficulty(sig, stored.block, (k) => chain.getBlock(k)?.checksum);
     out.push({ address, difficulty: signatureDifficulty(difficulty) });
   }
