@@ -3,7 +3,10 @@
  * `sha3_512sq` over the header bytes, rows 1–11, no lock prefix.
  *
  * Row 9 (signer bits, superblock data) is present on block 1 and on every superblock
- * (`num % SUPERBLOCK_INTERVAL === 0`); row 11 (regNameStateChecksum, totalFee) from version 11.
+ * (`num % period === 0`, the network's superblock period: 1000 on the reference networks, a
+ * devnet's genesis may shorten it); row 11 (regNameStateChecksum, totalFee) from version 11.
+ * Decoding needs the period (the reference reads row 9 by `blockNum % superblockInterval`);
+ * encoding writes the superblock rows of a block that has them.
  */
 import { sha3_512sq } from '../core/hash.js';
 import { concatBytes } from '../formats/bytes.js';
@@ -19,7 +22,7 @@ import {
 import { SUPERBLOCK_INTERVAL as SUPERBLOCK_INTERVAL_BLOCKS } from '../formats/constants.js';
 import { StoreCorruptionError } from './errors.js';
 
-/** Every 1000th block is a superblock (reference-formats.md §14; the constant lives in formats). */
+/** Every 1000th block is a superblock on the reference networks (reference-formats.md §14; the constant lives in formats). */
 export const SUPERBLOCK_INTERVAL = BigInt(SUPERBLOCK_INTERVAL_BLOCKS);
 /** Longest checksum a header field may carry (§10.3 row 3). */
 const MAX_CHECKSUM_LENGTH = 64;
@@ -63,7 +66,8 @@ export interface Block {
   txIds: Uint8Array[];
 }
 
-export const isSuperBlock = (num: bigint): boolean => num > 1n && num % SUPERBLOCK_INTERVAL === 0n;
+/** Is block `num` a superblock of a network whose period is `period`? */
+export const isSuperBlock = (num: bigint, period: bigint = SUPERBLOCK_INTERVAL): boolean => num > 1n && num % period === 0n;
 
 /** 8-byte little-endian u64 (signer bits, §10.3 row 9). */
 export function u64le(value: bigint): Uint8Array {
@@ -84,9 +88,9 @@ export function encodeBlockHeader(b: Block): Uint8Array {
     encodeVarUint(b.timestamp),
     encodeVarUint(b.difficulty),
   ];
-  if (b.num === 1n || isSuperBlock(b.num)) parts.push(u64le(b.signerBits ?? 0n));
-  if (isSuperBlock(b.num)) {
-    const sb = b.superBlock ?? { lastSuperBlockNum: 0n, lastSuperBlockChecksum: null, segments: [] };
+  if (b.num === 1n || b.superBlock) parts.push(u64le(b.signerBits ?? 0n));
+  if (b.superBlock) {
+    const sb = b.superBlock;
     parts.push(encodeVarUint(sb.lastSuperBlockNum), encodeVarBytes(sb.lastSuperBlockChecksum));
     parts.push(encodeVarUint(sb.segments.length), ...sb.segments.map(encodeVarBytes));
   }
@@ -183,9 +187,10 @@ class Reader {
 
 /**
  * Decodes block bytes received from a peer (or any untrusted source).
+ * @param period the network's superblock period (row 9 is read on its multiples).
  * @throws BlockCodecError naming the field and the byte offset.
  */
-export function decodeBlockWire(bytes: Uint8Array): { block: Block; headerLength: number } {
+export function decodeBlockWire(bytes: Uint8Array, period: bigint = SUPERBLOCK_INTERVAL): { block: Block; headerLength: number } {
   {
     const r = new Reader(bytes);
     const version = Number(r.uint());
@@ -200,15 +205,15 @@ export function decodeBlockWire(bytes: Uint8Array): { block: Block; headerLength
       version, num, lastBlockChecksum, signatureFreezeChecksum, pitRoot, timestamp, difficulty,
       walletStateChecksum: null, regNameStateChecksum: null, totalFee: 0n, signatures: [], txIds: [],
     };
-    if (num === 1n || isSuperBlock(num)) {
+    if (num === 1n || isSuperBlock(num, period)) {
       // A view with its own offset: `bytes` may be a Buffer over a shared pool, where `.slice()` is a view too.
       const bits = r.fixed(8);
       block.signerBits = new DataView(bits.buffer, bits.byteOffset, 8).getBigUint64(0, true);
     }
-    if (isSuperBlock(num)) {
+    if (isSuperBlock(num, period)) {
       const lastSuperBlockNum = r.uint();
       const lastSuperBlockChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
-      const n = r.count(Number(SUPERBLOCK_INTERVAL));
+      const n = r.count(Number(period));
       const segments: Uint8Array[] = [];
       for (let i = 0; i < n; i++) segments.push(r.varBytes(MAX_CHECKSUM_LENGTH) ?? new Uint8Array(0));
       block.superBlock = { lastSuperBlockNum, lastSuperBlockChecksum, segments };
@@ -254,9 +259,9 @@ export function decodeBlockWire(bytes: Uint8Array): { block: Block; headerLength
  * Decodes block bytes from the node's own store.
  * @throws StoreCorruptionError naming the problem (our own bytes that do not decode are corruption).
  */
-export function decodeBlock(bytes: Uint8Array): { block: Block; headerLength: number } {
+export function decodeBlock(bytes: Uint8Array, period: bigint = SUPERBLOCK_INTERVAL): { block: Block; headerLength: number } {
   try {
-    return decodeBlockWire(bytes);
+    return decodeBlockWire(bytes, period);
   } catch (err) {
     throw new StoreCorruptionError(`stored block cannot be decoded: ${(err as Error).message}`);
   }

@@ -17,7 +17,7 @@ import { sha3_512sq } from '../core/hash.js';
 import type { Emitter } from '../events.js';
 import { equalBytes, concatBytes } from '../formats/bytes.js';
 import { addressToText } from '../formats/address.js';
-import { MAX_BLOCK_FUTURE_DRIFT_SECONDS } from '../formats/constants.js';
+import { MAX_BLOCK_FUTURE_DRIFT_SECONDS, TransactionType } from '../formats/constants.js';
 import type { Logger } from '../log/logger.js';
 import { bytesKey, u64Key } from '../state/keys.js';
 import type { RecordedWrite, Store, UndoEntry } from '../state/store.js';
@@ -80,6 +80,22 @@ export interface BlockAcceptance {
   freezeChecksum(num: bigint): Uint8Array | null;
 }
 
+/**
+ * What a genesis network's consensus adds to a block body beyond its signatures, owned by
+ * `consensus/` (reference-network §5.1, §5.8; DLT `BlockProcessor.generateNewBlock`,
+ * `distributeStakingRewards`): block n's StakingReward transaction for block n − rewardMaturity,
+ * superblocks that carry nothing else and the signer bits of the next period. With a rule
+ * installed the fees of a block are not paid to its proposer: they wait in the block's totalFee
+ * and reach the signers with that block's staking reward (the reference's v10+ blocks pay fees
+ * only that way; no foundation share). The embedded network installs none.
+ */
+export interface BlockBodyRule {
+  /** The StakingReward transaction the next block `num` (tip + 1), dated `timestamp`, must carry first; null when none is due. */
+  stakingReward(num: bigint, timestamp: bigint): KnownTx | null;
+  /** Header row 9 of superblock `num` (tip + 1): the signer bits it sets for the next period (§5.8). */
+  superBlockSignerBits(num: bigint, version: number, timestamp: bigint): bigint;
+}
+
 /** Before consensus installs its rule: nothing but the genesis block can be imported. */
 const NO_ACCEPTANCE: BlockAcceptance = {
   verifySignatures: () => Promise.reject(new BlockError(BlockErrorCode.InsufficientSignatures, 'no acceptance rule is installed: consensus is not running')),
@@ -106,12 +122,12 @@ export interface BlockTemplate {
   candidates: readonly KnownTx[];
   /** Unix seconds, from the injected clock. */
   timestamp: bigint;
-  /** `addressNoChecksum` of the proposer, who will sign and receives the fees. */
+  /** `addressNoChecksum` of the proposer, who will sign and receives the fees (none with a {@link BlockBodyRule}). */
   proposer: Uint8Array;
   version?: number;
   /** Argon2 mining difficulty (header row 8). */
   difficulty: bigint;
-  /** Signer bits of block 1 and superblocks (row 9). */
+  /** Signer bits of block 1, and of superblocks when no {@link BlockBodyRule} computes them (row 9). */
   signerBits: bigint;
 }
 
@@ -141,6 +157,8 @@ export interface ChainDeps {
   verifySignatures: SignatureVerifier;
   /** Transactions whose signature was already verified (the mempool's): not verified again on import. */
   isVerified?(id: Uint8Array): boolean;
+  /** Every how many blocks a superblock comes (reference-network §5.8): 1000, or a genesis file's own. */
+  superBlockPeriod?: bigint;
 }
 
 export class Chain {
@@ -154,6 +172,9 @@ export class Chain {
   readonly verifyRsa: SignatureVerifier;
   private readonly isVerified: (id: Uint8Array) => boolean;
   private acceptance: BlockAcceptance = NO_ACCEPTANCE;
+  private bodyRule: BlockBodyRule | null = null;
+  /** The network's superblock period: block layout (row 9) and superblock rows depend on it. */
+  readonly superBlockPeriod: bigint;
   private tipInfo: TipInfo | null = null;
   /**
    * The transition of the block this node produced or checked last, with the writes it made:
@@ -173,6 +194,7 @@ export class Chain {
     this.events = deps.events;
     this.verifyRsa = deps.verifySignatures;
     this.isVerified = deps.isVerified ?? (() => false);
+    this.superBlockPeriod = deps.superBlockPeriod ?? SUPERBLOCK_INTERVAL;
     const height = this.store.meta.get(META.tip) as number | undefined;
     if (height !== undefined) {
       const found = this.getBlock(BigInt(height));
@@ -184,6 +206,11 @@ export class Chain {
   /** Consensus installs its acceptance rule (the chain is built before consensus, which reads it). */
   useAcceptance(rule: BlockAcceptance): void {
     this.acceptance = rule;
+  }
+
+  /** A genesis network's consensus installs its block-body rule (staking rewards, superblocks). */
+  useBodyRule(rule: BlockBodyRule): void {
+    this.bodyRule = rule;
   }
 
   get tip(): TipInfo | null {
@@ -203,7 +230,7 @@ export class Chain {
     if (num < 1n) return null;
     const bytes = this.store.db('blocks').getBinary(u64Key(num));
     if (!bytes) return null;
-    const { block, headerLength } = decodeBlock(bytes);
+    const { block, headerLength } = decodeBlock(bytes, this.superBlockPeriod);
     return { block, checksum: blockChecksum(bytes.subarray(0, headerLength)), bytes };
   }
 
@@ -260,6 +287,7 @@ export class Chain {
       height: this.height + 1n,
       timestamp: BigInt(Math.floor(this.clock.now() / 1000)),
       store: this.store,
+      superBlockPeriod: this.superBlockPeriod,
       balanceOf: (a) => this.wallet(a).balance,
     };
   }
@@ -273,7 +301,11 @@ export class Chain {
     const num = this.height + 1n;
     const parent = this.tipInfo;
     const { result: made, writes } = await this.store.dryRunRecorded(() => {
-      const result = this.transition(num, template.timestamp, template.proposer, template.candidates, 'produce');
+      const { txs, staking } = this.bodyOf(num, template);
+      const result = this.transition(num, template.timestamp, template.proposer, txs, 'produce', staking);
+      if (staking && result.applied[0] !== staking) {
+        throw new BlockError(BlockErrorCode.StakingReward, `block ${num}'s own staking reward ${staking.textId} does not apply: ${result.rejected.find((r) => r.tx === staking)?.error.message ?? 'refused'}`);
+      }
       return { result, block: this.assemble(num, template, result) };
     });
     const { result, block } = made;
@@ -298,6 +330,7 @@ export class Chain {
     let { block, header } = this.decodeInput(input);
     this.checkHeader(block, txs);
     const checksum = blockChecksum(header);
+    const staking = source === 'genesis' ? null : this.checkBody(block, txs);
     if (source === 'genesis') {
       if (block.num !== 1n || block.signatures.length > 0) throw new BlockError(BlockErrorCode.BadHeader, 'only an unsigned block 1 is imported as the genesis');
     } else {
@@ -318,7 +351,7 @@ export class Chain {
           result = prepared.result;
         } else {
           const proposer = block.signatures[0]?.signer ?? new Uint8Array(0);
-          result = this.transition(block.num, block.timestamp, proposer, txs, 'import');
+          result = this.transition(block.num, block.timestamp, proposer, txs, 'import', staking);
         }
         this.compareComputed(block, result);
         this.commit(block, txs, result);
@@ -383,12 +416,13 @@ export class Chain {
       const { block: decoded, header } = this.decodeInput(input);
       this.checkHeader(decoded, txs);
       const checksum = blockChecksum(header);
+      const staking = this.checkBody(decoded, txs);
       const block = { ...decoded, signatures: await this.acceptance.verifySignatures(decoded, checksum, 'each') };
       await this.checkTransactionSignatures(txs);
       const parent = this.tipInfo;
       const { result, writes } = await this.store.dryRunRecorded(() => {
         const proposer = block.signatures[0]?.signer ?? new Uint8Array(0);
-        const r = this.transition(block.num, block.timestamp, proposer, txs, 'import');
+        const r = this.transition(block.num, block.timestamp, proposer, txs, 'import', staking);
         this.compareComputed(block, r);
         return r;
       });
@@ -402,13 +436,16 @@ export class Chain {
 
   /**
    * Adds signatures to a stored block (row 12, not covered by the block checksum): the ones the
-   * acceptance rule counts, one per signer (a signer already present is not added again).
+   * acceptance rule counts, one per signer (a signer already present is not added again). The row
+   * of a block 5 or more below the tip is final (block num + 5 carries its freeze checksum, §5.5;
+   * the staking reward of block num + rewardMaturity reads it): nothing is added to it.
    * @returns the signatures that were new.
    */
   addBlockSignatures(num: bigint, sigs: readonly BlockSignature[]): Promise<BlockSignature[]> {
     const run = this.writing.then(async () => {
       const found = this.getBlock(num);
       if (!found) throw new BlockError(BlockErrorCode.NotFound, `block ${num} is not in this chain`);
+      if (num + 5n <= this.height) return [];
       const fresh = sigs.filter((s) => !found.block.signatures.some((t) => equalBytes(t.signer, s.signer)));
       if (fresh.length === 0) return [];
       const valid = await this.acceptance.verifySignatures({ ...found.block, signatures: fresh }, found.checksum, 'each');
@@ -447,7 +484,7 @@ export class Chain {
    * @throws BlockError as `importBlock` would for its signatures (or BLOCK_MALFORMED).
    */
   async verifyBlockSigners(bytes: Uint8Array): Promise<{ block: Block; checksum: Uint8Array }> {
-    const decoded = decodeWire(bytes);
+    const decoded = decodeWire(bytes, this.superBlockPeriod);
     const checksum = blockChecksum(bytes.subarray(0, decoded.headerLength));
     const signatures = await this.acceptance.verifySignatures(decoded.block, checksum, 'full');
     return { block: { ...decoded.block, signatures }, checksum };
@@ -455,7 +492,7 @@ export class Chain {
 
   private decodeInput(input: Block | Uint8Array): { block: Block; header: Uint8Array } {
     if (input instanceof Uint8Array) {
-      const decoded = decodeWire(input);
+      const decoded = decodeWire(input, this.superBlockPeriod);
       return { block: decoded.block, header: input.subarray(0, decoded.headerLength) };
     }
     return { block: input, header: encodeBlockHeader(input) };
@@ -489,7 +526,7 @@ export class Chain {
     if (!sameBytes(block.signatureFreezeChecksum, this.signatureFreezeChecksum(block.num))) {
       throw new BlockError(BlockErrorCode.SignatureFreezeMismatch, `block ${block.num}'s signature-freeze checksum is not that of block ${block.num - 5n}'s signatures`, { num: block.num });
     }
-    if (isSuperBlock(block.num)) {
+    if (isSuperBlock(block.num, this.superBlockPeriod)) {
       const sb = this.superBlockData(block.num);
       const got = block.superBlock;
       if (
@@ -501,7 +538,52 @@ export class Chain {
       ) {
         throw new BlockError(BlockErrorCode.BadHeader, `superblock ${block.num} does not point at this chain's blocks since the last superblock`);
       }
+      const bits = this.bodyRule?.superBlockSignerBits(block.num, block.version, block.timestamp);
+      if (bits !== undefined && block.signerBits !== bits) {
+        throw new BlockError(BlockErrorCode.BadHeader, `superblock ${block.num} sets signer bits ${block.signerBits ?? 0n}, not the ${bits} this chain's signatures give (reference-network §5.8)`, { num: block.num });
+      }
     }
+  }
+
+  /**
+   * The body rules of a genesis network (reference-network §5.1, §5.8): the block's first
+   * transaction is the staking reward this chain computes for it (same binary id and rewarded
+   * block), no other staking transaction, and a superblock carries nothing else. The embedded
+   * network has no staking: a type-2 transaction fails in the transition.
+   * @returns the staking reward the block carries, or null.
+   * @throws BlockError BLOCK_BAD_STAKING_REWARD (context `problem`: missing, extra, differs) or BLOCK_SUPERBLOCK_TRANSACTIONS.
+   */
+  private checkBody(block: Block, txs: readonly KnownTx[]): KnownTx | null {
+    const rule = this.bodyRule;
+    if (!rule) return null;
+    const expected = rule.stakingReward(block.num, block.timestamp);
+    const carried = txs.filter((k) => k.tx.type === TransactionType.StakingReward);
+    const fail = (problem: 'missing' | 'extra' | 'differs', message: string): never => {
+      throw new BlockError(BlockErrorCode.StakingReward, `block ${block.num} ${message}`, { num: block.num, problem });
+    };
+    if (!expected) {
+      if (carried.length > 0) fail('extra', `carries a staking reward (${carried[0]!.textId}) but none is due`);
+    } else {
+      const first = txs[0];
+      if (!first || first.tx.type !== TransactionType.StakingReward) fail('missing', `does not carry its staking reward ${expected.textId} first`);
+      if (carried.length > 1) fail('extra', `carries ${carried.length} staking rewards; one is due`);
+      if (!equalBytes(first!.id, expected.id) || !sameBytes(first!.tx.outputs[0]?.data, expected.tx.outputs[0]?.data)) {
+        fail('differs', `carries staking reward ${first!.textId}, not ${expected.textId}, the one this chain's signature rows give`);
+      }
+    }
+    if (isSuperBlock(block.num, this.superBlockPeriod) && txs.length > carried.length) {
+      throw new BlockError(BlockErrorCode.SuperBlockTransactions, `superblock ${block.num} carries ${txs.length - carried.length} ordinary transactions; a superblock carries only its staking reward (reference-network §5.8)`, { num: block.num });
+    }
+    return expected ? txs[0]! : null;
+  }
+
+  /** The transactions a produced block applies: its staking reward first, then the candidates (none on a superblock). */
+  private bodyOf(num: bigint, template: BlockTemplate): { txs: readonly KnownTx[]; staking: KnownTx | null } {
+    const rule = this.bodyRule;
+    if (!rule) return { txs: template.candidates, staking: null };
+    const staking = rule.stakingReward(num, template.timestamp);
+    const candidates = isSuperBlock(num, this.superBlockPeriod) ? [] : template.candidates.filter((k) => k.tx.type !== TransactionType.StakingReward);
+    return { txs: staking ? [staking, ...candidates] : candidates, staking };
   }
 
   /**
@@ -517,7 +599,8 @@ export class Chain {
     const items: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[] = [];
     const which: KnownTx[] = [];
     for (const k of txs) {
-      if (!k.tx.signature) continue; // genesis; unsigned transactions fail in the transition
+      // Genesis and staking rewards carry no signature to verify (formats §8.8); unsigned transactions fail in the transition.
+      if (!k.tx.signature || k.tx.type === TransactionType.StakingReward) continue;
       let signer;
       try {
         signer = resolveSigner(k.tx, walletOf);
@@ -538,7 +621,7 @@ export class Chain {
     }
   }
 
-  private transition(num: bigint, timestamp: bigint, proposer: Uint8Array, txs: readonly KnownTx[], mode: 'produce' | 'import'): TransitionResult {
+  private transition(num: bigint, timestamp: bigint, proposer: Uint8Array, txs: readonly KnownTx[], mode: 'produce' | 'import', staking: KnownTx | null = null): TransitionResult {
     return applyBlockBody({
       store: this.store,
       network: this.network,
@@ -549,6 +632,9 @@ export class Chain {
       proposer,
       txs,
       hasTransaction: (id) => this.hasTransaction(id),
+      stakingReward: staking,
+      feesToProposer: this.bodyRule === null,
+      superBlockPeriod: this.superBlockPeriod,
       walletStateChecksum: this.walletStateChecksum(),
       walletCount: this.walletCount(),
       supply: this.supply(),
@@ -604,8 +690,12 @@ export class Chain {
       signatures: [],
       txIds,
     };
-    if (num === 1n || isSuperBlock(num)) block.signerBits = t.signerBits;
-    if (isSuperBlock(num)) block.superBlock = this.superBlockData(num);
+    const superBlock = isSuperBlock(num, this.superBlockPeriod);
+    if (num === 1n) block.signerBits = t.signerBits;
+    if (superBlock) {
+      block.signerBits = this.bodyRule?.superBlockSignerBits(num, block.version, t.timestamp) ?? t.signerBits;
+      block.superBlock = this.superBlockData(num);
+    }
     return block;
   }
 
@@ -614,19 +704,24 @@ export class Chain {
     return this.acceptance.freezeChecksum(num);
   }
 
-  /** Rows of a superblock: the previous superblock and the checksums of the blocks since. */
+  /**
+   * Rows of a superblock: the previous superblock and the checksums of the blocks since, ascending.
+   * The first superblock points at block 1 and lists the blocks from 1 on (DLT
+   * `generateSuperBlockSegments`: the walk back finds no superblock and takes the genesis block).
+   */
   private superBlockData(num: bigint): NonNullable<Block['superBlock']> {
-    const last = num - SUPERBLOCK_INTERVAL;
+    const first = num === this.superBlockPeriod;
+    const last = first ? 1n : num - this.superBlockPeriod;
     const segments: Uint8Array[] = [];
-    for (let n = last + 1n; n < num; n++) segments.push(this.getBlock(n)?.checksum ?? new Uint8Array(0));
+    for (let n = first ? 1n : last + 1n; n < num; n++) segments.push(this.getBlock(n)?.checksum ?? new Uint8Array(0));
     return { lastSuperBlockNum: last, lastSuperBlockChecksum: this.getBlock(last)?.checksum ?? null, segments };
   }
 }
 
 /** The wire decoder's codec error as the chain's BLOCK_MALFORMED, with its byte offset. */
-function decodeWire(bytes: Uint8Array): ReturnType<typeof decodeBlockWire> {
+function decodeWire(bytes: Uint8Array, period: bigint): ReturnType<typeof decodeBlockWire> {
   try {
-    return decodeBlockWire(bytes);
+    return decodeBlockWire(bytes, period);
   } catch (err) {
     const e = err as BlockCodecError;
     throw new BlockError(BlockErrorCode.Malformed, e.message, { offset: e.offset, field: e.field });

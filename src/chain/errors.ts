@@ -93,8 +93,15 @@ export const BlockErrorCode = {
   NameStateMismatch: 'BLOCK_NAME_STATE_MISMATCH',
   TotalFeeMismatch: 'BLOCK_TOTAL_FEE_MISMATCH',
   SignatureFreezeMismatch: 'BLOCK_SIGNATURE_FREEZE_MISMATCH',
-  /** A superblock's or block 1's extra header rows are wrong. */
+  /** A superblock's or block 1's extra header rows are wrong (segments, previous superblock, signer bits). */
   BadHeader: 'BLOCK_BAD_HEADER',
+  /**
+   * A genesis network's block without the staking reward it owes, with an extra one, or with one
+   * that differs from the one the chain computes (reference-network §5.1; context `problem`).
+   */
+  StakingReward: 'BLOCK_BAD_STAKING_REWARD',
+  /** A genesis network's superblock carries ordinary transactions (reference-network §5.8). */
+  SuperBlockTransactions: 'BLOCK_SUPERBLOCK_TRANSACTIONS',
   /** `addBlockSignatures` for a height the chain does not hold. */
   NotFound: 'BLOCK_NOT_FOUND',
   /** `revertTip` on block 1, or on a block whose undo record is gone (deeper than MAX_REVERT_DEPTH). */

@@ -30,13 +30,15 @@ export interface TxView {
   /** Unix seconds of that block. */
   readonly timestamp: bigint;
   readonly store: Store;
+  /** The network's superblock period (reference-network §5.8): block layout, name-state checksum form. */
+  readonly superBlockPeriod: bigint;
   /** Balance (raw CoinNumber) of an `addressNoChecksum`, including earlier transactions of this block. */
   balanceOf(address: Uint8Array): bigint;
 }
 
 /** Write access while applying a block (inside its one LMDB write transaction). */
 export interface BlockWriter extends TxView {
-  /** `addressNoChecksum` of the block's proposer (its first signer), who receives the fees. */
+  /** `addressNoChecksum` of the block's proposer (its first signer), who receives the fees on the embedded network. */
   readonly signer: Uint8Array;
   /**
    * Per-block state of an extension, created by `init` on first use within this block's

@@ -31,7 +31,7 @@ export interface GenesisSpec {
   /** Seconds between blocks on this network. */
   blockIntervalSeconds: number;
   allocations: GenesisAllocation[];
-  /** `addressNoChecksum` of the masters that propose and sign from block 2 on, in proposer order. */
+  /** `addressNoChecksum` of the masters; the first is the genesis node, which alone makes blocks 2–7 (reference-network §5.1). */
   masters: Uint8Array[];
   /**
    * Floor of the minimum signer-PoW difficulty (raw CoinNumber) of one block signature or master
@@ -40,7 +40,23 @@ export interface GenesisSpec {
    * a solution in well under a second.
    */
   minSignerDifficulty: bigint;
+  /**
+   * Blocks between a block and the staking reward that pays its signers (reference-formats §14
+   * `rewardMaturity`): block n pays the signers of block n − rewardMaturity. Absent: the
+   * reference's 960; a devnet may shorten it (at least {@link MIN_REWARD_MATURITY}).
+   */
+  rewardMaturity?: bigint;
+  /** Every how many blocks a superblock comes (reference-network §5.8). Absent: the reference's 1000. */
+  superBlockPeriod?: bigint;
 }
+
+/**
+ * Shortest reward maturity: block m's signature row is final once block m + 5 carries its freeze
+ * checksum (reference-network §5.5), so the block that pays it must come after that one.
+ */
+export const MIN_REWARD_MATURITY = 6n;
+/** Shortest superblock period a genesis may set: superblocks carry no ordinary transactions, so they stay the exception. */
+export const MIN_SUPERBLOCK_PERIOD = 10n;
 
 /** The Genesis transaction (type 3) of block 1: the initial funds, no inputs, no signature. */
 export function genesisTransaction(outputs: readonly GenesisAllocation[], timestamp: bigint): Transaction {

@@ -4,6 +4,13 @@
  * and the wallet-state checksum. It runs inside the block's LMDB write transaction and writes the
  * wallets it changed; it reads no clock, signs nothing and touches no other module's records.
  *
+ * Fees: on the embedded network the proposer receives them (the foundation's share apart); on a
+ * genesis network they leave the circulating coins and come back with the block's staking reward
+ * rewardMaturity blocks later (DLT v10+ `applyAcceptedBlock`: no fee payout but
+ * `distributeStakingRewards`). The supply is the sum of the balances, as the reference's
+ * `calculateTotalSupply`: fees held back leave it, a staking reward brings them back with the
+ * newly created signing reward.
+ *
  * Two modes (reshape-for-peers §3 P1):
  * - `produce`: a candidate that breaks a rule is skipped (rolled back, reported in `rejected`);
  * - `import`: the block is exactly its transactions; the first one that fails fails the block.
@@ -37,6 +44,12 @@ export interface TransitionInput {
   txs: readonly KnownTx[];
   /** Is the transaction already in an earlier block? */
   hasTransaction(id: Uint8Array): boolean;
+  /** The staking reward the block owes (its first transaction), checked by the chain; any other type-2 transaction fails. */
+  stakingReward?: KnownTx | null;
+  /** Pay the fees to the proposer (embedded network, default) or hold them for the staking reward (genesis network). */
+  feesToProposer?: boolean;
+  /** The network's superblock period (extensions read it through the block writer). */
+  superBlockPeriod: bigint;
   /** Running totals of the parent block. */
   walletStateChecksum: Uint8Array;
   walletCount: number;
@@ -120,6 +133,7 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
     height: input.height,
     timestamp: input.timestamp,
     store,
+    superBlockPeriod: input.superBlockPeriod,
     signer: input.proposer,
     local: <T>(key: string, init: () => T): T => {
       if (!locals.has(key)) locals.set(key, init());
@@ -149,6 +163,14 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
     if (tx.type === TransactionType.Genesis) {
       // Block 1 only: the network's initial funds (no inputs, no signature, no fee).
       if (input.height !== 1n) throw invalidTx(`a genesis transaction is only valid in block 1, not in block ${input.height}`);
+      for (const o of tx.outputs) writer.credit(o.address, o.amount);
+      supply += sumOutputs(tx);
+      return 0n;
+    }
+    if (tx.type === TransactionType.StakingReward) {
+      // Made by consensus, not signed (§8.1): only the block's own, first; coins come into being.
+      const own = input.stakingReward;
+      if (!own || k !== own || applied.length > 0) throw invalidTx('a staking reward (type 2) is only valid as the block\'s own, first transaction');
       for (const o of tx.outputs) writer.credit(o.address, o.amount);
       supply += sumOutputs(tx);
       return 0n;
@@ -195,7 +217,10 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
   }
   // Extensions first: what they add to the fees (name rewards, §5.5) is shared out with them.
   extensions.onBlock(writer);
-  if (totalFee > 0n) {
+  if (totalFee > 0n && input.feesToProposer === false) {
+    // Held for the signers (the staking reward of block height + rewardMaturity pays totalFee).
+    supply -= totalFee;
+  } else if (totalFee > 0n) {
     const foundationShare = (totalFee * BigInt(FOUNDATION_FEE_PERCENT)) / 100n;
     writer.credit(FOUNDATION, foundationShare);
     writer.credit(input.proposer, totalFee - foundationShare);

@@ -37,6 +37,9 @@ export const sumOutputs = (tx: Transaction): bigint => tx.outputs.reduce((s, o) 
 export function checkTransaction(k: KnownTx, tipHeight: bigint, extensions: ChainExtensions): void {
   const { tx } = k;
   if (tx.version !== TX_VERSION) reject(`transaction version ${tx.version} is not accepted; expected ${TX_VERSION}`);
+  // Made by the nodes for a block (formats §8.1): never sent, never pending.
+  if (tx.type === TransactionType.StakingReward) reject('a staking reward (type 2) is created by the block that pays it; it is never sent or relayed');
+  if (tx.type === TransactionType.Genesis) reject('a genesis transaction (type 3) exists in block 1 only; it is never sent or relayed');
   const hook = extensions.txType(tx.type);
   if (tx.type !== TransactionType.Normal && !hook) reject(`transaction type ${tx.type} is not accepted by this node`);
   if (k.bytes.length > MAX_TRANSACTION_SIZE) reject(`transaction of ${k.bytes.length} bytes exceeds ${MAX_TRANSACTION_SIZE} bytes`);

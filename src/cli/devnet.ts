@@ -14,11 +14,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { GenesisSpec } from '../chain/genesis.js';
-import { readGenesisFile, writeGenesisFile } from '../config/genesis-file.js';
+import { blockCountProblem, readGenesisFile, writeGenesisFile, type BlockCountField } from '../config/genesis-file.js';
 import { ConfigError } from '../config/options.js';
 import { NodeWallet } from '../wallet/wallet.js';
 
 export const DEVNET_HELP = `Usage: dltnode devnet [--masters N] [--relays N] [--clients N] [--block-interval SECONDS]
+                      [--reward-maturity BLOCKS] [--superblock-period BLOCKS]
                       [--dir DIR] [--json] [--base-port PORT] [--mq-port PORT]
 
 Starts a local network on 127.0.0.1: masters that produce blocks, relays, and clients funded by
@@ -27,6 +28,10 @@ the genesis. Prints a table of the nodes, then their merged log; Ctrl-C stops ev
   --relays N             relays (default 2: client i uses relay i, so two clients talk across relays)
   --clients N            clients (default 2)
   --block-interval S     seconds between blocks (default 1; fixed by the first run's genesis)
+  --reward-maturity N    block n pays the signers of block n − N (default the reference's 960;
+                         at least 6; fixed by the first run's genesis)
+  --superblock-period N  every N-th block is a superblock (default the reference's 1000; at least 10;
+                         fixed by the first run's genesis)
   --dir DIR              where the nodes' data directories and genesis.json live (default ./.data/devnet)
   --json                 print one JSON object per node (and the genesis path) instead of the table
   --base-port PORT       RPC ports PORT, PORT+1, …, peer ports PORT+100, … (default: free ports)
@@ -72,6 +77,9 @@ export interface DevnetOptions {
   basePort: number | null;
   /** MQTT broker port the clients publish to (QuIXI bridge); null = none. */
   mqPort?: number | null;
+  /** Genesis parameters of a new devnet (absent: the reference's 960 and 1000). */
+  rewardMaturity?: bigint;
+  superBlockPeriod?: bigint;
 }
 
 export function parseDevnetArgs(argv: string[]): DevnetOptions | 'help' {
@@ -88,6 +96,8 @@ export function parseDevnetArgs(argv: string[]): DevnetOptions | 'help' {
         json: { type: 'boolean' },
         'base-port': { type: 'string' },
         'mq-port': { type: 'string' },
+        'reward-maturity': { type: 'string' },
+        'superblock-period': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -107,7 +117,17 @@ export function parseDevnetArgs(argv: string[]): DevnetOptions | 'help' {
   if (!Number.isFinite(interval) || interval < 0.1) throw new ConfigError(`--block-interval: expected a number of seconds ≥ 0.1, got '${String(values['block-interval'])}'`);
   const base = values['base-port'] === undefined ? null : Number(values['base-port']);
   if (base !== null && (!Number.isInteger(base) || base < 1024 || base > 65000)) throw new ConfigError(`--base-port: expected an integer 1024–65000, got '${String(values['base-port'])}'`);
+  const blocks = (flag: string, field: BlockCountField): { [k in BlockCountField]?: bigint } => {
+    const raw = values[flag];
+    if (raw === undefined) return {};
+    const n = Number(raw);
+    const problem = blockCountProblem(field, n);
+    if (problem) throw new ConfigError(`--${flag}: expected ${problem}, got '${String(raw)}'`);
+    return { [field]: BigInt(n) };
+  };
   return {
+    ...blocks('reward-maturity', 'rewardMaturity'),
+    ...blocks('superblock-period', 'superBlockPeriod'),
     masters: count('masters', 3, 1),
     relays: count('relays', 2, 0),
     clients: count('clients', 2, 0),
@@ -161,6 +181,8 @@ export async function prepareDevnet(o: DevnetOptions): Promise<{ nodes: DevnetNo
       allocations: plan.flatMap((p, i) => (p.role === 'relay' ? [] : [{ address: wallets[i]!.primary.primary, amount: p.role === 'master' ? MASTER_FUNDS : CLIENT_FUNDS }])),
       masters: plan.flatMap((p, i) => (p.role === 'master' ? [wallets[i]!.primary.primary] : [])),
       minSignerDifficulty: DEVNET_MIN_SIGNER_DIFFICULTY,
+      ...(o.rewardMaturity !== undefined ? { rewardMaturity: o.rewardMaturity } : {}),
+      ...(o.superBlockPeriod !== undefined ? { superBlockPeriod: o.superBlockPeriod } : {}),
     };
     writeGenesisFile(genesisPath, genesis);
   }

@@ -23,7 +23,7 @@ holds none. The password may also come from DLTNODE_WALLET_PASSWORD.`;
 
 export const INIT_HELP = `Usage: dltnode init --out FILE --fund ADDRESS=COINS [--fund …] --master ADDRESS [--master …]
                     [--name NAME] [--network reg|test|main] [--block-interval SECONDS] [--timestamp UNIX]
-                    [--min-signer-difficulty COINS]
+                    [--min-signer-difficulty COINS] [--reward-maturity BLOCKS] [--superblock-period BLOCKS]
 
 Writes the genesis file of a new network. Start every node of that network with --genesis FILE.
   --fund ADDRESS=COINS   an address funded by block 1 (repeatable)
@@ -35,7 +35,10 @@ Writes the genesis file of a new network. Start every node of that network with 
   --min-signer-difficulty COINS
                          least signer-PoW difficulty of a block signature or master keep-alive
                          (default 10000000, the reference's: ~10^7 hashes per solution; a devnet
-                         wants a small one such as 65536)`;
+                         wants a small one such as 65536)
+  --reward-maturity N    block n pays the signers of block n − N their signing reward and fees
+                         (default the reference's 960; at least 6)
+  --superblock-period N  every N-th block is a superblock (default the reference's 1000; at least 10)`;
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
@@ -76,6 +79,8 @@ export function genesisFromArgs(argv: string[], nowS = Math.floor(Date.now() / 1
     'block-interval': { type: 'string' },
     timestamp: { type: 'string' },
     'min-signer-difficulty': { type: 'string' },
+    'reward-maturity': { type: 'string' },
+    'superblock-period': { type: 'string' },
   });
   if (values.help) return 'help';
   const out = values.out as string | undefined;
@@ -114,10 +119,19 @@ export function genesisFromArgs(argv: string[], nowS = Math.floor(Date.now() / 1
       allocations,
       masters,
       ...(values['min-signer-difficulty'] !== undefined ? { minSignerDifficulty: values['min-signer-difficulty'] } : {}),
+      ...blockCountArgs(values),
     },
     'dltnode init',
   );
   return { out, spec };
+}
+
+/** `--reward-maturity` / `--superblock-period` as the genesis file's fields (whose checks then run and name them). */
+function blockCountArgs(values: Record<string, unknown>): { rewardMaturity?: number; superBlockPeriod?: number } {
+  return {
+    ...(values['reward-maturity'] !== undefined ? { rewardMaturity: Number(values['reward-maturity']) } : {}),
+    ...(values['superblock-period'] !== undefined ? { superBlockPeriod: Number(values['superblock-period']) } : {}),
+  };
 }
 
 export function initCommand(argv: string[]): number {

@@ -7,15 +7,18 @@
  *     "blockIntervalSeconds": 1,
  *     "allocations": [{ "address": "…", "amount": "1000000.00000000" }],
  *     "masters": ["…"],
- *     "minSignerDifficulty": "65536.00000000" }
+ *     "minSignerDifficulty": "65536.00000000", "rewardMaturity": 960, "superBlockPeriod": 1000 }
  *
  * `minSignerDifficulty` (a CoinNumber, optional: the reference's 10000000 when absent) is the
  * floor of the signer-PoW difficulty a block signature or master keep-alive must reach.
+ * `rewardMaturity` (optional, default 960) is how many blocks later a block's signers are paid;
+ * `superBlockPeriod` (optional, default 1000) how often a superblock comes: a devnet may shorten
+ * both to see them within minutes.
  *
  * Every error names the field and what is expected.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { GenesisSpec } from '../chain/genesis.js';
+import { MIN_REWARD_MATURITY, MIN_SUPERBLOCK_PERIOD, type GenesisSpec } from '../chain/genesis.js';
 import { addressFromText, addressToText } from '../formats/address.js';
 import { formatAmount, parseAmount } from '../formats/amount.js';
 import { MIN_BLOCK_SIGNER_POW_DIFFICULTY } from '../consensus/signer-pow.js';
@@ -28,6 +31,8 @@ const MIN_BLOCK_INTERVAL_SECONDS = 0.1;
 /** Bounds that keep a genesis reviewable and its block 1 small. */
 const MAX_ALLOCATIONS = 10_000;
 const MAX_MASTERS = 1_000;
+/** Upper bound of the block-count parameters (the reference's values are 960 and 1000). */
+const MAX_BLOCK_COUNT_PARAMETER = 1_000_000;
 
 interface GenesisJson {
   dltnodeGenesis: number;
@@ -38,6 +43,20 @@ interface GenesisJson {
   allocations: { address: string; amount: string }[];
   masters: string[];
   minSignerDifficulty?: string;
+  rewardMaturity?: number;
+  superBlockPeriod?: number;
+}
+
+/** The genesis parameters that count blocks, with their lowest values. */
+const BLOCK_COUNT_MIN = { rewardMaturity: MIN_REWARD_MATURITY, superBlockPeriod: MIN_SUPERBLOCK_PERIOD } as const;
+export type BlockCountField = keyof typeof BLOCK_COUNT_MIN;
+
+/** What is wrong with a block-count parameter ("must be …"), or null when it is fine. */
+export function blockCountProblem(field: BlockCountField, value: unknown): string | null {
+  const min = Number(BLOCK_COUNT_MIN[field]);
+  return Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= MAX_BLOCK_COUNT_PARAMETER
+    ? null
+    : `a whole number of blocks from ${min} to ${MAX_BLOCK_COUNT_PARAMETER}`;
 }
 
 export function genesisToJson(spec: GenesisSpec): GenesisJson {
@@ -50,6 +69,8 @@ export function genesisToJson(spec: GenesisSpec): GenesisJson {
     allocations: spec.allocations.map((a) => ({ address: addressToText(a.address), amount: formatAmount(a.amount) })),
     masters: spec.masters.map(addressToText),
     minSignerDifficulty: formatAmount(spec.minSignerDifficulty),
+    ...(spec.rewardMaturity !== undefined ? { rewardMaturity: Number(spec.rewardMaturity) } : {}),
+    ...(spec.superBlockPeriod !== undefined ? { superBlockPeriod: Number(spec.superBlockPeriod) } : {}),
   };
 }
 
@@ -114,7 +135,18 @@ export function genesisFromJson(doc: unknown, where = 'genesis'): GenesisSpec {
     }
     if (minSignerDifficulty <= 0n) fail('"minSignerDifficulty"', expected);
   }
+  const blockCount = (field: BlockCountField): bigint | undefined => {
+    const v = d[field];
+    if (v === undefined) return undefined;
+    const problem = blockCountProblem(field, v);
+    if (problem) fail(`"${field}"`, problem);
+    return BigInt(v);
+  };
+  const rewardMaturity = blockCount('rewardMaturity');
+  const superBlockPeriod = blockCount('superBlockPeriod');
   return {
+    ...(rewardMaturity !== undefined ? { rewardMaturity } : {}),
+    ...(superBlockPeriod !== undefined ? { superBlockPeriod } : {}),
     name: d.name!,
     network: d.network as GenesisSpec['network'],
     timestamp: BigInt(d.timestamp!),

@@ -23,7 +23,7 @@ import type { Clock } from '../clock.js';
 import { COIN } from '../formats/amount.js';
 import { equalBytes } from '../formats/bytes.js';
 import { latin1Key } from '../state/keys.js';
-import { parseBlockSignature, verifiedSignature, type ParsedBlockSignature, type VerifiedSignature } from './block-signatures.js';
+import { parseBlockSignature, storedEntryDifficulty, verifiedSignature, type ParsedBlockSignature, type VerifiedSignature } from './block-signatures.js';
 import {
   BOOTSTRAP_BLOCKS, checkBlockSignatures, freezeSignatures, requiredConsensusOf, requiredSignerDifficulty,
   SIGNATURE_PL_CHECK_TIMEOUT_SECONDS, signatureFreezeChecksum, signerBitsSourceBlock, isRecoveryMode, SUPERBLOCK_PERIOD,
@@ -81,21 +81,27 @@ export class ReferenceAcceptance implements BlockAcceptance {
     return requiredConsensusOf(n, this.countOf, { adjusted, minimum: this.o.minimumConsensus });
   }
 
-  /** The signer bits governing block n: the last superblock's, else block 1's (§5.6). */
-  governingBits(n: bigint): bigint | undefined {
-    return this.o.chain.getBlock(signerBitsSourceBlock(n, this.o.superBlockPeriod ?? SUPERBLOCK_PERIOD))?.block.signerBits;
+  /**
+   * The signer bits governing block n: the last superblock's, else block 1's (§5.6). A superblock
+   * not yet stored governs itself with its own header bits (`block`; the chain checked them against
+   * its computation, DLT `getRequiredSignerDifficulty(Block)`).
+   */
+  governingBits(n: bigint, block?: Pick<Block, 'num' | 'signerBits'>): bigint | undefined {
+    const source = signerBitsSourceBlock(n, this.o.superBlockPeriod ?? SUPERBLOCK_PERIOD);
+    if (block?.num === source && source === n) return block.signerBits;
+    return this.o.chain.getBlock(source)?.block.signerBits;
   }
 
   /** Required signer difficulty of block n; `adjusted`: the 23.4 % a block's total must reach. */
-  requiredDifficulty(n: bigint, adjusted: boolean): bigint {
-    return requiredSignerDifficulty(n, this.governingBits(n), adjusted);
+  requiredDifficulty(n: bigint, adjusted: boolean, block?: Pick<Block, 'num' | 'signerBits'>): bigint {
+    return requiredSignerDifficulty(n, this.governingBits(n, block), adjusted);
   }
 
   /** Minimum difficulty of one signature or keep-alive PoW for block n (§5.6, with this network's floor). */
-  minSignatureDifficulty(n: bigint): bigint {
+  minSignatureDifficulty(n: bigint, block?: Pick<Block, 'num' | 'signerBits'>): bigint {
     const floor = this.o.minSignerDifficulty ?? MIN_BLOCK_SIGNER_POW_DIFFICULTY;
     if (this.o.chain.height < BOOTSTRAP_BLOCKS) return floor;
-    const d = (this.requiredDifficulty(n, true) * COIN) / (MIN_DIFFICULTY_DIVISOR * COIN);
+    const d = (this.requiredDifficulty(n, true, block) * COIN) / (MIN_DIFFICULTY_DIVISOR * COIN);
     return d < floor ? floor : d;
   }
 
@@ -118,7 +124,7 @@ export class ReferenceAcceptance implements BlockAcceptance {
    * later entry of the same signer replaces an earlier one only with a higher difficulty, §5.2).
    */
   async verifiedEntries(block: Block, checksum: Uint8Array, requirePresence: boolean): Promise<CountedSignature[]> {
-    const minDifficulty = this.minSignatureDifficulty(block.num);
+    const minDifficulty = this.minSignatureDifficulty(block.num, block);
     const checks: { entry: ParsedBlockSignature; sig: BlockSignature; key: string; difficulty: bigint }[] = [];
     const rsa: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[] = [];
     const rsaOf: number[] = [];
@@ -198,7 +204,7 @@ export class ReferenceAcceptance implements BlockAcceptance {
     const election = n > 6n ? (this.o.chain.getBlock(n - 6n)?.block.signatures ?? []) : [];
     const continuity = entries.filter((e) => election.some((s) => equalBytes(s.signer, e.address))).length;
     const verdict = checkBlockSignatures({
-      blockNum: n, tally, required, requiredDifficultyAdjusted: this.requiredDifficulty(n, true), signerPow: true,
+      blockNum: n, tally, required, requiredDifficultyAdjusted: this.requiredDifficulty(n, true, block), signerPow: true,
       continuitySigners: continuity, recoveryMode,
     });
     return verdict.ok ? verdict : { ok: false, reason: verdict.reason, required };
@@ -301,18 +307,7 @@ export class ReferenceAcceptance implements BlockAcceptance {
   private rowEntryDifficulty(block: Block, checksum: Uint8Array, sig: BlockSignature): bigint {
     const known = sig.signature ? this.verified.get(`${latin1Key(checksum)}${latin1Key(sig.signer)}${latin1Key(sig.signature)}`) : undefined;
     if (typeof known === 'bigint') return known;
-    try {
-      const entry = parseBlockSignature(sig);
-      const solutionBlock = entry.solution ? this.o.chain.getBlock(entry.solution.blockNum) : null;
-      if (!entry.solution || !solutionBlock) return 0n;
-      const pow = verifySignerPow({
-        solution: entry.solution, solutionBlockChecksum: solutionBlock.checksum, recipientAddress: entry.address,
-        signedBlockNum: block.num, signedBlockVersion: block.version, minDifficulty: 0n,
-      });
-      return pow.difficulty;
-    } catch {
-      return 0n;
-    }
+    return storedEntryDifficulty(sig, block, (k) => this.o.chain.getBlock(k)?.checksum) ?? 0n;
   }
 }
 

@@ -228,6 +228,36 @@ export function verifiedSignature(entry: ParsedBlockSignature, difficulty: bigin
   };
 }
 
+/**
+ * The difficulty of an entry of a stored signature row for block `signed` (the row holds verified
+ * entries, so only its solution's hash is computed, no RSA): the reference's
+ * `powSolution.difficulty`. Null for an entry without a solution; 0 for an unreadable one or one
+ * whose solution block `checksumOf` does not know.
+ */
+export function storedEntryDifficulty(
+  sig: BlockSignature,
+  signed: { num: bigint; version: number },
+  checksumOf: (blockNum: bigint) => Uint8Array | null | undefined,
+): bigint | null {
+  let entry: ParsedBlockSignature;
+  try {
+    entry = parseBlockSignature(sig);
+  } catch {
+    return 0n;
+  }
+  if (!entry.solution) return null;
+  const solutionBlockChecksum = checksumOf(entry.solution.blockNum);
+  if (!solutionBlockChecksum) return 0n;
+  try {
+    return verifySignerPow({
+      solution: entry.solution, solutionBlockChecksum, recipientAddress: entry.address,
+      signedBlockNum: signed.num, signedBlockVersion: signed.version, minDifficulty: 0n,
+    }).difficulty;
+  } catch {
+    return 0n;
+  }
+}
+
 /** Count and total difficulty of a list (`getFrozenSignatureCount`, `getTotalSignerDifficulty`). */
 export function tallySignatures(list: readonly FreezeEntry[]): SignatureTally {
   let totalDifficulty = 0n;

@@ -340,7 +340,7 @@ export class ConsensusEngine {
     let block: Block;
     let checksum: Uint8Array;
     try {
-      const d = decodeBlockWire(bytes);
+      const d = decodeBlockWire(bytes, this.o.chain.superBlockPeriod);
       block = d.block;
       checksum = blockChecksum(bytes.subarray(0, d.headerLength));
     } catch (err) {

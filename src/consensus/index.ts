@@ -19,6 +19,8 @@ import { singleSignerAcceptance } from './single-signer.js';
 import { ReferenceAcceptance } from './acceptance.js';
 import { ConsensusEngine, type BlockPowSigner, type EnginePeers } from './engine.js';
 import { InlineSignerPow } from './inline-signer.js';
+import { genesisBodyRule } from './body-rule.js';
+import { REWARD_MATURITY } from '../formats/constants.js';
 import { consensusTiming, MIN_REQUIRED_CONSENSUS, type SignatureTally } from './rules.js';
 import type { ChainEvents } from '../chain/chain.js';
 import type { Emitter } from '../events.js';
@@ -141,8 +143,19 @@ export function createConsensus(deps: ConsensusDeps): Consensus {
     // One master alone keeps going (its network has nobody else to sign); otherwise the reference's 2.
     minimumConsensus: genesis.masters.length === 1 ? 1 : MIN_REQUIRED_CONSENSUS,
     ...(genesis.minSignerDifficulty !== undefined ? { minSignerDifficulty: genesis.minSignerDifficulty } : {}),
+    superBlockPeriod: deps.chain.superBlockPeriod,
   });
   deps.chain.useAcceptance(acceptance);
+  // Signing rewards and superblocks (§5.1, §5.8): the chain builds and checks them through this rule.
+  deps.chain.useBodyRule(
+    genesisBodyRule({
+      chain: deps.chain,
+      network: deps.network,
+      rewardMaturity: genesis.rewardMaturity ?? BigInt(REWARD_MATURITY),
+      rowTotalDifficulty: (k) => acceptance.rowTally(k).totalDifficulty,
+      ...(genesis.minSignerDifficulty !== undefined ? { minSignerDifficulty: genesis.minSignerDifficulty } : {}),
+    }),
+  );
   const powSigner = deps.powSigner?.(acceptance) ?? new InlineSignerPow({ chain: deps.chain, address: deps.signer.address, minDifficulty: (n) => acceptance.minSignatureDifficulty(n) });
   const engine =
     deps.proposes === false || !deps.events

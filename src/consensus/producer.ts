@@ -109,7 +109,9 @@ export class BlockProducer {
 
   /**
    * The next block from the pool's candidates, unsigned, dated `timestamp` (never before its
-   * parent); candidates the block refuses leave the pool.
+   * parent); candidates the block refuses leave the pool. On a genesis network the chain's body
+   * rule (consensus/body-rule.ts) puts the staking reward first, leaves a superblock's candidates
+   * in the pool and sets its signer bits.
    */
   async produceUnsigned(timestamp: bigint, candidates: Parameters<Chain['produceBlock']>[0]['candidates'] = this.deps.mempool.candidates(MAX_TRANSACTIONS_PER_BLOCK)): Promise<ProducedBlock> {
     const { chain, mempool, signer, log } = this.deps;

@@ -60,12 +60,13 @@ export function signingRewardForBlock(targetBlockNum: bigint, currentSupply: big
  * n − 960 when n > 961 (block 961 would reward block 1, which the generator skips: target < 2),
  * else null. The generator also pays nothing when block target − 1 is older than v10; the caller
  * checks that with its chain.
+ * @param maturity the network's rewardMaturity (960; a devnet's genesis may shorten it).
  */
-export function stakingRewardTarget(blockNum: bigint): bigint | null {
+export function stakingRewardTarget(blockNum: bigint, maturity: bigint = BigInt(REWARD_MATURITY)): bigint | null {
   if (typeof blockNum !== 'bigint' || blockNum < 0n) {
     throw new ConsensusError('ERR_CONSENSUS_INPUT', `block number: expected a non-negative bigint, got ${String(blockNum)}`);
   }
-  const maturity = BigInt(REWARD_MATURITY);
+  if (typeof maturity !== 'bigint' || maturity < 1n) throw new ConsensusError('ERR_CONSENSUS_INPUT', `reward maturity: expected a positive bigint, got ${String(maturity)}`);
   if (blockNum <= maturity + 1n) return null;
   return blockNum - maturity;
 }

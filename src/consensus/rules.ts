@@ -229,10 +229,10 @@ export function minSignerPowDifficulty(requiredAdjusted: bigint, chainLength: nu
 /**
  * Bounds a superblock's new required signer difficulty (`calculateRequiredSignerDifficulty`): at
  * most ×2 / at least ÷2 the previous superblock's (×4/÷4 for blocks above v13), never below
- * minBlockSignerPowDifficulty. The averaging that proposes `proposed` (block- or time-based,
+ * minBlockSignerPowDifficulty (`floor`: a devnet's genesis may lower it). The averaging that proposes `proposed` (block- or time-based,
  * §5.6) is left to the wiring.
  */
-export function boundSignerDifficultyChange(proposed: bigint, previousBits: bigint | null, blockVersion: number): bigint {
+export function boundSignerDifficultyChange(proposed: bigint, previousBits: bigint | null, blockVersion: number, floor: bigint = MIN_BLOCK_SIGNER_POW_DIFFICULTY): bigint {
   let d = proposed;
   if (previousBits !== null && previousBits > 0n) {
     const factor = blockVersion > BLOCK_VERSION_V13 ? 4n : 2n;
@@ -242,7 +242,7 @@ export function boundSignerDifficultyChange(proposed: bigint, previousBits: bigi
     if (d > max) d = max;
     else if (d < min) d = min;
   }
-  return d < MIN_BLOCK_SIGNER_POW_DIFFICULTY ? MIN_BLOCK_SIGNER_POW_DIFFICULTY : d;
+  return d < floor ? floor : d;
 }
 
 // ---- §5.1 timing and election ----

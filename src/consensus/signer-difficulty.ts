@@ -5,8 +5,8 @@
  * `difficultyToBits` of the result. Pure: the chain is read through the two lookups of the input.
  *
  * Constants are the reference's and do not scale with a devnet's superblock period: a devnet with
- * a short period averages over far fewer than 40 000 blocks, so its requirement falls to the floor
- * (10 000 000 coin) unless its genesis bits are kept — which is what a devnet wants.
+ * a short period averages over far fewer than 40 000 blocks, so its requirement falls to the floor:
+ * the reference's 10 000 000 coin, or the lower signer-PoW floor of a devnet's genesis (`floor`).
  */
 import { COIN } from '../formats/amount.js';
 import { ConsensusError } from './errors.js';
@@ -51,13 +51,16 @@ export interface SignerDifficultyInput {
   /** Superblock k (k = 1 for genesis), undefined when not held. */
   superBlock: (k: bigint) => SuperBlockInfo | undefined;
   period?: bigint;
+  /** Lowest difficulty (minBlockSignerPowDifficulty, 10 000 000 coin; a devnet's genesis may lower it). */
+  floor?: bigint;
 }
 
-const minBits = (): bigint => difficultyToBits(MIN_BLOCK_SIGNER_POW_DIFFICULTY);
+const floorOf = (input: SignerDifficultyInput): bigint => input.floor ?? MIN_BLOCK_SIGNER_POW_DIFFICULTY;
+const minBits = (input: SignerDifficultyInput): bigint => difficultyToBits(floorOf(input));
 
 /** Difficulty a held superblock stands for (`getRequiredSignerDifficulty(block)`): block 1 and zero bits → the floor's bits. */
-function superBlockDifficulty(sb: SuperBlockInfo): bigint {
-  return bitsToDifficulty(sb.num === 1n || sb.signerBits === 0n ? minBits() : sb.signerBits);
+function superBlockDifficulty(input: SignerDifficultyInput, sb: SuperBlockInfo): bigint {
+  return bitsToDifficulty(sb.num === 1n || sb.signerBits === 0n ? minBits(input) : sb.signerBits);
 }
 
 function need(input: SignerDifficultyInput, k: bigint): SuperBlockInfo {
@@ -71,9 +74,9 @@ export function lastDifficultyChange(input: SignerDifficultyInput): SuperBlockIn
   const period = input.period ?? SUPERBLOCK_PERIOD;
   if (input.blockNum === period) return need(input, 1n);
   let sb = need(input, input.blockNum - period);
-  const diff = superBlockDifficulty(sb);
+  const diff = superBlockDifficulty(input, sb);
   while (sb.lastSuperBlockNum !== 0n) {
-    const cmp = superBlockDifficulty(need(input, sb.lastSuperBlockNum));
+    const cmp = superBlockDifficulty(input, need(input, sb.lastSuperBlockNum));
     if (cmp !== diff) return sb;
     if (input.blockVersion <= 12 && input.blockNum - sb.num === V12_WALK_LIMIT) return sb;
     sb = need(input, sb.lastSuperBlockNum);
@@ -99,7 +102,7 @@ function averageV1(input: SignerDifficultyInput, period: bigint): bigint {
   if (input.blockVersion >= 11 && count !== toUse && (input.blockNum > toUse || input.blockNum - OFFSET !== count)) {
     throw new ConsensusError('ERR_CONSENSUS_INPUT', `signer difficulty of block ${input.blockNum}: ${count} blocks held, ${toUse} expected`);
   }
-  if (count === 0n) return MIN_BLOCK_SIGNER_POW_DIFFICULTY;
+  if (count === 0n) return floorOf(input);
   if (input.blockNum < toUse) count = toUse;
   return divideByCount(total, count);
 }
@@ -109,7 +112,7 @@ function averageV2(input: SignerDifficultyInput, period: bigint): bigint {
   const changed = lastDifficultyChange(input);
   if (input.timestamp - changed.timestamp < ADJUSTMENT_INTERVAL_SECONDS) {
     // not enough time: the difficulty in force stays
-    return input.blockNum === period ? bitsToDifficulty(minBits()) : superBlockDifficulty(need(input, input.blockNum - period));
+    return input.blockNum === period ? bitsToDifficulty(minBits(input)) : superBlockDifficulty(input, need(input, input.blockNum - period));
   }
   const toUse = input.blockNum - changed.num;
   const cap = changed.signerBits > 0n ? (bitsToDifficulty(changed.signerBits) * (SPIKE_CAP * COIN)) / COIN : null;
@@ -126,7 +129,7 @@ function averageV2(input: SignerDifficultyInput, period: bigint): bigint {
   if (changed.num !== 1n && count !== toUse && input.blockNum - OFFSET !== count) {
     throw new ConsensusError('ERR_CONSENSUS_INPUT', `signer difficulty of block ${input.blockNum}: ${count} blocks held, ${toUse} expected`);
   }
-  if (count === 0n) return MIN_BLOCK_SIGNER_POW_DIFFICULTY;
+  if (count === 0n) return floorOf(input);
   if (count < EXPECTED_BLOCK_COUNT) count = EXPECTED_BLOCK_COUNT;
   return divideByCount(total, count);
 }
@@ -139,10 +142,10 @@ function averageV2(input: SignerDifficultyInput, period: bigint): bigint {
  */
 export function superBlockSignerDifficulty(input: SignerDifficultyInput): bigint {
   const period = input.period ?? SUPERBLOCK_PERIOD;
-  if (input.blockNum < OFFSET + 1n) return MIN_BLOCK_SIGNER_POW_DIFFICULTY;
+  if (input.blockNum < OFFSET + 1n) return floorOf(input);
   const proposed = input.lastBlockVersion === 11 || input.blockVersion < 12 ? averageV1(input, period) : averageV2(input, period);
   const last = input.superBlock(previousSuperBlock(input.blockNum, period));
-  return boundSignerDifficultyChange(proposed, last ? last.signerBits : null, input.blockVersion);
+  return boundSignerDifficultyChange(proposed, last ? last.signerBits : null, input.blockVersion, floorOf(input));
 }
 
 /** The signer bits a superblock's header carries: `difficultyToBits` of {@link superBlockSignerDifficulty}. */

@@ -2,6 +2,8 @@
  * The wallet history of the node's own addresses as the reference's Activity records
  * (reference-client-methods.md `activity`): received (100), sent (101), mining reward (200),
  * signing reward (201), transaction-fee reward (202); status pending (1), final (2), error (3).
+ * Fee rewards (202) exist on the embedded network, whose proposer takes a block's fees; on a
+ * genesis network the fees reach the signers inside the staking reward (201), as in the reference.
  *
  * Final records are computed from the stored blocks (newest first, stopping once a page is full),
  * pending ones from the mempool, error ones from the transactions the mempool dropped since the
@@ -77,6 +79,8 @@ export class ActivityIndex {
     private readonly mempool: Pick<Mempool, 'page' | 'size'>,
     private readonly wallet: NodeWallet,
     events: Emitter<MempoolEvents>,
+    /** Does a block pay its fees to its proposer (the embedded network)? On a genesis network the signers get them in a staking reward (201). */
+    private readonly opts: { proposerFees: boolean } = { proposerFees: true },
   ) {
     events.on('txDropped', ({ txs }) => {
       const own = this.ownAddresses();
@@ -135,7 +139,7 @@ export class ActivityIndex {
 
   /** Fee reward of a block whose proposer (first signer) is an own address (§8.9: the foundation's 3 % apart). */
   private feeRecord(b: Block, own: Map<string, WalletKey>): Activity | null {
-    if (b.totalFee <= 0n || !b.signatures.length) return null;
+    if (!this.opts.proposerFees || b.totalFee <= 0n || !b.signatures.length) return null;
     let proposer: Uint8Array | null;
     try {
       proposer = signerAddressOf(b.signatures[0]!.signer);

@@ -37,7 +37,7 @@ export interface MiningExtensionDeps {
 function storedBlock(view: TxView, num: bigint): { checksum: Uint8Array; version: number; difficulty: bigint } | null {
   const bytes = view.store.db('blocks').getBinary(u64Key(num));
   if (!bytes) return null;
-  const { block, headerLength } = decodeBlock(bytes);
+  const { block, headerLength } = decodeBlock(bytes, view.superBlockPeriod);
   return { checksum: blockChecksum(bytes.subarray(0, headerLength)), version: block.version, difficulty: block.difficulty };
 }
 

@@ -39,13 +39,14 @@ export function payNameReward(state: NameState, height: bigint): bigint {
 }
 
 /**
- * The name-state checksum of block `height` (§5.6): on superblocks (height % 1000 = 0) the Merkle
+ * The name-state checksum of block `height` (§5.6): on superblocks (height % period = 0; the period
+ * is 1000 unless a genesis file shortens it) the Merkle
  * root of the `forMerkle` checksums of all names in id order; on other blocks that of the names
  * the block touched, in order of first touch (removed names are skipped). 64 zero bytes when empty.
  */
-export function nameStateChecksum(state: NameState, height: bigint, touched: readonly Uint8Array[]): Uint8Array {
+export function nameStateChecksum(state: NameState, height: bigint, touched: readonly Uint8Array[], period = BigInt(SUPERBLOCK_INTERVAL)): Uint8Array {
   const leaves: Uint8Array[] = [];
-  if (height % BigInt(SUPERBLOCK_INTERVAL) === 0n) {
+  if (height % period === 0n) {
     for (const r of state.all()) leaves.push(nameRecordChecksum(r, 'forMerkle'));
   } else {
     const seen = new Set<string>();

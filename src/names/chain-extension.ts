@@ -97,7 +97,7 @@ export function createNameSystem(envIn: NameSystemEnv): NameSystem {
       }
     },
     stateChecksum(view: TxView | BlockWriter): Uint8Array {
-      return nameStateChecksum(state, view.height, isBlock(view) ? blockNames(view).touched : []);
+      return nameStateChecksum(state, view.height, isBlock(view) ? blockNames(view).touched : [], view.superBlockPeriod);
     },
     statusFields(): Record<string, unknown> {
       return nameStatusFields(state);

@@ -141,7 +141,7 @@ async function mergeSignatures(chain: Chain, bytes: Uint8Array, freeze?: FreezeP
   let block: Block;
   let checksum: Uint8Array;
   try {
-    const decoded = decodeBlockWire(bytes);
+    const decoded = decodeBlockWire(bytes, chain.superBlockPeriod);
     block = decoded.block;
     checksum = blockChecksum(bytes.subarray(0, decoded.headerLength));
   } catch (err) {
@@ -204,7 +204,7 @@ function syncChain(chain: Chain, mempool: Mempool, network: Network, log: Logger
         // Its freeze of block n − 5 is not ours: the sender's copy of n − 5 decides (§5.5).
         const num = err.context.num as bigint | undefined;
         if (err.code === BlockErrorCode.SignatureFreezeMismatch && freeze && num !== undefined && num > 5n) {
-          const carried = decodeBlockWire(block).block.signatureFreezeChecksum;
+          const carried = decodeBlockWire(block, chain.superBlockPeriod).block.signatureFreezeChecksum;
           if (carried) {
             freeze.expectFreeze(num - 5n, carried);
             return { ok: false, action: 'refetch', reason: `${err.code}: ${err.message}`, height: num - 5n };
@@ -374,7 +374,7 @@ export class NodeNetwork {
 
   /** A fresh candidate, in full with its transactions, to the masters (§5.1). */
   pushBlock(block: Uint8Array, txs: readonly Uint8Array[], except?: unknown): void {
-    const num = decodeBlockWire(block).block.num;
+    const num = decodeBlockWire(block, this.o.chain.superBlockPeriod).block.num;
     this.peers.broadcast({ code: MessageCode.blocks, from: num, tip: num, blocks: [{ block, transactions: [...txs] }] }, MASTER_TYPES, except as Link | undefined);
   }
 

@@ -87,6 +87,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       verifySignatures: (items) => pool.verifyRsa(items),
       // The mempool verified the signatures of what it holds.
       isVerified: (id) => mempool?.has(id) === true,
+      ...(opts.chain.genesis?.superBlockPeriod !== undefined ? { superBlockPeriod: opts.chain.genesis.superBlockPeriod } : {}),
     });
     mempool = new Mempool({ chain, verify: (items) => pool.verifyRsa(items), events, log: log.child({ module: 'mempool' }) });
     const pendingPool = mempool;
@@ -241,7 +242,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       p2p: network,
       peerPort: listener?.port ?? 0,
       mining: new Mining(chain, (a) => wallet.keys.some((k) => k.nonceOf(a) !== null), events, clock),
-      activity: new ActivityIndex(chain, mempool, wallet, events),
+      // A genesis network pays fees to the signers with its staking rewards, not to the proposer.
+      activity: new ActivityIndex(chain, mempool, wallet, events, { proposerFees: !opts.chain.genesis }),
       messaging,
       signerMiner,
     };

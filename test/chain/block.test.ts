@@ -63,6 +63,17 @@ describe('block codec', () => {
     expect(back.signerBits).toBe(superBlock.signerBits);
   });
 
+  it('reads row 9 by the network\'s superblock period', () => {
+    const sb: Block = { ...block(20n), signerBits: 7n, superBlock: { lastSuperBlockNum: 1n, lastSuperBlockChecksum: bytes(64, 10), segments: [bytes(64, 11)] } };
+    const encoded = encodeBlock(sb).bytes;
+    const back = decodeBlock(encoded, 20n).block;
+    expect(back.superBlock).toEqual(sb.superBlock);
+    expect(back.signerBits).toBe(7n);
+    // The reference period does not read superblock rows at block 20: the bytes do not decode.
+    expect(() => decodeBlock(encoded)).toThrow(StoreCorruptionError);
+    expect(decodeBlock(encodeBlock(block(20n)).bytes, 1000n).block.superBlock).toBeUndefined();
+  });
+
   it('row 11 exists from version 11 only', () => {
     const v10 = block(9n, 10);
     const back = decodeBlock(encodeBlock(v10).bytes).block;

@@ -14,6 +14,17 @@ describe('devnet arguments', () => {
     expect(() => parseDevnetArgs(['--mq-port', '0'])).toThrow(/--mq-port/);
   });
 
+  it('keeps the reference\'s reward maturity and superblock period unless asked, and checks the flags', () => {
+    const dflt = parseDevnetArgs([]);
+    if (dflt === 'help') throw new Error('unexpected help');
+    expect(dflt.rewardMaturity).toBeUndefined();
+    expect(dflt.superBlockPeriod).toBeUndefined();
+    expect(parseDevnetArgs(['--reward-maturity', '12', '--superblock-period', '20'])).toMatchObject({ rewardMaturity: 12n, superBlockPeriod: 20n });
+    expect(() => parseDevnetArgs(['--reward-maturity', '5'])).toThrow(/--reward-maturity: expected a whole number of blocks from 6/);
+    expect(() => parseDevnetArgs(['--superblock-period', '9'])).toThrow(/--superblock-period: expected a whole number of blocks from 10/);
+    expect(() => parseDevnetArgs(['--superblock-period', 'x'])).toThrow(/--superblock-period/);
+  });
+
   it('puts client i on relay i and passes the broker to clients only', () => {
     const all = [node('master-1', 'master', 10), node('relay-1', 'relay', 11), node('relay-2', 'relay', 12), node('client-1', 'client', null), node('client-2', 'client', null)];
     const peersOf = (n: DevnetNode) => devnetNodeArgs(n, all, '/g.json', 1883).flatMap((a, i, arr) => (arr[i - 1] === '--peer' ? [a] : []));

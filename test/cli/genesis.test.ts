@@ -33,7 +33,23 @@ describe('genesis file', () => {
     expect(genesisFromJson(JSON.parse(JSON.stringify(genesisToJson(r.spec))))).toEqual(r.spec);
   });
 
+  it('reward maturity and superblock period: absent by default (960 and 1000), settable by init, round-tripping in the file', () => {
+    const plain = genesisFromArgs(['--out', 'g.json', '--fund', `${A}=1`, '--master', A]);
+    if (plain === 'help') throw new Error('unexpected help');
+    expect(plain.spec.rewardMaturity).toBeUndefined();
+    expect(plain.spec.superBlockPeriod).toBeUndefined();
+    expect(genesisToJson(plain.spec)).not.toHaveProperty('rewardMaturity');
+    const short = genesisFromArgs(['--out', 'g.json', '--fund', `${A}=1`, '--master', A, '--reward-maturity', '12', '--superblock-period', '20']);
+    if (short === 'help') throw new Error('unexpected help');
+    expect(short.spec).toMatchObject({ rewardMaturity: 12n, superBlockPeriod: 20n });
+    expect(genesisToJson(short.spec)).toMatchObject({ rewardMaturity: 12, superBlockPeriod: 20 });
+    expect(genesisFromJson(JSON.parse(JSON.stringify(genesisToJson(short.spec))))).toEqual(short.spec);
+  });
+
   it.each([
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--reward-maturity', '5'], /"rewardMaturity" must be a whole number of blocks from 6/],
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--reward-maturity', '12.5'], /"rewardMaturity" must be/],
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--superblock-period', '0'], /"superBlockPeriod" must be a whole number of blocks from 10/],
     [['--fund', `${A}=1`, '--master', A], /needs --out FILE/],
     [['--out', 'x', '--master', A], /at least one --fund/],
     [['--out', 'x', '--fund', `${A}=1`], /at least one --master/],

@@ -48,7 +48,12 @@ describe('signing reward per block (§14)', () => {
 
   it('rewards block n − 960 from block 962 on', () => {
     // 961 − 960 = 1, which the generator skips (target < 2)
-    expect([960n, 961n, 962n, 2_340_960n].map(stakingRewardTarget)).toEqual([null, null, 2n, 2_340_000n]);
+    expect([960n, 961n, 962n, 2_340_960n].map((n) => stakingRewardTarget(n))).toEqual([null, null, 2n, 2_340_000n]);
+  });
+
+  it('follows a genesis file\'s shorter maturity', () => {
+    expect([12n, 13n, 14n, 40n].map((n) => stakingRewardTarget(n, 12n))).toEqual([null, null, 2n, 28n]);
+    expect(() => stakingRewardTarget(20n, 0n)).toThrow(/reward maturity/);
   });
 });
 

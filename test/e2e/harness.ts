@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { generateWalletKey } from '../../src/formats/rsa.js';
 import { addressToText, primaryAddressFromPublicKey } from '../../src/formats/address.js';
 import { publicKeyOf } from '../../src/formats/rsa.js';
@@ -260,4 +260,17 @@ export async function expectRpcError(
   expect(r.error?.code, `${method} ${JSON.stringify(params)}: ${r.error?.message}`).toBe(code);
   if (typeof message === 'string') expect(r.error?.message).toBe(message);
   else expect(r.error?.message).toMatch(message);
+}
+
+/**
+ * After a failed test, every running node's log is written beside the test's temporary files
+ * (`<prefix>-logs-…/<name>.log`) and the folder named on stderr. Call it at the top level of a test file.
+ */
+export function keepLogsOnFailure(running: ReadonlyMap<string, NodeProcess>, prefix: string): void {
+  afterEach((ctx) => {
+    if (ctx.task.result?.state !== 'fail') return;
+    const logs = mkdtempSync(join(tmpdir(), `${prefix}-logs-`));
+    for (const [name, n] of running) writeFileSync(join(logs, `${name}.log`), n.output());
+    console.error(`node logs of the failed test: ${logs}`);
+  });
 }

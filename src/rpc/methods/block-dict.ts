@@ -111,7 +111,7 @@ function signaturesChecksum(b: Block): Uint8Array | null {
 /** Required signer difficulty of a block from its governing signer bits (consensus rules). */
 function requiredSignerDifficultyOf(chain: Chain, b: Block): bigint {
   try {
-    const source = chain.getBlock(signerBitsSourceBlock(b.num));
+    const source = chain.getBlock(signerBitsSourceBlock(b.num, chain.superBlockPeriod));
     return requiredSignerDifficulty(b.num, source?.block.signerBits ?? null, false);
   } catch {
     return 0n;
