@@ -287,7 +287,7 @@ export class NodeNetwork {
           }
         : {}),
     });
-    this.gossip = new TxGossip({ network: this.peers, mempool: gossipMempool(o.mempool, o.network), clock, relaying: () => !this.sync.synchronizing });
+    this.gossip = new TxGossip({ network: this.peers, mempool: gossipMempool(o.mempool, o.network), clock, relaying: () => this.role === 'relay' || !this.sync.synchronizing });
     this.sync = new BlockSync({
       network: this.peers,
       chain: syncChain(

@@ -38,6 +38,8 @@ export const TX_SEEN_CAPACITY = 1_000_000;
 export const TX_SEEN_TTL_MS = 3_600_000;
 /** How often timed-out pulls are re-asked elsewhere. */
 const PULL_CHECK_MS = 1_000;
+/** Announcements held while synchronizing, at most (past it, the mempool's later requests serve them). */
+const MAX_HELD_ANNOUNCEMENTS = 100_000;
 /** A bulk sender waits while a link has this much unsent. */
 const BULK_PENDING_BYTES = 8 * 1024 * 1024;
 
@@ -46,6 +48,8 @@ export class TxGossip {
   readonly pulls: PullTracker<Link>;
   private readonly clock: NetClock;
   private timer: TimerHandle | null = null;
+  /** Announcements held while the node synchronizes (by txid). */
+  private readonly held = new Map<string, { txid: Uint8Array; except: Link | undefined }>();
 
   constructor(
     private readonly o: {
@@ -65,6 +69,7 @@ export class TxGossip {
     const tick = () => {
       this.timer = this.clock.setTimer(PULL_CHECK_MS, () => {
         this.retryPulls();
+        this.releaseHeld();
         tick();
       });
     };
@@ -114,11 +119,27 @@ export class TxGossip {
     return this.o.network.broadcast({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: [transaction] }, MASTER_TYPES);
   }
 
-  /** Announces an admitted transaction to the masters except `except` (the mempool's txAdmitted event). */
+  /**
+   * Announces an admitted transaction to the masters except `except` (the mempool's txAdmitted
+   * event). While the node synchronizes it relays nothing (§6): the announcement waits, and goes
+   * out with the others once the node is in step again (a node that falls a few blocks behind for
+   * a moment loses nothing it was given).
+   */
   announce(txid: Uint8Array, except?: Link): void {
     this.seen.add(idKey(txid));
-    if (this.o.relaying?.() === false) return;
+    if (this.o.relaying?.() === false) {
+      if (this.held.size < MAX_HELD_ANNOUNCEMENTS) this.held.set(idKey(txid), { txid, except });
+      return;
+    }
     this.o.network.announce({ type: 0, txid }, MASTER_TYPES, except);
+  }
+
+  /** Sends the announcements held while synchronizing, for what is still pending. */
+  private releaseHeld(): void {
+    if (this.held.size === 0 || this.o.relaying?.() === false) return;
+    const held = [...this.held.values()];
+    this.held.clear();
+    for (const h of held) if (this.o.mempool.get(h.txid)) this.o.network.announce({ type: 0, txid: h.txid }, MASTER_TYPES, h.except);
   }
 
   private async receive(link: Link, transactions: Uint8Array[]): Promise<void> {

@@ -36,7 +36,7 @@ class FakeMempool implements GossipMempool {
   }
 }
 
-function master(id: TestIdentity, port: number, clock: ManualClock) {
+function master(id: TestIdentity, port: number, clock: ManualClock, relaying: () => boolean = () => true) {
   const mempool = new FakeMempool();
   const rest: { link: Link; message: Message }[] = [];
   let gossip!: TxGossip;
@@ -52,7 +52,7 @@ function master(id: TestIdentity, port: number, clock: ManualClock) {
       if (!(await gossip.handle(link, m))) rest.push({ link, message: m });
     },
   });
-  gossip = new TxGossip({ network, mempool, clock });
+  gossip = new TxGossip({ network, mempool, clock, relaying });
   network.start();
   gossip.start();
   return { network, gossip, mempool, rest };
@@ -108,6 +108,37 @@ describe('TxGossip between three masters (m2 → m1 ← m3)', () => {
     await settle();
     expect(m3.mempool.get(tx2.slice(0, 4))).not.toBeNull();
 
+    for (const m of [m1, m2, m3]) {
+      m.gossip.stop();
+      m.network.stop();
+    }
+  });
+});
+
+describe('TxGossip while synchronizing', () => {
+  it('holds the announcements of what arrives while the node synchronizes, and sends them once in step', async () => {
+    const clock = new ManualClock();
+    let syncing = true;
+    const [m1, m2, m3] = [master(ids[0]!, 1, clock, () => !syncing), master(ids[1]!, 2, clock), master(ids[2]!, 3, clock)];
+    const sockets = [...wire(m2.network, m1.network, '127.0.0.1:1'), ...wire(m3.network, m1.network, '127.0.0.1:1')];
+    const settle = async () => {
+      for (let i = 0; i < 4; i++) {
+        await pump(...sockets);
+        clock.advance(1_000);
+      }
+      await pump(...sockets);
+    };
+    await settle();
+    const tx = Uint8Array.of(3, 3, 3, 3, 1);
+    await m2.mempool.admit([tx]);
+    m2.gossip.pushLocal(tx, tx.slice(0, 4));
+    await settle();
+    // m1 took it but, synchronizing, told nobody.
+    expect(m1.mempool.get(tx.slice(0, 4))).not.toBeNull();
+    expect(m3.mempool.get(tx.slice(0, 4))).toBeNull();
+    syncing = false;
+    await settle();
+    expect(m3.mempool.get(tx.slice(0, 4))).not.toBeNull();
     for (const m of [m1, m2, m3]) {
       m.gossip.stop();
       m.network.stop();
