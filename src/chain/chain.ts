@@ -17,7 +17,7 @@ import { sha3_512sq } from '../core/hash.js';
 import type { Emitter } from '../events.js';
 import { equalBytes, concatBytes } from '../formats/bytes.js';
 import { addressToText } from '../formats/address.js';
-import { MAX_BLOCK_FUTURE_DRIFT_SECONDS } from '../formats/constants.js';
+import { MAX_BLOCK_FUTURE_DRIFT_SECONDS, TransactionType } from '../formats/constants.js';
 import type { Logger } from '../log/logger.js';
 import { bytesKey, u64Key } from '../state/keys.js';
 import type { RecordedWrite, Store, UndoEntry } from '../state/store.js';
@@ -510,7 +510,8 @@ export class Chain {
     const items: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[] = [];
     const which: KnownTx[] = [];
     for (const k of txs) {
-      if (!k.tx.signature) continue; // genesis; unsigned transactions fail in the transition
+      // Genesis: no key to check it with (§8.8); unsigned transactions fail in the transition.
+      if (!k.tx.signature || k.tx.type === TransactionType.Genesis) continue;
       let signer;
       try {
         signer = resolveSigner(k.tx, walletOf);

@@ -13,7 +13,7 @@ import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { GenesisSpec } from '../chain/genesis.js';
+import { genesisSignature, type GenesisSpec } from '../chain/genesis.js';
 import { readGenesisFile, writeGenesisFile } from '../config/genesis-file.js';
 import { ConfigError } from '../config/options.js';
 import { NodeWallet } from '../wallet/wallet.js';
@@ -150,6 +150,8 @@ export async function prepareDevnet(o: DevnetOptions): Promise<{ nodes: DevnetNo
       allocations: plan.flatMap((p, i) => (p.role === 'relay' ? [] : [{ address: wallets[i]!.primary.primary, amount: p.role === 'master' ? MASTER_FUNDS : CLIENT_FUNDS }])),
       masters: plan.flatMap((p, i) => (p.role === 'master' ? [wallets[i]!.primary.primary] : [])),
     };
+    // The first master creates the network: it signs the genesis transaction (src/chain/genesis.ts).
+    genesis.signature = genesisSignature(genesis, (checksum) => wallets[0]!.primary.sign(checksum));
     writeGenesisFile(genesisPath, genesis);
   }
   const nodes: DevnetNode[] = [];

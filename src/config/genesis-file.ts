@@ -6,14 +6,17 @@
  *   { "dltnodeGenesis": 1, "name": "devnet", "network": "reg", "timestamp": 1764000000,
  *     "blockIntervalSeconds": 1,
  *     "allocations": [{ "address": "…", "amount": "1000000.00000000" }],
- *     "masters": ["…"] }
+ *     "masters": ["…"], "signature": "…" }
  *
+ * `signature` (optional, hex) is the genesis transaction's signature by the network's creator
+ * (`dltnode init --sign-with DIR`; src/chain/genesis.ts says why it is in the file).
  * Every error names the field and what is expected.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { GenesisSpec } from '../chain/genesis.js';
 import { addressFromText, addressToText } from '../formats/address.js';
 import { formatAmount, parseAmount } from '../formats/amount.js';
+import { fromHex, toHex } from '../formats/bytes.js';
 import { ConfigError } from './options.js';
 
 export const GENESIS_FORMAT_VERSION = 1;
@@ -23,6 +26,8 @@ const MIN_BLOCK_INTERVAL_SECONDS = 0.1;
 /** Bounds that keep a genesis reviewable and its block 1 small. */
 const MAX_ALLOCATIONS = 10_000;
 const MAX_MASTERS = 1_000;
+/** Longest genesis signature: an RSA-8192 signature (wallet keys are RSA-4096, 512 bytes). */
+const MAX_SIGNATURE_BYTES = 1_024;
 
 interface GenesisJson {
   dltnodeGenesis: number;
@@ -32,6 +37,7 @@ interface GenesisJson {
   blockIntervalSeconds: number;
   allocations: { address: string; amount: string }[];
   masters: string[];
+  signature?: string;
 }
 
 export function genesisToJson(spec: GenesisSpec): GenesisJson {
@@ -43,6 +49,7 @@ export function genesisToJson(spec: GenesisSpec): GenesisJson {
     blockIntervalSeconds: spec.blockIntervalSeconds,
     allocations: spec.allocations.map((a) => ({ address: addressToText(a.address), amount: formatAmount(a.amount) })),
     masters: spec.masters.map(addressToText),
+    ...(spec.signature ? { signature: toHex(spec.signature) } : {}),
   };
 }
 
@@ -96,6 +103,14 @@ export function genesisFromJson(doc: unknown, where = 'genesis'): GenesisSpec {
     masterSet.add(addressToText(addr));
     return addr;
   });
+  let signature: Uint8Array | undefined;
+  if (d.signature !== undefined) {
+    const text = d.signature;
+    if (typeof text !== 'string' || !/^(?:[0-9a-f]{2})+$/.test(text) || text.length > 2 * MAX_SIGNATURE_BYTES) {
+      fail('"signature"', `lowercase hex of 1 to ${MAX_SIGNATURE_BYTES} bytes (the genesis transaction's signature)`);
+    }
+    signature = fromHex(text);
+  }
   return {
     name: d.name!,
     network: d.network as GenesisSpec['network'],
@@ -103,6 +118,7 @@ export function genesisFromJson(doc: unknown, where = 'genesis'): GenesisSpec {
     blockIntervalSeconds: d.blockIntervalSeconds!,
     allocations,
     masters,
+    ...(signature ? { signature } : {}),
   };
 }
 

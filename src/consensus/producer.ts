@@ -54,14 +54,15 @@ export class BlockProducer {
   constructor(private readonly deps: ProducerDeps) {}
 
   /**
-   * Creates block 1 when the chain is empty: from the network's genesis (unsigned, the same bytes
-   * on every node), or on the embedded network one output of `amount` to this node, signed by it.
+   * Creates block 1 when the chain is empty: from the network's genesis (no block signature, the
+   * same bytes on every node), or on the embedded network one output of `amount` to this node, the
+   * block and its genesis transaction signed by this node (src/chain/genesis.ts).
    */
   async genesis(amount: bigint, spec?: GenesisSpec): Promise<void> {
     const { chain, signer, network, clock } = this.deps;
     if (chain.tip) return;
     if (spec) {
-      const tx = knownTx(genesisTransaction(spec.allocations, spec.timestamp), network);
+      const tx = knownTx(genesisTransaction(spec.allocations, spec.timestamp, spec.signature ?? null), network);
       const produced = await chain.produceBlock({
         candidates: [tx],
         timestamp: spec.timestamp,
@@ -73,8 +74,9 @@ export class BlockProducer {
       this.deps.log.info({ network: spec.name, checksum: Buffer.from(produced.checksum).toString('hex').slice(0, 16) }, 'genesis block built from the genesis file');
       return;
     }
-    const tx = knownTx(genesisTransaction([{ address: signer.address, amount }], unixSeconds(clock)), network);
-    await this.produceAndImport([tx]);
+    const unsigned = genesisTransaction([{ address: signer.address, amount }], unixSeconds(clock));
+    unsigned.signature = await signer.sign(knownTx(unsigned, network).checksum);
+    await this.produceAndImport([knownTx(unsigned, network)]);
     this.deps.log.info({ height: 1, amount: amount.toString() }, 'genesis block created');
   }
 

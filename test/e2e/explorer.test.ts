@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRpcError, startNode, type NodeProcess } from './harness.js';
+import { INFINIMINE_ADDRESS } from '../../src/formats/constants.js';
 
 let node: NodeProcess;
 const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
@@ -95,9 +96,12 @@ describe('block reads', () => {
   it('getfullblock: the dictionary plus Transactions and Superblock segments (JSON text); num 0 or absent is the tip', async () => {
     const b = await node.call<Record<string, string>>('getfullblock', { num: 1 }, { get: true });
     expect(Object.keys(b).slice(-2)).toEqual(['Transactions', 'Superblock segments']);
-    const txs = JSON.parse(b.Transactions!) as { id: string; type: string; amount: string }[];
+    const txs = JSON.parse(b.Transactions!) as Record<string, unknown>[];
     expect(txs.map((t) => t.id)).toEqual(JSON.parse(b['TX IDs']!));
-    expect(txs[0]!.type).toBe('3');
+    // The genesis transaction in the reference's shape: from InfiniMine, signed by the node.
+    expect(txs[0]).toMatchObject({ type: '3', pubKey: INFINIMINE_ADDRESS, from: { '1': '1000000.00000000' }, to: { [node.address]: '1000000.00000000' }, fee: '0.00000000' });
+    expect(txs[0]!.signature).toMatch(/^[0-9a-f]{1024}$/);
+    expect(await node.call('getTransaction', { id: txs[0]!.id }, { get: true })).toMatchObject({ pubKey: INFINIMINE_ADDRESS, signature: txs[0]!.signature });
     expect(JSON.parse(b['Superblock segments']!)).toEqual({});
     const before = await node.height();
     const tip = await node.call<Record<string, string>>('getfullblock', {});
