@@ -259,6 +259,9 @@ export class Chain {
   async produceBlock(template: BlockTemplate): Promise<ProducedBlock> {
     const num = this.height + 1n;
     const parent = this.tipInfo;
+    // Costly type checks (a mining claim's Argon2) in the pool first: the transition reads their verdicts.
+    await this.extensions.prepareAll(template.candidates.map((k) => k.tx), this.view());
+    if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${num} was produced`);
     const { result: made, writes } = await this.store.dryRunRecorded(() => {
       const result = this.transition(num, template.timestamp, template.proposer, template.candidates, 'produce');
       return { result, block: this.assemble(num, template, result) };
@@ -300,6 +303,7 @@ export class Chain {
       await this.checkSignatures(block, checksum);
     }
     await this.checkTransactionSignatures(txs);
+    await this.extensions.prepareAll(txs.map((k) => k.tx), this.view());
     const parent = this.tipInfo;
     // Our own block, as produced on this parent: its transition's writes are replayed, not recomputed.
     const prepared = this.prepared;

@@ -56,6 +56,13 @@ export interface BlockWriter extends TxView {
 }
 
 export interface TxTypeHook {
+  /**
+   * The part of `validate` too costly for the event loop (a mining claim's Argon2 check), done in
+   * the worker pool and remembered, so that `validate` and `apply` find its verdict instead of
+   * computing it. The mempool runs it after the signature verified, the chain before a block's
+   * transition. Rejects with a `TxError` when the check cannot run now (the pool is busy).
+   */
+  prepare?(tx: Transaction, view: TxView): Promise<void>;
   /** Throws a `TxError` (TX_TYPE_RULE) with a message naming the broken rule. */
   validate(tx: Transaction, view: TxView): void;
   /** Applies the type-specific effects; the chain has already moved the coins of inputs/outputs. */
@@ -100,6 +107,21 @@ export class ChainExtensions {
 
   txType(type: number): TxTypeHook | undefined {
     return this.txTypes.get(type);
+  }
+
+  /** The type hook's `prepare` of `tx`; null when its type has none. */
+  prepare(tx: Transaction, view: TxView): Promise<void> | null {
+    return this.txTypes.get(tx.type)?.prepare?.(tx, view) ?? null;
+  }
+
+  /** `prepare` of every transaction that has one (a block's), in parallel; a failure leaves the check to `validate`/`apply`. */
+  async prepareAll(txs: readonly Transaction[], view: TxView): Promise<void> {
+    const pending: Promise<void>[] = [];
+    for (const tx of txs) {
+      const p = this.prepare(tx, view);
+      if (p) pending.push(p.catch(() => undefined));
+    }
+    if (pending.length > 0) await Promise.all(pending);
   }
 
   onBlock(block: BlockWriter): void {

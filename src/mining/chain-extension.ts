@@ -4,6 +4,10 @@
  * window, its PoW field still empty, one claim per block, Argon2 below argon2ExpirationBlockHeight,
  * the solution valid for the block's own difficulty and the claimant's address), and applying it
  * sets the block's PoW field and credits the reward to the solver.
+ *
+ * The Argon2 check (~2 MiB, a few ms) is the hook's `prepare`: it runs in the worker pool, after
+ * the mempool verified the claim's signature (so a forged claim costs one RSA verification, not an
+ * Argon2 hash) and before a block's transition; `validate` and `apply` read its remembered verdict.
  */
 import { blockChecksum, decodeBlock } from '../chain/block.js';
 import { TxError, TxErrorCode } from '../chain/errors.js';
@@ -29,8 +33,13 @@ const rule = (message: string): never => {
 };
 
 export interface MiningExtensionDeps {
-  /** Argon2id verification of a claim (core `powVerify`; a fake in unit tests). */
+  /**
+   * Argon2id verification on the calling thread (core `powVerify`; a fake in unit tests): only for
+   * a claim whose verdict `prepare` did not leave (a pool that failed, a verdict evicted).
+   */
   verify(claim: PowClaim): boolean;
+  /** The same verification in the worker pool (`pool.verifyPow`), used by `prepare`; absent: `verify`. */
+  verifyInPool?(claims: readonly PowClaim[]): Promise<boolean[]>;
 }
 
 /** A block's checksum, version and difficulty read from the store. */
@@ -48,10 +57,11 @@ export interface CheckedClaim {
 }
 
 /**
- * The rules of §11.3 for a claim entering block `view.height` (tip = height − 1).
+ * The rules of §11.3 for a claim entering block `view.height` (tip = height − 1), but for the
+ * proof of work itself: what to verify for it.
  * @throws TxError TX_TYPE_RULE naming the broken rule.
  */
-export function checkClaim(tx: Transaction, view: TxView, verify: (c: PowClaim) => boolean, claimedInBlock?: Set<string>): CheckedClaim {
+function claimTarget(tx: Transaction, view: TxView, claimedInBlock?: Set<string>): CheckedClaim & { pow: PowClaim } {
   if (tx.outputs.length !== 1) rule(`a mining claim has exactly one output (to InfiniMine), got ${tx.outputs.length}`);
   const out = tx.outputs[0]!;
   if (!equalBytes(out.address, INFINIMINE)) rule('a mining claim pays its one output to the InfiniMine address');
@@ -73,35 +83,65 @@ export function checkClaim(tx: Transaction, view: TxView, verify: (c: PowClaim) 
   if (!solver) rule('a mining claim names no solver (pubKey)');
   const target = storedBlock(view, data.blockNum)!;
   const solverAddress = target.version >= BLOCK_VERSION_V10 ? solver! : addressWithChecksum(solver!);
+  const pow = { blockChecksum: target.checksum, solverAddress, nonce: data.nonce, difficulty: target.difficulty, blockVersion: target.version };
+  return { blockNum: data.blockNum, solver: solver!, pow };
+}
+
+/**
+ * The rules of §11.3 for a claim entering block `view.height` (tip = height − 1).
+ * @throws TxError TX_TYPE_RULE naming the broken rule.
+ */
+export function checkClaim(tx: Transaction, view: TxView, verify: (c: PowClaim) => boolean, claimedInBlock?: Set<string>): CheckedClaim {
+  const { blockNum, solver, pow } = claimTarget(tx, view, claimedInBlock);
   let ok = false;
   try {
-    ok = verify({ blockChecksum: target.checksum, solverAddress, nonce: data.nonce, difficulty: target.difficulty, blockVersion: target.version });
+    ok = verify(pow);
   } catch {
     ok = false;
   }
-  if (!ok) rule(`the nonce does not solve block ${data.blockNum} at its difficulty ${target.difficulty} for its solver`);
-  return { blockNum: data.blockNum, solver: solver! };
+  if (!ok) rule(`the nonce does not solve block ${blockNum} at its difficulty ${pow.difficulty} for its solver`);
+  return { blockNum, solver };
 }
 
 export function createMiningExtension(deps: MiningExtensionDeps): ChainExtension {
-  // One Argon2 verification per claim (mempool admission, then validate and apply in a block):
-  // the verdict depends only on the claim and its stored target block.
+  // One Argon2 verification per claim (prepared on admission, then read by validate and by apply
+  // in a block): the verdict depends only on the claim and its stored target block.
   const verdicts = new Map<string, boolean>();
+  const keyOf = (c: PowClaim): string => latin1Key(concatBytes(c.blockChecksum, c.solverAddress, c.nonce));
+  const remember = (key: string, v: boolean): void => {
+    if (verdicts.size >= MAX_VERDICTS) verdicts.delete(verdicts.keys().next().value!);
+    verdicts.set(key, v);
+  };
   const verify = (c: PowClaim): boolean => {
-    const key = latin1Key(concatBytes(c.blockChecksum, c.solverAddress, c.nonce));
+    const key = keyOf(c);
     let v = verdicts.get(key);
-    if (v === undefined) {
-      v = deps.verify(c);
-      if (verdicts.size >= MAX_VERDICTS) verdicts.delete(verdicts.keys().next().value!);
-      verdicts.set(key, v);
-    }
+    if (v === undefined) remember(key, (v = deps.verify(c)));
     return v;
   };
+  const inPool = deps.verifyInPool;
   return {
     name: 'mining',
     subDatabases: [POW_FIELD_DB],
     txTypes: {
       1: {
+        async prepare(tx, view) {
+          if (!inPool) return;
+          let pow: PowClaim;
+          try {
+            pow = claimTarget(tx, view).pow;
+          } catch {
+            return; // a broken rule: `validate` names it, no hashing needed
+          }
+          const key = keyOf(pow);
+          if (verdicts.has(key)) return;
+          let ok: boolean[];
+          try {
+            ok = await inPool([pow]);
+          } catch (err) {
+            throw new TxError(TxErrorCode.TypeRule, `the claim's proof of work cannot be checked now (${(err as Error).message}); submit it again later`);
+          }
+          remember(key, ok[0] === true);
+        },
         validate(tx, view) {
           checkClaim(tx, view, verify);
         },

@@ -70,7 +70,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       scale: { nameMonthBlocks: opts.names.monthBlocks, nameGraceBlocks: opts.names.graceBlocks },
       log: log.child({ module: 'names' }),
     });
-    const mining = createMiningExtension({ verify: (c) => powVerify(c) });
+    // Claims' Argon2 checks run in the pool; the in-thread check is the fallback for a missing verdict.
+    const mining = createMiningExtension({ verify: (c) => powVerify(c), verifyInPool: (claims) => pool.verifyPow(claims) });
     const extensions = new ChainExtensions([names.extension, mining]).declareIn(store);
     const wallet = await NodeWallet.open(opts.dataDir, opts.walletPassword);
     let mempool: Mempool | undefined;

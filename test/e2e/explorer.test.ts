@@ -6,7 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRpcError, startNode, type NodeProcess } from './harness.js';
+import { randomBytes } from 'node:crypto';
+import { encodeTransaction } from '../../src/codec/transaction.js';
 import { INFINIMINE_ADDRESS } from '../../src/formats/constants.js';
+import { fromHex, toHex } from '../../src/formats/bytes.js';
+import { encodeClaimData, INFINIMINE } from '../../src/mining/claim.js';
 
 let node: NodeProcess;
 const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
@@ -191,6 +195,24 @@ describe('miner', () => {
     await expectError('setBlockSelectionAlgorithm', { algorithm: '4' }, -32602, 'Invalid algorithm was specified');
     await expectError('setBlockSelectionAlgorithm', { algorithm: 'x' }, -32602, 'Invalid algorithm was specified', true);
     await expectError('setBlockSelectionAlgorithm', {}, -32602, "Parameter 'algorithm' is missing");
+  });
+
+  it('forged mining claims sent with sendRawTransaction are refused for their signature (checked before any Argon2); status answers meanwhile', async () => {
+    const pubKey = fromHex(await node.call<string>('myPubKey'));
+    const height = BigInt(await node.call<number>('getblockcount'));
+    // Claims for block 2 whose nonce does not solve it, each with a garbage signature.
+    const raw = (i: number): string =>
+      toHex(encodeTransaction({
+        version: 7, type: 1, blockHeight: height, nonce: i, pubKey, signature: randomBytes(512), applied: 0n, timestamp: 0n,
+        inputs: [{ key: Uint8Array.of(0), amount: 0n }],
+        outputs: [{ address: INFINIMINE, amount: 0n, data: encodeClaimData({ blockNum: 2n, nonce: Uint8Array.of(1, 2, i & 0xff, i >> 8) }) }],
+      }));
+    const claims = Array.from({ length: 300 }, (_, i) => node.rpc('sendRawTransaction', { transaction: raw(i) }));
+    const statuses = Array.from({ length: 5 }, () => node.call<Record<string, unknown>>('status'));
+    for (const r of await Promise.all(claims)) expect(r.error?.message).toMatch(/signature does not verify$/);
+    for (const s of await Promise.all(statuses)) expect(s['DLT Status']).toBe('Active');
+    const pending = await node.call<Record<string, { type: string }>>('txu');
+    expect(Object.values(pending).filter((t) => t.type === '1')).toEqual([]);
   });
 
   it('submitminingsolution: false for a nonce that does not solve; the reference error rows', async () => {

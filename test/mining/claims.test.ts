@@ -146,3 +146,82 @@ describe('claims on a chain (mining chain extension)', () => {
     }
   });
 });
+
+describe('forged claims cost no Argon2 on the event loop (signature first, proof of work in the pool)', () => {
+  let t: TestChain;
+  let inThread = 0;
+  let inPool = 0;
+  beforeEach(async () => {
+    inThread = 0;
+    inPool = 0;
+    t = await openTestChain([
+      createMiningExtension({
+        verify: (c) => {
+          inThread++;
+          return fakeVerify(c);
+        },
+        verifyInPool: async (claims) => {
+          inPool += claims.length;
+          return claims.map(fakeVerify);
+        },
+      }),
+    ]);
+    await commitBlock(t, []);
+    await commitBlock(t, []);
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+  const claim = (blockNum: bigint, nonce: Uint8Array) => buildClaim(t.chain, 'reg', t.wallet.primary, { blockNum, nonce }, Date.now());
+  /** Copies of a claim with another transaction nonce (a distinct id) and a garbage signature. */
+  const forged = (k: KnownTx, n: number): KnownTx[] =>
+    Array.from({ length: n }, (_, i) => knownTx({ ...k.tx, nonce: i + 1, signature: new Uint8Array(512).fill(i % 251) }, 'reg'));
+
+  it('1000 forged claims (bad signature, bad nonce) are refused for their signature; no Argon2 check runs', async () => {
+    const reasons = await admitReasons(t, forged(claim(2n, BAD), 1000));
+    expect(new Set(reasons)).toEqual(new Set(['signature does not verify']));
+    expect(inThread).toBe(0);
+    expect(inPool).toBe(0);
+    expect(t.mempool.size).toBe(0);
+  });
+
+  it('a signed claim is checked in the pool, once: admission, validate and its block read the verdict', async () => {
+    expect(await admitReasons(t, [claim(2n, BAD)])).toEqual([expect.stringMatching(/^the nonce does not solve block 2/)]);
+    expect([inPool, inThread]).toEqual([1, 0]);
+    const good = claim(2n, GOOD);
+    expect(await admitReasons(t, [good])).toEqual([null]);
+    expect([inPool, inThread]).toEqual([2, 0]);
+    const { applied } = await commitBlock(t, [good]);
+    expect(applied.map((k) => k.textId)).toEqual([good.textId]);
+    expect([inPool, inThread]).toEqual([2, 0]);
+  });
+
+  it('a claim that reaches a block without the pool (a peer\'s block) is checked in the worker pool before the transition', async () => {
+    const direct = claim(1n, Uint8Array.of(0x42, 5));
+    const { applied } = await commitBlock(t, [direct]);
+    expect(applied.map((k) => k.textId)).toEqual([direct.textId]);
+    expect([inPool, inThread]).toEqual([1, 0]);
+  });
+
+  it('a pool that cannot take the check refuses the claim for now (no Argon2 in the thread)', async () => {
+    const busy = await openTestChain([
+      createMiningExtension({
+        verify: (c) => {
+          inThread++;
+          return fakeVerify(c);
+        },
+        verifyInPool: async () => {
+          throw new Error('PoW queue full');
+        },
+      }),
+    ]);
+    try {
+      await commitBlock(busy, []);
+      const k = buildClaim(busy.chain, 'reg', busy.wallet.primary, { blockNum: 1n, nonce: GOOD }, Date.now());
+      expect(await admitReasons(busy, [k])).toEqual(["the claim's proof of work cannot be checked now (PoW queue full); submit it again later"]);
+      expect(inThread).toBe(0);
+    } finally {
+      await busy.close();
+    }
+  });
+});
