@@ -7,7 +7,8 @@
  *   transactions of the same block); `validate` also runs on mempool admission against the
  *   committed state;
  * - per block: `onBlock(block)`, once per block after its transactions and before the fees are
- *   shared out (reward pool payout into the fees with `block.addFee`, expiry);
+ *   shared out (reward pool payout into the fees with `block.addFee`, expiry); `onApplied(txs,
+ *   totalFee, block)` once the block's transactions and fees are settled (indexes of the block);
  * - the block header's regNameStateChecksum (reference-formats.md §10.3 row 11):
  *   `stateChecksum(view)`;
  * - sub-databases: `subDatabases` are opened in the node's one LMDB environment before the chain
@@ -19,6 +20,7 @@
  * block retried at the same height, or a second candidate for a height, starts from a clean state.
  */
 import type { Network, Transaction } from '../codec/types.js';
+import type { KnownTx } from './tx-codec.js';
 import type { SubDbSpec } from '../state/schema.js';
 import type { Store } from '../state/store.js';
 
@@ -75,6 +77,11 @@ export interface ChainExtension {
   txTypes?: Record<number, TxTypeHook>;
   onBlock?(block: BlockWriter): void;
   /**
+   * After the block's transactions applied and its fees were shared out: the transactions in block
+   * order and the block's totalFee (paid to `block.signer`). Writes nothing the header checks.
+   */
+  onApplied?(txs: readonly KnownTx[], totalFee: bigint, block: BlockWriter): void;
+  /**
    * Contributes the regNameStateChecksum of the block header; null when there is no state.
    * Called with the block's writer after `onBlock`, or with a read view (status).
    */
@@ -126,6 +133,10 @@ export class ChainExtensions {
 
   onBlock(block: BlockWriter): void {
     for (const ext of this.list) ext.onBlock?.(block);
+  }
+
+  onApplied(txs: readonly KnownTx[], totalFee: bigint, block: BlockWriter): void {
+    for (const ext of this.list) ext.onApplied?.(txs, totalFee, block);
   }
 
   /** The first non-null contributor's checksum, or an empty array (no name state). */

@@ -200,6 +200,7 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
     writer.credit(FOUNDATION, foundationShare);
     writer.credit(input.proposer, totalFee - foundationShare);
   }
+  extensions.onApplied(applied, totalFee, writer);
 
   // Wallet state: write changed wallets, keep the XOR checksum and the wallet count current.
   const ws = Uint8Array.from(input.walletStateChecksum);

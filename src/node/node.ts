@@ -29,6 +29,7 @@ import { Miner } from '../mining/miner.js';
 import { buildClaim } from '../mining/claim.js';
 import { powVerify } from '../core/pow.js';
 import { ActivityIndex } from '../explorer/activity.js';
+import { createAddressIndex, syncAddressIndex } from '../explorer/address-index.js';
 import type { NodeOptions } from './options.js';
 import type { NetworkMetricsSnapshot } from '../metrics/metrics.js';
 
@@ -72,8 +73,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     });
     // Claims' Argon2 checks run in the pool; the in-thread check is the fallback for a missing verdict.
     const mining = createMiningExtension({ verify: (c) => powVerify(c), verifyInPool: (claims) => pool.verifyPow(claims) });
-    const extensions = new ChainExtensions([names.extension, mining]).declareIn(store);
     const wallet = await NodeWallet.open(opts.dataDir, opts.walletPassword);
+    const extensions = new ChainExtensions([names.extension, mining, createAddressIndex(wallet)]).declareIn(store);
     let mempool: Mempool | undefined;
     const chain = new Chain({
       store,
@@ -86,6 +87,9 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       // The mempool verified the signatures of what it holds.
       isVerified: (id) => mempool?.has(id) === true,
     });
+    // Wallet addresses the index has not followed yet (an older store, a new key) are indexed now.
+    const indexed = await syncAddressIndex(chain, wallet);
+    if (indexed > 0 && chain.height > 0n) nodeLog.info({ addresses: indexed, blocks: Number(chain.height) }, 'wallet addresses indexed from the stored blocks');
     mempool = new Mempool({ chain, verify: (items) => pool.verifyRsa(items), events, log: log.child({ module: 'mempool' }) });
     const pendingPool = mempool;
     cleanup.unshift(() => pendingPool.close());

@@ -55,14 +55,14 @@ export interface TestChain {
   close(): Promise<void>;
 }
 
-/** Extensions, or a function building them over the chain's store (the name system needs it). */
-export type TestExtensions = ChainExtension[] | ((store: Store) => ChainExtension[]);
+/** Extensions, or a function building them over the chain's store and wallet (the name system, the address index). */
+export type TestExtensions = ChainExtension[] | ((store: Store, wallet: NodeWallet) => ChainExtension[]);
 
 export async function openTestChain(extensions: TestExtensions = [], dataDir?: string, opts: { genesis?: boolean } = {}): Promise<TestChain> {
   const dir = dataDir ?? (await newDataDir()).dataDir;
   const store = openStore(dir);
-  const exts = new ChainExtensions(typeof extensions === 'function' ? extensions(store) : extensions).declareIn(store);
   const wallet = await NodeWallet.open(dir);
+  const exts = new ChainExtensions(typeof extensions === 'function' ? extensions(store, wallet) : extensions).declareIn(store);
   const events = createNodeEvents(silentLog);
   let mempool: Mempool | undefined;
   const chain = new Chain({

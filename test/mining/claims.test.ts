@@ -23,6 +23,7 @@ import { Address } from '../../src/formats/address.js';
 
 const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
 import { ActivityIndex } from '../../src/explorer/activity.js';
+import { createAddressIndex } from '../../src/explorer/address-index.js';
 import { admitReasons, commitBlock, openTestChain, type TestChain } from '../chain/fixture.js';
 
 const fakeVerify = (c: PowClaim): boolean => c.nonce[0] === 0x42;
@@ -69,7 +70,7 @@ describe('claims on a chain (mining chain extension)', () => {
   let t: TestChain;
   let mining: Mining;
   beforeEach(async () => {
-    t = await openTestChain([createMiningExtension({ verify: fakeVerify })]);
+    t = await openTestChain((_, wallet) => [createMiningExtension({ verify: fakeVerify }), createAddressIndex(wallet)]);
     mining = new Mining(t.chain, (a) => t.wallet.keys.some((k) => k.nonceOf(a) !== null), t.events, systemClock);
     await commitBlock(t, []);
     await commitBlock(t, []);
