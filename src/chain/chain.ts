@@ -34,7 +34,7 @@ import {
   SUPERBLOCK_INTERVAL,
   txIdRoot,
 } from './block.js';
-import { BLOCK_VERSION, MAX_REVERT_DEPTH, MIN_IMPORT_BLOCK_VERSION } from './constants.js';
+import { BLOCK_VERSION, MAX_REVERT_DEPTH, MIN_IMPORT_BLOCK_VERSION, REG_MINING_DIFFICULTY } from './constants.js';
 import { SUB_DATABASES } from '../state/schema.js';
 import { BlockError, BlockErrorCode, StoreCorruptionError, TxError } from './errors.js';
 import type { ChainExtensions, TxView } from './extensions.js';
@@ -97,8 +97,8 @@ export interface BlockTemplate {
   /** `addressNoChecksum` of the proposer, who will sign and receives the fees. */
   proposer: Uint8Array;
   version?: number;
-  /** Argon2 mining difficulty (header row 8). */
-  difficulty: bigint;
+  /** Argon2 mining difficulty (header row 8); default the extensions' computation (else the minimum). */
+  difficulty?: bigint;
   /** Signer bits of block 1 and superblocks (row 9). */
   signerBits: bigint;
 }
@@ -262,9 +262,10 @@ export class Chain {
     // Costly type checks (a mining claim's Argon2) in the pool first: the transition reads their verdicts.
     await this.extensions.prepareAll(template.candidates.map((k) => k.tx), this.view());
     if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${num} was produced`);
+    const difficulty = template.difficulty ?? this.extensions.miningDifficulty(this.view()) ?? REG_MINING_DIFFICULTY;
     const { result: made, writes } = await this.store.dryRunRecorded(() => {
       const result = this.transition(num, template.timestamp, template.proposer, template.candidates, 'produce');
-      return { result, block: this.assemble(num, template, result) };
+      return { result, block: this.assemble(num, { ...template, difficulty }, result) };
     });
     const { result, block } = made;
     if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${num} was produced`);
@@ -433,6 +434,10 @@ export class Chain {
     if (parent && block.timestamp < parent.block.timestamp) {
       throw new BlockError(BlockErrorCode.BadTimestamp, `block ${block.num} is dated before its parent`);
     }
+    const difficulty = this.extensions.miningDifficulty(this.view());
+    if (difficulty !== null && block.difficulty !== difficulty) {
+      throw new BlockError(BlockErrorCode.BadHeader, `block ${block.num}'s mining difficulty ${block.difficulty} is not this chain's ${difficulty}`, { num: block.num });
+    }
     if (txs.length !== block.txIds.length || txs.some((k, i) => !equalBytes(k.id, block.txIds[i]!))) {
       throw new BlockError(BlockErrorCode.TxMismatch, `the ${txs.length} transactions given are not the ${block.txIds.length} the block lists`);
     }
@@ -586,7 +591,7 @@ export class Chain {
   }
 
   /** The unsigned block of a produce-mode transition. */
-  private assemble(num: bigint, t: BlockTemplate, r: TransitionResult): Block {
+  private assemble(num: bigint, t: BlockTemplate & { difficulty: bigint }, r: TransitionResult): Block {
     const txIds = r.applied.map((k) => k.id);
     const block: Block = {
       version: t.version ?? BLOCK_VERSION,

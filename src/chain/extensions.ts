@@ -86,6 +86,12 @@ export interface ChainExtension {
    * Called with the block's writer after `onBlock`, or with a read view (status).
    */
   stateChecksum?(view: TxView | BlockWriter): Uint8Array | null;
+  /**
+   * The Argon2 mining difficulty (header row 8, reference-formats §10.3) the block at `view.height`
+   * must carry, from the committed chain: produced blocks get it, imported ones must have it
+   * (reference-network §5.3). The first extension that gives one decides.
+   */
+  miningDifficulty?(view: TxView): bigint;
   /** Counters for `status` (e.g. `Names`, `Names Reward Pool`), read at request time. */
   statusFields?(view: TxView): Record<string, unknown>;
 }
@@ -146,6 +152,12 @@ export class ChainExtensions {
       if (c) return c;
     }
     return new Uint8Array(0);
+  }
+
+  /** The mining difficulty of the block at `view.height`; null when no extension computes one. */
+  miningDifficulty(view: TxView): bigint | null {
+    for (const ext of this.list) if (ext.miningDifficulty) return ext.miningDifficulty(view);
+    return null;
   }
 
   statusFields(view: TxView): Record<string, unknown> {

@@ -24,8 +24,6 @@ export const MIN_BLOCK_INTERVAL_MS = 100;
 export interface ConsensusOptions {
   blockIntervalSeconds: number;
   genesisBalance: bigint;
-  /** Argon2 mining difficulty of produced blocks (reg option `--mining-difficulty`). */
-  miningDifficulty?: bigint;
   /** The network's genesis; absent on the embedded network. */
   genesis?: GenesisSpec;
 }
@@ -124,7 +122,6 @@ export function createConsensus(deps: ConsensusDeps): Consensus {
     clock: deps.clock,
     intervalMs,
     log: deps.log,
-    ...(deps.opts.miningDifficulty !== undefined ? { miningDifficulty: deps.opts.miningDifficulty } : {}),
     ...(masters ? { schedule: rotationSchedule(masters, deps.signer.address, intervalMs, () => deps.peers?.()) } : {}),
   });
   return {

@@ -8,7 +8,7 @@
 import type { Network } from '../codec/types.js';
 import { genesisTransaction, type GenesisSpec } from '../chain/genesis.js';
 import type { Chain } from '../chain/chain.js';
-import { REG_MINING_DIFFICULTY, REG_SIGNER_BITS } from '../chain/constants.js';
+import { REG_SIGNER_BITS } from '../chain/constants.js';
 import { BlockError } from '../chain/errors.js';
 import { knownTx } from '../chain/tx-codec.js';
 import type { Clock } from '../clock.js';
@@ -42,8 +42,6 @@ export interface ProducerDeps {
   log: Logger;
   /** A network's schedule: the producer then looks four times per interval whether it is its turn. */
   schedule?: ProposerSchedule;
-  /** Argon2 mining difficulty of produced blocks after block 1 (reg option); default the documented minimum. */
-  miningDifficulty?: bigint;
 }
 
 export class BlockProducer {
@@ -67,7 +65,6 @@ export class BlockProducer {
         candidates: [tx],
         timestamp: spec.timestamp,
         proposer: new Uint8Array(0), // no fees in block 1
-        difficulty: REG_MINING_DIFFICULTY,
         signerBits: REG_SIGNER_BITS,
       });
       await chain.importBlock(produced.block, produced.txs, { source: 'genesis' });
@@ -116,8 +113,7 @@ export class BlockProducer {
     const produced = await chain.produceBlock({
       candidates,
       timestamp: now > parentTime ? now : parentTime,
-      proposer: signer.address,
-      difficulty: this.deps.miningDifficulty ?? REG_MINING_DIFFICULTY,
+      proposer: signer.address, // the mining difficulty is the chain's computation (src/mining/difficulty.ts)
       signerBits: REG_SIGNER_BITS,
     });
     if (produced.rejected.length > 0) {

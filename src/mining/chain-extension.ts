@@ -5,6 +5,9 @@
  * the solution valid for the block's own difficulty and the claimant's address), and applying it
  * sets the block's PoW field and credits the reward to the solver.
  *
+ * It also gives the mining difficulty every block must carry (src/mining/difficulty.ts; a reg
+ * network may fix it from block 2 on, `--mining-difficulty`).
+ *
  * The Argon2 check (~2 MiB, a few ms) is the hook's `prepare`: it runs in the worker pool, after
  * the mempool verified the claim's signature (so a forged claim costs one RSA verification, not an
  * Argon2 hash) and before a block's transition; `validate` and `apply` read its remembered verdict.
@@ -18,11 +21,12 @@ import type { PowClaim } from '../core/pow.js';
 import { addressWithChecksum } from '../formats/address.js';
 import { concatBytes, equalBytes } from '../formats/bytes.js';
 import { binaryTransactionId, transactionChecksum } from '../codec/transaction.js';
-import { BLOCK_VERSION_V10 } from '../formats/constants.js';
+import { BLOCK_VERSION_V10, REDACTED_WINDOW } from '../formats/constants.js';
 import { latin1Key, u64Key } from '../state/keys.js';
 import { decodeClaimData, INFINIMINE, ClaimDataError } from './claim.js';
 import { lowestClaimable } from './index.js';
-import { POW_FIELD_DB, powFieldOf, setPowField } from './pow-field.js';
+import { countSolved, POW_FIELD_DB, powFieldOf, recordSolvedIn, setPowField, SOLVED_IN_DB, solvedIn } from './pow-field.js';
+import { HASHRATE_BLOCKS, MIN_MINING_DIFFICULTY, nextMiningDifficulty } from './difficulty.js';
 import { ARGON2_EXPIRATION_BLOCK_HEIGHT, miningReward } from './reward.js';
 
 /** Claim verdicts remembered (a claim is checked on admission and again in its block). */
@@ -40,6 +44,22 @@ export interface MiningExtensionDeps {
   verify(claim: PowClaim): boolean;
   /** The same verification in the worker pool (`pool.verifyPow`), used by `prepare`; absent: `verify`. */
   verifyInPool?(claims: readonly PowClaim[]): Promise<boolean[]>;
+  /**
+   * reg only (`--mining-difficulty`): the difficulty of every block from block 2 on, instead of the
+   * reference's computation; every node of the network must be given the same value.
+   */
+  fixedDifficulty?: bigint;
+}
+
+/** The difficulty the block at `view.height` must carry (reference `calculateDifficulty_v4`). */
+export function miningDifficultyAt(view: TxView): bigint {
+  const tip = view.height - 1n;
+  const tipBlock = tip >= 1n ? storedBlock(view, tip) : null;
+  if (!tipBlock) return MIN_MINING_DIFFICULTY;
+  const from = tip > BigInt(REDACTED_WINDOW) ? tip - BigInt(REDACTED_WINDOW) + 1n : 1n;
+  const recentlySolved: bigint[] = [];
+  for (let n = tip; n > tip - BigInt(HASHRATE_BLOCKS) && n >= 1n; n--) recentlySolved.push(...solvedIn(view.store, n));
+  return nextMiningDifficulty({ tip, tipDifficulty: tipBlock.difficulty, solved: countSolved(view.store, from, tip), recentlySolved });
 }
 
 /** A block's checksum, version and difficulty read from the store. */
@@ -121,7 +141,12 @@ export function createMiningExtension(deps: MiningExtensionDeps): ChainExtension
   const inPool = deps.verifyInPool;
   return {
     name: 'mining',
-    subDatabases: [POW_FIELD_DB],
+    subDatabases: [POW_FIELD_DB, SOLVED_IN_DB],
+    miningDifficulty: (view) => (deps.fixedDifficulty !== undefined && view.height >= 2n ? deps.fixedDifficulty : miningDifficultyAt(view)),
+    onBlock(block) {
+      const solved = block.local<bigint[]>('mining.solvedDifficulties', () => []);
+      if (solved.length > 0) recordSolvedIn(block.store, block.height, solved);
+    },
     txTypes: {
       1: {
         async prepare(tx, view) {
@@ -149,6 +174,7 @@ export function createMiningExtension(deps: MiningExtensionDeps): ChainExtension
           const claimed = block.local('mining.claimed', () => new Set<string>());
           const c = checkClaim(tx, block, verify, claimed);
           claimed.add(String(c.blockNum));
+          block.local<bigint[]>('mining.solvedDifficulties', () => []).push(storedBlock(block, c.blockNum)!.difficulty);
           setPowField(block.store, c.blockNum, binaryTransactionId(tx, transactionChecksum(tx, block.network)));
           block.mint(c.solver, miningReward(c.blockNum));
         },

@@ -72,7 +72,11 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       log: log.child({ module: 'names' }),
     });
     // Claims' Argon2 checks run in the pool; the in-thread check is the fallback for a missing verdict.
-    const mining = createMiningExtension({ verify: (c) => powVerify(c), verifyInPool: (claims) => pool.verifyPow(claims) });
+    const mining = createMiningExtension({
+      verify: (c) => powVerify(c),
+      verifyInPool: (claims) => pool.verifyPow(claims),
+      ...(opts.mining?.difficulty !== undefined && opts.network === 'reg' ? { fixedDifficulty: opts.mining.difficulty } : {}),
+    });
     const wallet = await NodeWallet.open(opts.dataDir, opts.walletPassword);
     const extensions = new ChainExtensions([names.extension, mining, createAddressIndex(wallet)]).declareIn(store);
     let mempool: Mempool | undefined;
@@ -107,7 +111,6 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       log: log.child({ module: 'consensus' }),
       opts: {
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds, genesisBalance: opts.chain.genesisBalance, genesis: opts.chain.genesis,
-        ...(opts.mining?.difficulty !== undefined && opts.network === 'reg' ? { miningDifficulty: opts.mining.difficulty } : {}),
       },
     });
     await consensus.start();
