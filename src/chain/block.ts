@@ -201,7 +201,9 @@ export function decodeBlockWire(bytes: Uint8Array): { block: Block; headerLength
       walletStateChecksum: null, regNameStateChecksum: null, totalFee: 0n, signatures: [], txIds: [],
     };
     if (num === 1n || isSuperBlock(num)) {
-      block.signerBits = new DataView(r.fixed(8).slice().buffer).getBigUint64(0, true);
+      // The field's own 8 bytes: `bytes` may be a Buffer, whose slice() is a view of a shared pool.
+      const f = r.fixed(8);
+      block.signerBits = new DataView(f.buffer, f.byteOffset, 8).getBigUint64(0, true);
     }
     if (isSuperBlock(num)) {
       const lastSuperBlockNum = r.uint();
