@@ -76,3 +76,9 @@ export function nextMiningDifficulty(x: DifficultyInputs): bigint {
   const next = targetDifficulty(estimated);
   return next < MIN_MINING_DIFFICULTY ? MIN_MINING_DIFFICULTY : next;
 }
+
+/** Seconds the reference's hash-rate figures assume one solution takes (MiningUtils: "hash rate * 60"). */
+const SOLUTION_SECONDS = 60n;
+
+/** The `Hashrate` a block's difficulty stands for (getblock): its hashes per solution ÷ 60 s. */
+export const hashrateOf = (difficulty: bigint): bigint => targetHashcountPerBlock(difficulty) / SOLUTION_SECONDS;
