@@ -34,7 +34,7 @@ import {
   SUPERBLOCK_INTERVAL,
   txIdRoot,
 } from './block.js';
-import { BLOCK_VERSION, MAX_REVERT_DEPTH, MIN_IMPORT_BLOCK_VERSION } from './constants.js';
+import { BLOCK_VERSION, MAX_REVERT_DEPTH, MIN_IMPORT_BLOCK_VERSION, REG_MINING_DIFFICULTY } from './constants.js';
 import { SUB_DATABASES } from '../state/schema.js';
 import { BlockError, BlockErrorCode, StoreCorruptionError, TxError } from './errors.js';
 import type { ChainExtensions, TxView } from './extensions.js';
@@ -125,8 +125,8 @@ export interface BlockTemplate {
   /** `addressNoChecksum` of the proposer, who will sign and receives the fees (none with a {@link BlockBodyRule}). */
   proposer: Uint8Array;
   version?: number;
-  /** Argon2 mining difficulty (header row 8). */
-  difficulty: bigint;
+  /** Argon2 mining difficulty (header row 8); default the extensions' computation (else the minimum). */
+  difficulty?: bigint;
   /** Signer bits of block 1, and of superblocks when no {@link BlockBodyRule} computes them (row 9). */
   signerBits: bigint;
 }
@@ -300,13 +300,17 @@ export class Chain {
   async produceBlock(template: BlockTemplate): Promise<ProducedBlock> {
     const num = this.height + 1n;
     const parent = this.tipInfo;
+    // Costly type checks (a mining claim's Argon2) in the pool first: the transition reads their verdicts.
+    await this.extensions.prepareAll(template.candidates.map((k) => k.tx), this.view());
+    if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${num} was produced`);
+    const difficulty = template.difficulty ?? this.extensions.miningDifficulty(this.view()) ?? REG_MINING_DIFFICULTY;
     const { result: made, writes } = await this.store.dryRunRecorded(() => {
       const { txs, staking } = this.bodyOf(num, template);
       const result = this.transition(num, template.timestamp, template.proposer, txs, 'produce', staking);
       if (staking && result.applied[0] !== staking) {
         throw new BlockError(BlockErrorCode.StakingReward, `block ${num}'s own staking reward ${staking.textId} does not apply: ${result.rejected.find((r) => r.tx === staking)?.error.message ?? 'refused'}`);
       }
-      return { result, block: this.assemble(num, template, result) };
+      return { result, block: this.assemble(num, { ...template, difficulty }, result) };
     });
     const { result, block } = made;
     if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${num} was produced`);
@@ -341,7 +345,10 @@ export class Chain {
     const prepared = this.prepared;
     this.prepared = null;
     const reuse = prepared !== null && equalBytes(prepared.checksum, checksum) && sameBytes(prepared.parent, parent?.checksum ?? null);
-    if (!reuse) await this.checkTransactionSignatures(txs);
+    if (!reuse) {
+      await this.checkTransactionSignatures(txs);
+      await this.extensions.prepareAll(txs.map((k) => k.tx), this.view());
+    }
     await this.store.write(() => {
       if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${block.num} was checked`);
       const { undo } = this.store.journaled(() => {
@@ -419,6 +426,7 @@ export class Chain {
       const staking = this.checkBody(decoded, txs);
       const block = { ...decoded, signatures: await this.acceptance.verifySignatures(decoded, checksum, 'each') };
       await this.checkTransactionSignatures(txs);
+      await this.extensions.prepareAll(txs.map((k) => k.tx), this.view());
       const parent = this.tipInfo;
       const { result, writes } = await this.store.dryRunRecorded(() => {
         const proposer = block.signatures[0]?.signer ?? new Uint8Array(0);
@@ -519,6 +527,10 @@ export class Chain {
     if (parent && block.timestamp < parent.block.timestamp) {
       throw new BlockError(BlockErrorCode.BadTimestamp, `block ${block.num} is dated before its parent`);
     }
+    const difficulty = this.extensions.miningDifficulty(this.view());
+    if (difficulty !== null && block.difficulty !== difficulty) {
+      throw new BlockError(BlockErrorCode.BadHeader, `block ${block.num}'s mining difficulty ${block.difficulty} is not this chain's ${difficulty}`, { num: block.num });
+    }
     if (txs.length !== block.txIds.length || txs.some((k, i) => !equalBytes(k.id, block.txIds[i]!))) {
       throw new BlockError(BlockErrorCode.TxMismatch, `the ${txs.length} transactions given are not the ${block.txIds.length} the block lists`);
     }
@@ -599,8 +611,8 @@ export class Chain {
     const items: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[] = [];
     const which: KnownTx[] = [];
     for (const k of txs) {
-      // Genesis and staking rewards carry no signature to verify (formats §8.8); unsigned transactions fail in the transition.
-      if (!k.tx.signature || k.tx.type === TransactionType.StakingReward) continue;
+      // Genesis (no key to check it with) and staking rewards carry no signature to verify (formats §8.8); unsigned transactions fail in the transition.
+      if (!k.tx.signature || k.tx.type === TransactionType.Genesis || k.tx.type === TransactionType.StakingReward) continue;
       let signer;
       try {
         signer = resolveSigner(k.tx, walletOf);
@@ -674,7 +686,7 @@ export class Chain {
   }
 
   /** The unsigned block of a produce-mode transition. */
-  private assemble(num: bigint, t: BlockTemplate, r: TransitionResult): Block {
+  private assemble(num: bigint, t: BlockTemplate & { difficulty: bigint }, r: TransitionResult): Block {
     const txIds = r.applied.map((k) => k.id);
     const block: Block = {
       version: t.version ?? BLOCK_VERSION,

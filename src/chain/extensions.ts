@@ -7,7 +7,8 @@
  *   transactions of the same block); `validate` also runs on mempool admission against the
  *   committed state;
  * - per block: `onBlock(block)`, once per block after its transactions and before the fees are
- *   shared out (reward pool payout into the fees with `block.addFee`, expiry);
+ *   shared out (reward pool payout into the fees with `block.addFee`, expiry); `onApplied(txs,
+ *   totalFee, block)` once the block's transactions and fees are settled (indexes of the block);
  * - the block header's regNameStateChecksum (reference-formats.md §10.3 row 11):
  *   `stateChecksum(view)`;
  * - sub-databases: `subDatabases` are opened in the node's one LMDB environment before the chain
@@ -19,6 +20,7 @@
  * block retried at the same height, or a second candidate for a height, starts from a clean state.
  */
 import type { Network, Transaction } from '../codec/types.js';
+import type { KnownTx } from './tx-codec.js';
 import type { SubDbSpec } from '../state/schema.js';
 import type { Store } from '../state/store.js';
 
@@ -58,6 +60,13 @@ export interface BlockWriter extends TxView {
 }
 
 export interface TxTypeHook {
+  /**
+   * The part of `validate` too costly for the event loop (a mining claim's Argon2 check), done in
+   * the worker pool and remembered, so that `validate` and `apply` find its verdict instead of
+   * computing it. The mempool runs it after the signature verified, the chain before a block's
+   * transition. Rejects with a `TxError` when the check cannot run now (the pool is busy).
+   */
+  prepare?(tx: Transaction, view: TxView): Promise<void>;
   /** Throws a `TxError` (TX_TYPE_RULE) with a message naming the broken rule. */
   validate(tx: Transaction, view: TxView): void;
   /** Applies the type-specific effects; the chain has already moved the coins of inputs/outputs. */
@@ -70,10 +79,21 @@ export interface ChainExtension {
   txTypes?: Record<number, TxTypeHook>;
   onBlock?(block: BlockWriter): void;
   /**
+   * After the block's transactions applied and its fees were shared out: the transactions in block
+   * order and the block's totalFee (paid to `block.signer`). Writes nothing the header checks.
+   */
+  onApplied?(txs: readonly KnownTx[], totalFee: bigint, block: BlockWriter): void;
+  /**
    * Contributes the regNameStateChecksum of the block header; null when there is no state.
    * Called with the block's writer after `onBlock`, or with a read view (status).
    */
   stateChecksum?(view: TxView | BlockWriter): Uint8Array | null;
+  /**
+   * The Argon2 mining difficulty (header row 8, reference-formats §10.3) the block at `view.height`
+   * must carry, from the committed chain: produced blocks get it, imported ones must have it
+   * (reference-network §5.3). The first extension that gives one decides.
+   */
+  miningDifficulty?(view: TxView): bigint;
   /** Counters for `status` (e.g. `Names`, `Names Reward Pool`), read at request time. */
   statusFields?(view: TxView): Record<string, unknown>;
 }
@@ -104,8 +124,27 @@ export class ChainExtensions {
     return this.txTypes.get(type);
   }
 
+  /** The type hook's `prepare` of `tx`; null when its type has none. */
+  prepare(tx: Transaction, view: TxView): Promise<void> | null {
+    return this.txTypes.get(tx.type)?.prepare?.(tx, view) ?? null;
+  }
+
+  /** `prepare` of every transaction that has one (a block's), in parallel; a failure leaves the check to `validate`/`apply`. */
+  async prepareAll(txs: readonly Transaction[], view: TxView): Promise<void> {
+    const pending: Promise<void>[] = [];
+    for (const tx of txs) {
+      const p = this.prepare(tx, view);
+      if (p) pending.push(p.catch(() => undefined));
+    }
+    if (pending.length > 0) await Promise.all(pending);
+  }
+
   onBlock(block: BlockWriter): void {
     for (const ext of this.list) ext.onBlock?.(block);
+  }
+
+  onApplied(txs: readonly KnownTx[], totalFee: bigint, block: BlockWriter): void {
+    for (const ext of this.list) ext.onApplied?.(txs, totalFee, block);
   }
 
   /** The first non-null contributor's checksum, or an empty array (no name state). */
@@ -115,6 +154,12 @@ export class ChainExtensions {
       if (c) return c;
     }
     return new Uint8Array(0);
+  }
+
+  /** The mining difficulty of the block at `view.height`; null when no extension computes one. */
+  miningDifficulty(view: TxView): bigint | null {
+    for (const ext of this.list) if (ext.miningDifficulty) return ext.miningDifficulty(view);
+    return null;
   }
 
   statusFields(view: TxView): Record<string, unknown> {

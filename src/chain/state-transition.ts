@@ -161,7 +161,7 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
   const applyOne = (k: KnownTx): bigint => {
     const { tx } = k;
     if (tx.type === TransactionType.Genesis) {
-      // Block 1 only: the network's initial funds (no inputs, no signature, no fee).
+      // Block 1 only: the network's initial funds, credited (its InfiniMine input holds no coins; no fee).
       if (input.height !== 1n) throw invalidTx(`a genesis transaction is only valid in block 1, not in block ${input.height}`);
       for (const o of tx.outputs) writer.credit(o.address, o.amount);
       supply += sumOutputs(tx);
@@ -225,6 +225,7 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
     writer.credit(FOUNDATION, foundationShare);
     writer.credit(input.proposer, totalFee - foundationShare);
   }
+  extensions.onApplied(applied, totalFee, writer);
 
   // Wallet state: write changed wallets, keep the XOR checksum and the wallet count current.
   const ws = Uint8Array.from(input.walletStateChecksum);

@@ -43,9 +43,10 @@ function pubKeyText(key: Uint8Array): string {
 }
 
 /**
- * A transaction without inputs mints its outputs (the Genesis transaction of block 1): nobody paid
- * a fee, yet `fee = Σ inputs − Σ outputs` (reference-formats.md §8.4 reader notes) would show the
- * minted amount as a negative fee. Its forms show fee 0 and `totalAmount` = `amount` instead.
+ * A transaction without inputs mints its outputs (the Genesis transaction of a block 1 made before
+ * it took the reference's shape, src/chain/genesis.ts): nobody paid a fee, yet `fee = Σ inputs −
+ * Σ outputs` (reference-formats.md §8.4 reader notes) would show the minted amount as a negative
+ * fee. Its forms show fee 0 and `totalAmount` = `amount` instead.
  */
 const mints = (k: KnownTx): boolean => k.tx.inputs.length === 0;
 

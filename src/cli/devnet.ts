@@ -13,7 +13,7 @@ import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { GenesisSpec } from '../chain/genesis.js';
+import { genesisSignature, type GenesisSpec } from '../chain/genesis.js';
 import { blockCountProblem, readGenesisFile, writeGenesisFile, type BlockCountField } from '../config/genesis-file.js';
 import { ConfigError } from '../config/options.js';
 import { NodeWallet } from '../wallet/wallet.js';
@@ -184,6 +184,8 @@ export async function prepareDevnet(o: DevnetOptions): Promise<{ nodes: DevnetNo
       ...(o.rewardMaturity !== undefined ? { rewardMaturity: o.rewardMaturity } : {}),
       ...(o.superBlockPeriod !== undefined ? { superBlockPeriod: o.superBlockPeriod } : {}),
     };
+    // The first master creates the network: it signs the genesis transaction (src/chain/genesis.ts).
+    genesis.signature = genesisSignature(genesis, (checksum) => wallets[0]!.primary.sign(checksum));
     writeGenesisFile(genesisPath, genesis);
   }
   const nodes: DevnetNode[] = [];

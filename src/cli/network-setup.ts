@@ -3,13 +3,14 @@
  *
  * - `dltnode wallet address --data-dir DIR`: creates the wallet of a data directory if it has none
  *   and prints its primary address, so a genesis can fund and name the node before it starts;
- * - `dltnode init --out FILE --fund ADDRESS=COINS … --master ADDRESS …`: writes a genesis file.
+ * - `dltnode init --out FILE --fund ADDRESS=COINS … --master ADDRESS … [--sign-with DIR]`: writes a
+ *   genesis file, its genesis transaction signed by the wallet of DIR when given (src/chain/genesis.ts).
  *
  * Both answer a bad argument with exit code 2 and a sentence naming it.
  */
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { GenesisSpec } from '../chain/genesis.js';
+import { genesisSignature, type GenesisSpec } from '../chain/genesis.js';
 import { addressFromText, addressToText } from '../formats/address.js';
 import { parseAmount } from '../formats/amount.js';
 import { writeGenesisFile, genesisFromJson, genesisToJson } from '../config/genesis-file.js';
@@ -24,6 +25,7 @@ holds none. The password may also come from DLTNODE_WALLET_PASSWORD.`;
 export const INIT_HELP = `Usage: dltnode init --out FILE --fund ADDRESS=COINS [--fund …] --master ADDRESS [--master …]
                     [--name NAME] [--network reg|test|main] [--block-interval SECONDS] [--timestamp UNIX]
                     [--min-signer-difficulty COINS] [--reward-maturity BLOCKS] [--superblock-period BLOCKS]
+                    [--sign-with DIR [--wallet-password PASSWORD]]
 
 Writes the genesis file of a new network. Start every node of that network with --genesis FILE.
   --fund ADDRESS=COINS   an address funded by block 1 (repeatable)
@@ -38,7 +40,11 @@ Writes the genesis file of a new network. Start every node of that network with 
                          wants a small one such as 65536)
   --reward-maturity N    block n pays the signers of block n − N their signing reward and fees
                          (default the reference's 960; at least 6)
-  --superblock-period N  every N-th block is a superblock (default the reference's 1000; at least 10)`;
+  --superblock-period N  every N-th block is a superblock (default the reference's 1000; at least 10)
+
+  --sign-with DIR        sign the genesis transaction with the wallet of data directory DIR (the
+                         network's creator; created if DIR holds none), as the reference's genesis
+                         node signs it; the password may also come from DLTNODE_WALLET_PASSWORD`;
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
@@ -69,7 +75,7 @@ export async function walletCommand(argv: string[], env: NodeJS.ProcessEnv): Pro
 }
 
 /** The genesis described by `dltnode init`'s arguments. @throws ConfigError naming the argument */
-export function genesisFromArgs(argv: string[], nowS = Math.floor(Date.now() / 1000)): { out: string; spec: GenesisSpec } | 'help' {
+export function genesisFromArgs(argv: string[], nowS = Math.floor(Date.now() / 1000)): { out: string; spec: GenesisSpec; signWith?: { dataDir: string; password?: string } } | 'help' {
   const { values } = parse(argv, {
     out: { type: 'string' },
     fund: { type: 'string', multiple: true },
@@ -81,6 +87,8 @@ export function genesisFromArgs(argv: string[], nowS = Math.floor(Date.now() / 1
     'min-signer-difficulty': { type: 'string' },
     'reward-maturity': { type: 'string' },
     'superblock-period': { type: 'string' },
+    'sign-with': { type: 'string' },
+    'wallet-password': { type: 'string' },
   });
   if (values.help) return 'help';
   const out = values.out as string | undefined;
@@ -123,7 +131,10 @@ export function genesisFromArgs(argv: string[], nowS = Math.floor(Date.now() / 1
     },
     'dltnode init',
   );
-  return { out, spec };
+  const signWith = values['sign-with'] as string | undefined;
+  const password = values['wallet-password'] as string | undefined;
+  if (password !== undefined && signWith === undefined) throw new ConfigError('--wallet-password belongs to --sign-with DIR');
+  return { out, spec, ...(signWith !== undefined ? { signWith: { dataDir: signWith, ...(password !== undefined ? { password } : {}) } } : {}) };
 }
 
 /** `--reward-maturity` / `--superblock-period` as the genesis file's fields (whose checks then run and name them). */
@@ -134,14 +145,22 @@ function blockCountArgs(values: Record<string, unknown>): { rewardMaturity?: num
   };
 }
 
-export function initCommand(argv: string[]): number {
+export async function initCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const parsed = genesisFromArgs(argv);
   if (parsed === 'help') {
     console.log(INIT_HELP);
     return 0;
   }
+  if (parsed.signWith) {
+    mkdirSync(parsed.signWith.dataDir, { recursive: true });
+    const wallet = await NodeWallet.open(parsed.signWith.dataDir, parsed.signWith.password ?? env.DLTNODE_WALLET_PASSWORD);
+    parsed.spec.signature = genesisSignature(parsed.spec, (checksum) => wallet.primary.sign(checksum));
+  }
   writeGenesisFile(parsed.out, parsed.spec);
   const json = genesisToJson(parsed.spec);
-  console.log(`genesis of network ${json.name} (${json.network}) written to ${parsed.out}: ${json.allocations.length} funded addresses, ${json.masters.length} masters`);
+  console.log(
+    `genesis of network ${json.name} (${json.network}) written to ${parsed.out}: ${json.allocations.length} funded addresses, ${json.masters.length} masters` +
+      (json.signature ? ', genesis transaction signed' : ''),
+  );
   return 0;
 }

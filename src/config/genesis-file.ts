@@ -7,14 +7,18 @@
  *     "blockIntervalSeconds": 1,
  *     "allocations": [{ "address": "…", "amount": "1000000.00000000" }],
  *     "masters": ["…"],
- *     "minSignerDifficulty": "65536.00000000", "rewardMaturity": 960, "superBlockPeriod": 1000 }
+ *     "minSignerDifficulty": "65536.00000000", "rewardMaturity": 960, "superBlockPeriod": 1000,
+ *     "signature": "…" }
  *
  * `minSignerDifficulty` (a CoinNumber, optional: the reference's 10000000 when absent) is the
  * floor of the signer-PoW difficulty a block signature or master keep-alive must reach.
  * `rewardMaturity` (optional, default 960) is how many blocks later a block's signers are paid;
  * `superBlockPeriod` (optional, default 1000) how often a superblock comes: a devnet may shorten
  * both to see them within minutes.
+ * `signature` (optional) is the network creator's signature of the genesis transaction.
  *
+ * `signature` (optional, hex) is the genesis transaction's signature by the network's creator
+ * (`dltnode init --sign-with DIR`; src/chain/genesis.ts says why it is in the file).
  * Every error names the field and what is expected.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -22,6 +26,7 @@ import { MIN_REWARD_MATURITY, MIN_SUPERBLOCK_PERIOD, type GenesisSpec } from '..
 import { addressFromText, addressToText } from '../formats/address.js';
 import { formatAmount, parseAmount } from '../formats/amount.js';
 import { MIN_BLOCK_SIGNER_POW_DIFFICULTY } from '../consensus/signer-pow.js';
+import { fromHex, toHex } from '../formats/bytes.js';
 import { ConfigError } from './options.js';
 
 export const GENESIS_FORMAT_VERSION = 1;
@@ -33,6 +38,8 @@ const MAX_ALLOCATIONS = 10_000;
 const MAX_MASTERS = 1_000;
 /** Upper bound of the block-count parameters (the reference's values are 960 and 1000). */
 const MAX_BLOCK_COUNT_PARAMETER = 1_000_000;
+/** Longest genesis signature: an RSA-8192 signature (wallet keys are RSA-4096, 512 bytes). */
+const MAX_SIGNATURE_BYTES = 1_024;
 
 interface GenesisJson {
   dltnodeGenesis: number;
@@ -45,6 +52,7 @@ interface GenesisJson {
   minSignerDifficulty?: string;
   rewardMaturity?: number;
   superBlockPeriod?: number;
+  signature?: string;
 }
 
 /** The genesis parameters that count blocks, with their lowest values. */
@@ -71,6 +79,7 @@ export function genesisToJson(spec: GenesisSpec): GenesisJson {
     minSignerDifficulty: formatAmount(spec.minSignerDifficulty),
     ...(spec.rewardMaturity !== undefined ? { rewardMaturity: Number(spec.rewardMaturity) } : {}),
     ...(spec.superBlockPeriod !== undefined ? { superBlockPeriod: Number(spec.superBlockPeriod) } : {}),
+    ...(spec.signature ? { signature: toHex(spec.signature) } : {}),
   };
 }
 
@@ -144,6 +153,14 @@ export function genesisFromJson(doc: unknown, where = 'genesis'): GenesisSpec {
   };
   const rewardMaturity = blockCount('rewardMaturity');
   const superBlockPeriod = blockCount('superBlockPeriod');
+  let signature: Uint8Array | undefined;
+  if (d.signature !== undefined) {
+    const text = d.signature;
+    if (typeof text !== 'string' || !/^(?:[0-9a-f]{2})+$/.test(text) || text.length > 2 * MAX_SIGNATURE_BYTES) {
+      fail('"signature"', `lowercase hex of 1 to ${MAX_SIGNATURE_BYTES} bytes (the genesis transaction's signature)`);
+    }
+    signature = fromHex(text);
+  }
   return {
     ...(rewardMaturity !== undefined ? { rewardMaturity } : {}),
     ...(superBlockPeriod !== undefined ? { superBlockPeriod } : {}),
@@ -154,6 +171,7 @@ export function genesisFromJson(doc: unknown, where = 'genesis'): GenesisSpec {
     allocations,
     masters,
     minSignerDifficulty,
+    ...(signature ? { signature } : {}),
   };
 }
 

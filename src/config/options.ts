@@ -212,8 +212,9 @@ export const OPTIONS: readonly OptionDef[] = [
   }),
   def({
     key: 'miningDifficulty', flag: 'mining-difficulty', env: 'DLTNODE_MINING_DIFFICULTY', group: 'Chain', valueName: 'U64',
-    description: 'reg only: Argon2 mining difficulty written into produced blocks (0 is the easiest: a hash passes with probability 2^-16)',
-    defaultValue: () => undefined, defaultText: '11730489520294945089 (the documented minimum)',
+    description:
+      'reg only: fixes the Argon2 mining difficulty of every block from block 2 on, instead of computing it as the reference does (0 is the easiest: a hash passes with probability 2^-16); every node of a network needs the same value',
+    defaultValue: () => undefined, defaultText: 'computed from the chain (11730489520294945089, the minimum, until blocks are solved)',
     normalise: (raw, where) => {
       const s = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
       if (typeof s !== 'string' || !/^\d{1,20}$/.test(s) || BigInt(s) > 0xffff_ffff_ffff_ffffn) return fail(where, 'an unsigned 64-bit integer', raw);

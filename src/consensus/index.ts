@@ -37,8 +37,6 @@ export const MIN_BLOCK_INTERVAL_MS = 100;
 export interface ConsensusOptions {
   blockIntervalSeconds: number;
   genesisBalance: bigint;
-  /** Argon2 mining difficulty of produced blocks (reg option `--mining-difficulty`). */
-  miningDifficulty?: bigint;
   /** The network's genesis; absent on the embedded network. */
   genesis?: GenesisSpec;
 }
@@ -103,7 +101,6 @@ export function createConsensus(deps: ConsensusDeps): Consensus {
     clock: deps.clock,
     intervalMs,
     log: deps.log,
-    ...(deps.opts.miningDifficulty !== undefined ? { miningDifficulty: deps.opts.miningDifficulty } : {}),
   });
   const dltStatus = (): DltStatus => (secondsSinceBlock() > NO_BLOCK_ERROR_SECONDS ? 'ErrorLongTimeNoBlock' : deps.peers?.()?.isSynchronizing ? 'Synchronizing' : 'Active');
 

@@ -8,7 +8,7 @@
 import type { Network } from '../codec/types.js';
 import { genesisTransaction, type GenesisSpec } from '../chain/genesis.js';
 import type { Chain, ProducedBlock } from '../chain/chain.js';
-import { REG_MINING_DIFFICULTY, REG_SIGNER_BITS } from '../chain/constants.js';
+import { REG_SIGNER_BITS } from '../chain/constants.js';
 import { BlockError } from '../chain/errors.js';
 import { knownTx } from '../chain/tx-codec.js';
 import type { Clock } from '../clock.js';
@@ -42,8 +42,6 @@ export interface ProducerDeps {
   log: Logger;
   /** A network's schedule: the producer then looks four times per interval whether it is its turn. */
   schedule?: ProposerSchedule;
-  /** Argon2 mining difficulty of produced blocks after block 1 (reg option); default the documented minimum. */
-  miningDifficulty?: bigint;
 }
 
 export class BlockProducer {
@@ -54,27 +52,28 @@ export class BlockProducer {
   constructor(private readonly deps: ProducerDeps) {}
 
   /**
-   * Creates block 1 when the chain is empty: from the network's genesis (unsigned, the same bytes
-   * on every node), or on the embedded network one output of `amount` to this node, signed by it.
+   * Creates block 1 when the chain is empty: from the network's genesis (no block signature, the
+   * same bytes on every node), or on the embedded network one output of `amount` to this node, the
+   * block and its genesis transaction signed by this node (src/chain/genesis.ts).
    */
   async genesis(amount: bigint, spec?: GenesisSpec): Promise<void> {
     const { chain, signer, network, clock } = this.deps;
     if (chain.tip) return;
     if (spec) {
-      const tx = knownTx(genesisTransaction(spec.allocations, spec.timestamp), network);
+      const tx = knownTx(genesisTransaction(spec.allocations, spec.timestamp, spec.signature ?? null), network);
       const produced = await chain.produceBlock({
         candidates: [tx],
         timestamp: spec.timestamp,
         proposer: new Uint8Array(0), // no fees in block 1
-        difficulty: REG_MINING_DIFFICULTY,
         signerBits: REG_SIGNER_BITS,
       });
       await chain.importBlock(produced.block, produced.txs, { source: 'genesis' });
       this.deps.log.info({ network: spec.name, checksum: Buffer.from(produced.checksum).toString('hex').slice(0, 16) }, 'genesis block built from the genesis file');
       return;
     }
-    const tx = knownTx(genesisTransaction([{ address: signer.address, amount }], unixSeconds(clock)), network);
-    await this.produceAndImport([tx]);
+    const unsigned = genesisTransaction([{ address: signer.address, amount }], unixSeconds(clock));
+    unsigned.signature = await signer.sign(knownTx(unsigned, network).checksum);
+    await this.produceAndImport([knownTx(unsigned, network)]);
     this.deps.log.info({ height: 1, amount: amount.toString() }, 'genesis block created');
   }
 
@@ -119,8 +118,7 @@ export class BlockProducer {
     const produced = await chain.produceBlock({
       candidates,
       timestamp: timestamp > parentTime ? timestamp : parentTime,
-      proposer: signer.address,
-      difficulty: this.deps.miningDifficulty ?? REG_MINING_DIFFICULTY,
+      proposer: signer.address, // the mining difficulty is the chain's computation (src/mining/difficulty.ts)
       signerBits: REG_SIGNER_BITS,
     });
     if (produced.rejected.length > 0) {

@@ -5,14 +5,13 @@
  * Fee rewards (202) exist on the embedded network, whose proposer takes a block's fees; on a
  * genesis network the fees reach the signers inside the staking reward (201), as in the reference.
  *
- * Final records are computed from the stored blocks (newest first, stopping once a page is full),
- * pending ones from the mempool, error ones from the transactions the mempool dropped since the
- * node started (kept in memory, bounded).
+ * Final records come from the blocks the per-address index (src/explorer/address-index.ts) names
+ * for the node's addresses (newest first, stopping once a page is full), pending ones from the
+ * mempool, error ones from the transactions the mempool dropped since the node started (kept in
+ * memory, bounded).
  */
-import type { Block } from '../chain/block.js';
 import type { Chain } from '../chain/chain.js';
 import type { KnownTx } from '../chain/tx-codec.js';
-import { signerAddressOf } from '../consensus/signer-pow.js';
 import { addressToText } from '../formats/address.js';
 import { formatAmount } from '../formats/amount.js';
 import { toHex } from '../formats/bytes.js';
@@ -22,6 +21,7 @@ import type { Mempool, MempoolEvents } from '../mempool/mempool.js';
 import type { Emitter } from '../events.js';
 import { miningReward } from '../mining/reward.js';
 import { latin1Key } from '../state/keys.js';
+import { indexedBlocks, senderOf, type IndexedBlock } from './address-index.js';
 import type { NodeWallet, WalletKey } from '../wallet/wallet.js';
 
 export const ActivityType = { Received: 100, Sent: 101, MiningReward: 200, SigningReward: 201, TxFeeReward: 202 } as const;
@@ -58,17 +58,6 @@ export interface ActivityQuery {
   descending: boolean;
   /** Only this wallet (a key of the node). */
   key?: WalletKey;
-}
-
-/** Sender primary address of a signed transaction, or null (genesis, staking, unreadable key). */
-function senderOf(k: KnownTx): Uint8Array | null {
-  const pk = k.tx.pubKey;
-  if (!pk || k.tx.type === TransactionType.Genesis || k.tx.type === TransactionType.StakingReward) return null;
-  try {
-    return signerAddressOf(pk);
-  } catch {
-    return null;
-  }
 }
 
 export class ActivityIndex {
@@ -137,68 +126,77 @@ export class ActivityIndex {
     return out;
   }
 
-  /** Fee reward of a block whose proposer (first signer) is an own address (§8.9: the foundation's 3 % apart). */
-  private feeRecord(b: Block, own: Map<string, WalletKey>): Activity | null {
-    if (!this.opts.proposerFees || b.totalFee <= 0n || !b.signatures.length) return null;
-    let proposer: Uint8Array | null;
-    try {
-      proposer = signerAddressOf(b.signatures[0]!.signer);
-    } catch {
-      return null;
-    }
-    const key = proposer && own.get(latin1Key(proposer));
-    if (!key || !proposer) return null;
-    const value = b.totalFee - (b.totalFee * BigInt(FOUNDATION_FEE_PERCENT)) / 100n;
+  /** Fee reward of a block proposed by an own address (§8.9: the foundation's 3 % apart). */
+  private feeRecord(b: IndexedBlock, own: Map<string, WalletKey>): Activity | null {
+    if (!this.opts.proposerFees || !b.fee) return null;
+    const proposer = b.fee.address;
+    const key = own.get(latin1Key(proposer));
+    if (!key) return null;
+    const value = b.fee.totalFee - (b.fee.totalFee * BigInt(FOUNDATION_FEE_PERCENT)) / 100n;
     return {
       seedHash: toHex(key.primary), wallet: addressToText(proposer), from: '', toList: { [addressToText(proposer)]: formatAmount(value) },
       type: ActivityType.TxFeeReward, data: '', value: formatAmount(value), timestamp: Number(b.timestamp),
-      status: ActivityStatus.Final, blockHeight: Number(b.num), txid: `fee-${b.num}`,
+      status: ActivityStatus.Final, blockHeight: Number(b.height), txid: `fee-${b.height}`,
     };
   }
 
-  /** Records newest first: pending, then the blocks from the tip down, then dropped ones. */
-  private *newestFirst(own: Map<string, WalletKey>): Generator<Activity> {
-    const pending = this.mempool.page(0, this.mempool.size);
-    for (let i = pending.length - 1; i >= 0; i--) {
-      const k = pending[i]!;
-      yield* this.recordsOf(k, own, ActivityStatus.Pending, 0n, Number(k.tx.timestamp));
-    }
-    for (let i = this.dropped.length - 1; i >= 0; i--) {
-      const d = this.dropped[i]!;
-      yield* this.recordsOf(d.k, own, ActivityStatus.Error, 0n, d.at);
-    }
-    for (let n = this.chain.height; n >= 1n; n--) {
-      const found = this.chain.getBlock(n);
-      if (!found) continue;
-      const b = found.block;
+  /** The final records of the own addresses' blocks, newest first, or all reversed (oldest first). */
+  private *finalRecords(own: Map<string, WalletKey>, newestFirst: boolean): Generator<Activity> {
+    const addresses = [...own.keys()].map((k) => Buffer.from(k, 'latin1'));
+    for (const b of indexedBlocks(this.chain.store, addresses, newestFirst)) {
+      const records: Activity[] = [];
       const fee = this.feeRecord(b, own);
-      if (fee) yield fee;
-      const txs = this.chain.blockTransactions(b);
-      for (let i = txs.length - 1; i >= 0; i--) yield* this.recordsOf(txs[i]!, own, ActivityStatus.Final, b.num, Number(b.timestamp));
+      if (fee) records.push(fee);
+      for (let i = b.txIds.length - 1; i >= 0; i--) {
+        const k = this.chain.getTransaction(b.txIds[i]!);
+        if (k) records.push(...this.recordsOf(k, own, ActivityStatus.Final, b.height, Number(b.timestamp)));
+      }
+      if (!newestFirst) records.reverse();
+      yield* records;
     }
   }
 
-  /** A page of records of the node's own addresses. */
+  /** Records not yet in a block: pending (newest first), then dropped ones (newest first). */
+  private unconfirmed(own: Map<string, WalletKey>): Activity[] {
+    const out: Activity[] = [];
+    const pending = this.mempool.page(0, this.mempool.size);
+    for (let i = pending.length - 1; i >= 0; i--) {
+      const k = pending[i]!;
+      out.push(...this.recordsOf(k, own, ActivityStatus.Pending, 0n, Number(k.tx.timestamp)));
+    }
+    for (let i = this.dropped.length - 1; i >= 0; i--) {
+      const d = this.dropped[i]!;
+      out.push(...this.recordsOf(d.k, own, ActivityStatus.Error, 0n, d.at));
+    }
+    return out;
+  }
+
+  /**
+   * A page of records of the node's own addresses: newest first (pending, dropped, then the blocks
+   * from the tip down), or that whole order reversed.
+   */
   query(q: ActivityQuery): Activity[] {
     const own = this.ownAddresses(q.key);
     const match = (a: Activity) => q.type === -1 || a.type === q.type;
-    if (q.descending) {
-      const out: Activity[] = [];
-      let skipped = 0;
-      for (const a of this.newestFirst(own)) {
-        if (!match(a)) continue;
-        if (skipped < q.fromIndex) {
-          skipped++;
-          continue;
-        }
-        if (out.length >= q.count) break;
-        out.push(a);
+    const unconfirmed = this.unconfirmed(own);
+    const records = q.descending ? concat(unconfirmed, this.finalRecords(own, true)) : concat(this.finalRecords(own, false), unconfirmed.reverse());
+    const out: Activity[] = [];
+    let skipped = 0;
+    for (const a of records) {
+      if (!match(a)) continue;
+      if (skipped < q.fromIndex) {
+        skipped++;
+        continue;
       }
-      return out;
+      if (out.length >= q.count) break;
+      out.push(a);
     }
-    const all = [...this.newestFirst(own)].filter(match).reverse();
-    return all.slice(q.fromIndex, q.fromIndex + q.count);
+    return out;
   }
+}
+
+function* concat<T>(...parts: Iterable<T>[]): Generator<T> {
+  for (const p of parts) yield* p;
 }
 
 /** Reward of a claim from its data (§8.10: varint blockNum first); 0 when unreadable. */

@@ -8,6 +8,7 @@ import { decodeBase58, encodeBase58, MAX_BASE58_TEXT_LENGTH } from './base58.js'
 import { sha3_512, sha3_512sqTrunc, sha512sqTrunc } from '../core/hash.js';
 import { assertBytes, concatBytes, describeType, equalBytes } from './bytes.js';
 import { AddressError } from './errors.js';
+import { INFINIMINE_ADDRESS } from './constants.js';
 
 export type AddressVersion = 0 | 1 | 2;
 
@@ -285,3 +286,10 @@ export const validateAddress = (text: string): boolean => parsesAsAddress(text, 
 
 /** Parses plain Base58 address text into an Address. @throws AddressError with the reason. */
 export const parseAddress = (text: string): Address => Address.fromText(text);
+
+let infiniMine: Uint8Array | undefined;
+/**
+ * The InfiniMine pseudo-address (§7.9) without checksum, the `pubKey` of the genesis transaction;
+ * nobody holds its key. Decoded on first use: this module loads before the WASM core is set up.
+ */
+export const infiniMineAddress = (): Uint8Array => (infiniMine ??= addressFromText(INFINIMINE_ADDRESS));

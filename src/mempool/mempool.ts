@@ -1,9 +1,10 @@
 /**
  * The pending pool: transactions admitted but not yet in a block, in arrival order (`txu`),
  * persisted in the `pending` sub-database (key = arrival sequence), which the pool alone writes,
- * so they survive a restart. Admission runs every rule of `chain/validate.ts`, checks balances net
- * of the pool's own pending spends, and verifies the signature (in the worker pool) before the
- * transaction is stored; a refusal is a `TxError` with its code (reshape-for-peers §3 P4).
+ * so they survive a restart. Admission runs every rule of `chain/validate.ts`, verifies the
+ * signature (in the worker pool), then the type's own checks (a mining claim's Argon2, also in the
+ * pool, only once the signature holds), and checks balances net of the pool's own pending spends
+ * before the transaction is stored; a refusal is a `TxError` with its code (reshape-for-peers §3 P4).
  *
  * The pool follows the chain (§3 P6): on `blockImported` it forgets what the block included and
  * re-checks the pending spends of the wallets the block touched; it emits `txAdmitted`, the
@@ -58,6 +59,9 @@ function batchWalletReader(chain: Chain): (address: Uint8Array) => WalletState {
     return w;
   };
 }
+
+/** A refusal as a `TxError` (anything unexpected is a rule break). */
+const asTxError = (err: unknown): TxError => (err instanceof TxError ? err : new TxError(TxErrorCode.Invalid, (err as Error).message));
 
 export interface MempoolDeps {
   chain: Chain;
@@ -206,7 +210,6 @@ export class Mempool {
     const tip = this.chain.height;
     // Senders repeat within a batch: each wallet is read once (committed state, before the await).
     const walletOf = batchWalletReader(this.chain);
-    const view = this.chain.view();
     for (let i = 0; i < batch.length; i++) {
       const k = batch[i]!;
       const id = latin1Key(k.id);
@@ -216,19 +219,41 @@ export class Mempool {
         if (this.chain.hasTransaction(k.id)) throw new TxError(TxErrorCode.AlreadyApplied, 'transaction is already applied');
         checkTransaction(k, tip, this.chain.extensions);
         const { publicKey, spends } = this.signerSpends(k, walletOf);
-        this.chain.extensions.txType(k.tx.type)?.validate(k.tx, view);
         this.inFlight.add(id);
         checked.push({ i, k, id, publicKey, spends });
       } catch (err) {
-        results[i] = err instanceof TxError ? err : new TxError(TxErrorCode.Invalid, (err as Error).message);
+        results[i] = asTxError(err);
       }
     }
     if (checked.length === 0) return results;
-    let valid: boolean[];
+    // The signature first (one RSA verification, in the pool); then the type's costly checks (a
+    // mining claim's Argon2, in the pool) only for what is signed; then its cheap rules.
+    const refused: (TxError | null)[] = new Array(checked.length).fill(null);
     try {
-      valid = await this.verify(checked.map((c) => ({ publicKey: c.publicKey, data: c.k.checksum, signature: c.k.tx.signature! })));
+      const valid = await this.verify(checked.map((c) => ({ publicKey: c.publicKey, data: c.k.checksum, signature: c.k.tx.signature! })));
+      const view = this.chain.view();
+      const prepared: Promise<void>[] = [];
+      checked.forEach((c, j) => {
+        if (!valid[j]) {
+          refused[j] = new TxError(TxErrorCode.BadSignature, 'signature does not verify');
+          return;
+        }
+        const costly = this.chain.extensions.prepare(c.k.tx, view);
+        if (costly) prepared.push(costly.catch((err: unknown) => void (refused[j] = asTxError(err))));
+      });
+      if (prepared.length > 0) await Promise.all(prepared);
     } finally {
       for (const c of checked) this.inFlight.delete(c.id);
+    }
+    const view = this.chain.view();
+    for (let j = 0; j < checked.length; j++) {
+      const c = checked[j]!;
+      if (refused[j]) continue;
+      try {
+        this.chain.extensions.txType(c.k.tx.type)?.validate(c.k.tx, view);
+      } catch (err) {
+        refused[j] = asTxError(err);
+      }
     }
     // Balances net of pending spends, checked after the await so concurrent batches see each other
     // (and a block committed meanwhile): read afresh.
@@ -237,8 +262,8 @@ export class Mempool {
     const admittedSources: AdmitSource[] = [];
     for (let j = 0; j < checked.length; j++) {
       const c = checked[j]!;
-      if (!valid[j]) {
-        results[c.i] = new TxError(TxErrorCode.BadSignature, 'signature does not verify');
+      if (refused[j]) {
+        results[c.i] = refused[j]!;
         continue;
       }
       if (this.entries.has(c.id)) {

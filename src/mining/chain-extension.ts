@@ -4,6 +4,13 @@
  * window, its PoW field still empty, one claim per block, Argon2 below argon2ExpirationBlockHeight,
  * the solution valid for the block's own difficulty and the claimant's address), and applying it
  * sets the block's PoW field and credits the reward to the solver.
+ *
+ * It also gives the mining difficulty every block must carry (src/mining/difficulty.ts; a reg
+ * network may fix it from block 2 on, `--mining-difficulty`).
+ *
+ * The Argon2 check (~2 MiB, a few ms) is the hook's `prepare`: it runs in the worker pool, after
+ * the mempool verified the claim's signature (so a forged claim costs one RSA verification, not an
+ * Argon2 hash) and before a block's transition; `validate` and `apply` read its remembered verdict.
  */
 import { blockChecksum, decodeBlock } from '../chain/block.js';
 import { TxError, TxErrorCode } from '../chain/errors.js';
@@ -14,11 +21,12 @@ import type { PowClaim } from '../core/pow.js';
 import { addressWithChecksum } from '../formats/address.js';
 import { concatBytes, equalBytes } from '../formats/bytes.js';
 import { binaryTransactionId, transactionChecksum } from '../codec/transaction.js';
-import { BLOCK_VERSION_V10 } from '../formats/constants.js';
+import { BLOCK_VERSION_V10, REDACTED_WINDOW } from '../formats/constants.js';
 import { latin1Key, u64Key } from '../state/keys.js';
 import { decodeClaimData, INFINIMINE, ClaimDataError } from './claim.js';
 import { lowestClaimable } from './index.js';
-import { POW_FIELD_DB, powFieldOf, setPowField } from './pow-field.js';
+import { countSolved, POW_FIELD_DB, powFieldOf, recordSolvedIn, setPowField, SOLVED_IN_DB, solvedIn } from './pow-field.js';
+import { HASHRATE_BLOCKS, MIN_MINING_DIFFICULTY, nextMiningDifficulty } from './difficulty.js';
 import { ARGON2_EXPIRATION_BLOCK_HEIGHT, miningReward } from './reward.js';
 
 /** Claim verdicts remembered (a claim is checked on admission and again in its block). */
@@ -29,8 +37,29 @@ const rule = (message: string): never => {
 };
 
 export interface MiningExtensionDeps {
-  /** Argon2id verification of a claim (core `powVerify`; a fake in unit tests). */
+  /**
+   * Argon2id verification on the calling thread (core `powVerify`; a fake in unit tests): only for
+   * a claim whose verdict `prepare` did not leave (a pool that failed, a verdict evicted).
+   */
   verify(claim: PowClaim): boolean;
+  /** The same verification in the worker pool (`pool.verifyPow`), used by `prepare`; absent: `verify`. */
+  verifyInPool?(claims: readonly PowClaim[]): Promise<boolean[]>;
+  /**
+   * reg only (`--mining-difficulty`): the difficulty of every block from block 2 on, instead of the
+   * reference's computation; every node of the network must be given the same value.
+   */
+  fixedDifficulty?: bigint;
+}
+
+/** The difficulty the block at `view.height` must carry (reference `calculateDifficulty_v4`). */
+export function miningDifficultyAt(view: TxView): bigint {
+  const tip = view.height - 1n;
+  const tipBlock = tip >= 1n ? storedBlock(view, tip) : null;
+  if (!tipBlock) return MIN_MINING_DIFFICULTY;
+  const from = tip > BigInt(REDACTED_WINDOW) ? tip - BigInt(REDACTED_WINDOW) + 1n : 1n;
+  const recentlySolved: bigint[] = [];
+  for (let n = tip; n > tip - BigInt(HASHRATE_BLOCKS) && n >= 1n; n--) recentlySolved.push(...solvedIn(view.store, n));
+  return nextMiningDifficulty({ tip, tipDifficulty: tipBlock.difficulty, solved: countSolved(view.store, from, tip), recentlySolved });
 }
 
 /** A block's checksum, version and difficulty read from the store. */
@@ -48,10 +77,11 @@ export interface CheckedClaim {
 }
 
 /**
- * The rules of §11.3 for a claim entering block `view.height` (tip = height − 1).
+ * The rules of §11.3 for a claim entering block `view.height` (tip = height − 1), but for the
+ * proof of work itself: what to verify for it.
  * @throws TxError TX_TYPE_RULE naming the broken rule.
  */
-export function checkClaim(tx: Transaction, view: TxView, verify: (c: PowClaim) => boolean, claimedInBlock?: Set<string>): CheckedClaim {
+function claimTarget(tx: Transaction, view: TxView, claimedInBlock?: Set<string>): CheckedClaim & { pow: PowClaim } {
   if (tx.outputs.length !== 1) rule(`a mining claim has exactly one output (to InfiniMine), got ${tx.outputs.length}`);
   const out = tx.outputs[0]!;
   if (!equalBytes(out.address, INFINIMINE)) rule('a mining claim pays its one output to the InfiniMine address');
@@ -73,35 +103,70 @@ export function checkClaim(tx: Transaction, view: TxView, verify: (c: PowClaim) 
   if (!solver) rule('a mining claim names no solver (pubKey)');
   const target = storedBlock(view, data.blockNum)!;
   const solverAddress = target.version >= BLOCK_VERSION_V10 ? solver! : addressWithChecksum(solver!);
+  const pow = { blockChecksum: target.checksum, solverAddress, nonce: data.nonce, difficulty: target.difficulty, blockVersion: target.version };
+  return { blockNum: data.blockNum, solver: solver!, pow };
+}
+
+/**
+ * The rules of §11.3 for a claim entering block `view.height` (tip = height − 1).
+ * @throws TxError TX_TYPE_RULE naming the broken rule.
+ */
+export function checkClaim(tx: Transaction, view: TxView, verify: (c: PowClaim) => boolean, claimedInBlock?: Set<string>): CheckedClaim {
+  const { blockNum, solver, pow } = claimTarget(tx, view, claimedInBlock);
   let ok = false;
   try {
-    ok = verify({ blockChecksum: target.checksum, solverAddress, nonce: data.nonce, difficulty: target.difficulty, blockVersion: target.version });
+    ok = verify(pow);
   } catch {
     ok = false;
   }
-  if (!ok) rule(`the nonce does not solve block ${data.blockNum} at its difficulty ${target.difficulty} for its solver`);
-  return { blockNum: data.blockNum, solver: solver! };
+  if (!ok) rule(`the nonce does not solve block ${blockNum} at its difficulty ${pow.difficulty} for its solver`);
+  return { blockNum, solver };
 }
 
 export function createMiningExtension(deps: MiningExtensionDeps): ChainExtension {
-  // One Argon2 verification per claim (mempool admission, then validate and apply in a block):
-  // the verdict depends only on the claim and its stored target block.
+  // One Argon2 verification per claim (prepared on admission, then read by validate and by apply
+  // in a block): the verdict depends only on the claim and its stored target block.
   const verdicts = new Map<string, boolean>();
+  const keyOf = (c: PowClaim): string => latin1Key(concatBytes(c.blockChecksum, c.solverAddress, c.nonce));
+  const remember = (key: string, v: boolean): void => {
+    if (verdicts.size >= MAX_VERDICTS) verdicts.delete(verdicts.keys().next().value!);
+    verdicts.set(key, v);
+  };
   const verify = (c: PowClaim): boolean => {
-    const key = latin1Key(concatBytes(c.blockChecksum, c.solverAddress, c.nonce));
+    const key = keyOf(c);
     let v = verdicts.get(key);
-    if (v === undefined) {
-      v = deps.verify(c);
-      if (verdicts.size >= MAX_VERDICTS) verdicts.delete(verdicts.keys().next().value!);
-      verdicts.set(key, v);
-    }
+    if (v === undefined) remember(key, (v = deps.verify(c)));
     return v;
   };
+  const inPool = deps.verifyInPool;
   return {
     name: 'mining',
-    subDatabases: [POW_FIELD_DB],
+    subDatabases: [POW_FIELD_DB, SOLVED_IN_DB],
+    miningDifficulty: (view) => (deps.fixedDifficulty !== undefined && view.height >= 2n ? deps.fixedDifficulty : miningDifficultyAt(view)),
+    onBlock(block) {
+      const solved = block.local<bigint[]>('mining.solvedDifficulties', () => []);
+      if (solved.length > 0) recordSolvedIn(block.store, block.height, solved);
+    },
     txTypes: {
       1: {
+        async prepare(tx, view) {
+          if (!inPool) return;
+          let pow: PowClaim;
+          try {
+            pow = claimTarget(tx, view).pow;
+          } catch {
+            return; // a broken rule: `validate` names it, no hashing needed
+          }
+          const key = keyOf(pow);
+          if (verdicts.has(key)) return;
+          let ok: boolean[];
+          try {
+            ok = await inPool([pow]);
+          } catch (err) {
+            throw new TxError(TxErrorCode.TypeRule, `the claim's proof of work cannot be checked now (${(err as Error).message}); submit it again later`);
+          }
+          remember(key, ok[0] === true);
+        },
         validate(tx, view) {
           checkClaim(tx, view, verify);
         },
@@ -109,6 +174,7 @@ export function createMiningExtension(deps: MiningExtensionDeps): ChainExtension
           const claimed = block.local('mining.claimed', () => new Set<string>());
           const c = checkClaim(tx, block, verify, claimed);
           claimed.add(String(c.blockNum));
+          block.local<bigint[]>('mining.solvedDifficulties', () => []).push(storedBlock(block, c.blockNum)!.difficulty);
           setPowField(block.store, c.blockNum, binaryTransactionId(tx, transactionChecksum(tx, block.network)));
           block.mint(c.solver, miningReward(c.blockNum));
         },

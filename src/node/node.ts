@@ -32,6 +32,7 @@ import { Miner } from '../mining/miner.js';
 import { buildClaim } from '../mining/claim.js';
 import { powVerify } from '../core/pow.js';
 import { ActivityIndex } from '../explorer/activity.js';
+import { createAddressIndex, syncAddressIndex } from '../explorer/address-index.js';
 import type { NodeOptions } from './options.js';
 import type { NetworkMetricsSnapshot } from '../metrics/metrics.js';
 
@@ -73,9 +74,14 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       scale: { nameMonthBlocks: opts.names.monthBlocks, nameGraceBlocks: opts.names.graceBlocks },
       log: log.child({ module: 'names' }),
     });
-    const mining = createMiningExtension({ verify: (c) => powVerify(c) });
-    const extensions = new ChainExtensions([names.extension, mining]).declareIn(store);
+    // Claims' Argon2 checks run in the pool; the in-thread check is the fallback for a missing verdict.
+    const mining = createMiningExtension({
+      verify: (c) => powVerify(c),
+      verifyInPool: (claims) => pool.verifyPow(claims),
+      ...(opts.mining?.difficulty !== undefined && opts.network === 'reg' ? { fixedDifficulty: opts.mining.difficulty } : {}),
+    });
     const wallet = await NodeWallet.open(opts.dataDir, opts.walletPassword);
+    const extensions = new ChainExtensions([names.extension, mining, createAddressIndex(wallet)]).declareIn(store);
     let mempool: Mempool | undefined;
     const chain = new Chain({
       store,
@@ -89,6 +95,9 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       isVerified: (id) => mempool?.has(id) === true,
       ...(opts.chain.genesis?.superBlockPeriod !== undefined ? { superBlockPeriod: opts.chain.genesis.superBlockPeriod } : {}),
     });
+    // Wallet addresses the index has not followed yet (an older store, a new key) are indexed now.
+    const indexed = await syncAddressIndex(chain, wallet);
+    if (indexed > 0 && chain.height > 0n) nodeLog.info({ addresses: indexed, blocks: Number(chain.height) }, 'wallet addresses indexed from the stored blocks');
     mempool = new Mempool({ chain, verify: (items) => pool.verifyRsa(items), events, log: log.child({ module: 'mempool' }) });
     const pendingPool = mempool;
     cleanup.unshift(() => pendingPool.close());
@@ -140,7 +149,6 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         : {}),
       opts: {
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds, genesisBalance: opts.chain.genesisBalance, genesis: opts.chain.genesis,
-        ...(opts.mining?.difficulty !== undefined && opts.network === 'reg' ? { miningDifficulty: opts.mining.difficulty } : {}),
       },
     });
     acceptance ??= consensus.acceptance;

@@ -85,6 +85,16 @@ export class NodeWallet {
     return this.keys[0]!;
   }
 
+  /** How many addresses the wallet holds (primary and derived, over every key); it only grows. */
+  addressCount(): number {
+    return this.keys.reduce((n, k) => n + 1 + k.stored.nonces.length, 0);
+  }
+
+  /** Every address of every key (`addressNoChecksum`). */
+  allAddresses(): Uint8Array[] {
+    return this.keys.flatMap((k) => k.addresses().map((a) => a.address));
+  }
+
   /** The key whose primary address is `text` (the `wallet` / `primaryAddress` parameters). */
   byPrimaryText(text: string): WalletKey | undefined {
     return this.keys.find((k) => k.primaryText === text);

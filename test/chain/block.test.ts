@@ -61,6 +61,9 @@ describe('block codec', () => {
     const back = decodeBlock(encodeBlock(superBlock).bytes).block;
     expect(back.superBlock).toEqual(superBlock.superBlock);
     expect(back.signerBits).toBe(superBlock.signerBits);
+    // Stored blocks come back from LMDB as Buffers, possibly views of a larger shared buffer.
+    const shared = Buffer.concat([Buffer.alloc(13, 0xab), Buffer.from(encodeBlock(one).bytes)]).subarray(13);
+    expect(decodeBlock(shared).block.signerBits).toBe(0x39ffffffffffffffn);
   });
 
   it('reads row 9 by the network\'s superblock period', () => {

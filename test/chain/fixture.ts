@@ -8,7 +8,7 @@ import { verifySignature } from '../../src/formats/rsa.js';
 import { Chain, type SignatureVerifier } from '../../src/chain/chain.js';
 import { ChainExtensions, type ChainExtension } from '../../src/chain/extensions.js';
 import type { TxError } from '../../src/chain/errors.js';
-import { REG_MINING_DIFFICULTY, REG_SIGNER_BITS } from '../../src/chain/constants.js';
+import { REG_SIGNER_BITS } from '../../src/chain/constants.js';
 import type { KnownTx } from '../../src/chain/tx-codec.js';
 import { systemClock } from '../../src/clock.js';
 import { sha3_512sq } from '../../src/core/hash.js';
@@ -55,14 +55,14 @@ export interface TestChain {
   close(): Promise<void>;
 }
 
-/** Extensions, or a function building them over the chain's store (the name system needs it). */
-export type TestExtensions = ChainExtension[] | ((store: Store) => ChainExtension[]);
+/** Extensions, or a function building them over the chain's store and wallet (the name system, the address index). */
+export type TestExtensions = ChainExtension[] | ((store: Store, wallet: NodeWallet) => ChainExtension[]);
 
 export async function openTestChain(extensions: TestExtensions = [], dataDir?: string, opts: { genesis?: boolean } = {}): Promise<TestChain> {
   const dir = dataDir ?? (await newDataDir()).dataDir;
   const store = openStore(dir);
-  const exts = new ChainExtensions(typeof extensions === 'function' ? extensions(store) : extensions).declareIn(store);
   const wallet = await NodeWallet.open(dir);
+  const exts = new ChainExtensions(typeof extensions === 'function' ? extensions(store, wallet) : extensions).declareIn(store);
   const events = createNodeEvents(silentLog);
   let mempool: Mempool | undefined;
   const chain = new Chain({
@@ -128,7 +128,6 @@ export async function commitBlock(t: TestChain, candidates: KnownTx[]): Promise<
     candidates,
     timestamp: BigInt(Math.floor(Date.now() / 1000)),
     proposer: t.signer.address,
-    difficulty: REG_MINING_DIFFICULTY,
     signerBits: REG_SIGNER_BITS,
   });
   produced.block.signatures = [{ signer: t.signer.address, powSolution: null, signature: await t.signer.sign(sha3_512sq(produced.checksum)) }];

@@ -16,6 +16,10 @@ import { DEVNET_MIN_SIGNER_DIFFICULTY, prepareDevnet } from '../../src/cli/devne
 import { genesisFromArgs } from '../../src/cli/network-setup.js';
 import { toNodeOptions, resolveConfig, parseArgs } from '../../src/config/load.js';
 import { silentLog } from '../chain/fixture.js';
+import { toStringForm } from '../../src/chain/tx-json.js';
+import { INFINIMINE_ADDRESS } from '../../src/formats/constants.js';
+import { verifySignature } from '../../src/formats/rsa.js';
+import { NodeWallet } from '../../src/wallet/wallet.js';
 import { newDataDir } from '../e2e/harness.js';
 
 const run = promisify(execFile);
@@ -31,6 +35,11 @@ describe('genesis file', () => {
     expect(r.spec).toMatchObject({ name: 'lab', network: 'reg', timestamp: 1764000000n, blockIntervalSeconds: 0.5 });
     expect(r.spec.allocations[0]!.amount).toBe(100_050_000_000n);
     expect(genesisFromJson(JSON.parse(JSON.stringify(genesisToJson(r.spec))))).toEqual(r.spec);
+    const signed = { ...r.spec, signature: Uint8Array.of(1, 2, 0xff) };
+    expect(genesisToJson(signed).signature).toBe('0102ff');
+    expect(genesisFromJson(JSON.parse(JSON.stringify(genesisToJson(signed))))).toEqual(signed);
+    expect(() => genesisFromJson({ ...genesisToJson(r.spec), signature: 'xyz' })).toThrow(/"signature" must be lowercase hex/);
+    expect(() => genesisFromJson({ ...genesisToJson(r.spec), signature: 'ab'.repeat(1025) })).toThrow(/"signature" must be lowercase hex of 1 to 1024 bytes/);
   });
 
   it('reward maturity and superblock period: absent by default (960 and 1000), settable by init, round-tripping in the file', () => {
@@ -59,6 +68,7 @@ describe('genesis file', () => {
     [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--block-interval', '0'], /blockIntervalSeconds/],
     [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--network', 'moon'], /"network" must be one of main, test, reg/],
     [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--bogus'], /Unknown option/],
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--wallet-password', 'p'], /--wallet-password belongs to --sign-with/],
   ])('refuses %j', (argv, message) => {
     expect(() => genesisFromArgs(argv as string[])).toThrow(message);
   });
@@ -80,8 +90,12 @@ describe('genesis file', () => {
     const { dataDir: dirA, address: addressA } = await newDataDir();
     const file = join(tmp, 'genesis.json');
     const b = addressB.trim();
-    await run(process.execPath, [CLI, 'init', '--out', file, '--fund', `${addressA}=500`, '--fund', `${b}=250.25`, '--master', addressA, '--master', b]);
-    expect(JSON.parse(readFileSync(file, 'utf8')).masters).toEqual([addressA, b]);
+    // The creator (A) signs the genesis transaction; the signature travels in the file.
+    await run(process.execPath, [CLI, 'init', '--out', file, '--fund', `${addressA}=500`, '--fund', `${b}=250.25`, '--master', addressA, '--master', b, '--sign-with', dirA]);
+    const written = JSON.parse(readFileSync(file, 'utf8'));
+    expect(written.masters).toEqual([addressA, b]);
+    expect(written.signature).toMatch(/^[0-9a-f]{1024}$/);
+    const keyA = (await NodeWallet.open(dirA)).primary.publicKey;
 
     const blocks: string[] = [];
     for (const dir of [dirA, dirB]) {
@@ -94,6 +108,10 @@ describe('genesis file', () => {
       blocks.push(Buffer.from(one.bytes).toString('hex'));
       expect(one.block.signatures).toEqual([]);
       expect(chain.supply()).toBe(75_025_000_000n);
+      // The reference's genesis shape: pubKey InfiniMine, from {"1": total}, the creator's signature.
+      const [genesis] = chain.blockTransactions(one.block);
+      expect(toStringForm(genesis!)).toMatchObject({ type: '3', pubKey: INFINIMINE_ADDRESS, from: { '1': '750.25000000' }, fee: '0.00000000', signature: written.signature });
+      expect(verifySignature(keyA, genesis!.checksum, genesis!.tx.signature!)).toBe(true);
       await node.close();
     }
     expect(blocks[0]).toBe(blocks[1]);

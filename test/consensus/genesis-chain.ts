@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { Chain, type ImportResult } from '../../src/chain/chain.js';
 import { ChainExtensions } from '../../src/chain/extensions.js';
+import { createAddressIndex } from '../../src/explorer/address-index.js';
 import type { GenesisSpec } from '../../src/chain/genesis.js';
 import type { KnownTx } from '../../src/chain/tx-codec.js';
 import { systemClock } from '../../src/clock.js';
@@ -57,8 +58,9 @@ export async function testGenesis(opts: { rewardMaturity?: bigint; superBlockPer
 export async function openGenesisChain(genesis: GenesisSpec, build = true): Promise<GenesisChain> {
   const { dataDir } = await newDataDir();
   const store = openStore(dataDir);
-  const extensions = new ChainExtensions([]).declareIn(store);
   const wallet = await NodeWallet.open(dataDir);
+  // The wallet's activity index, as createNode builds it (activity reads it).
+  const extensions = new ChainExtensions([createAddressIndex(wallet)]).declareIn(store);
   const events = createNodeEvents(silentLog);
   let mempool: Mempool | undefined;
   const chain = new Chain({

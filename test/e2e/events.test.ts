@@ -73,7 +73,7 @@ describe('ws /events', () => {
     expect(block.data.source).toBe('local');
     expect(block.data.transactions).toBeGreaterThanOrEqual(1);
     const stored = await node.call('getBlock', { num: block.data.num });
-    expect(stored.TxIDs).toContain(tx.id);
+    expect(JSON.parse(stored['TX IDs'])).toContain(tx.id);
     expect(block.data.checksum).toBe(stored['Block Checksum']);
 
     // Unsubscribing from blocks: only transaction events arrive afterwards.

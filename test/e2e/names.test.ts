@@ -26,7 +26,7 @@ async function balanceAt(): Promise<{ height: number; balance: bigint }> {
 async function signerEarnings(from: number, to: number): Promise<bigint> {
   let sum = 0n;
   for (let num = from + 1; num <= to; num++) {
-    const fee = parseAmount((await node.call('getBlock', { num }))['Total Fee']);
+    const fee = parseAmount((await node.call('getBlock', { num }))['Total fees']);
     sum += fee - (fee * BigInt(FOUNDATION_FEE_PERCENT)) / 100n;
   }
   return sum;

@@ -35,7 +35,7 @@ async function checkConsistent(n: NodeProcess, accepted: string[]): Promise<numb
   for (let num = height; num >= 1; num--) {
     const b = await n.call('getBlock', { num });
     if (next) expect(next['Last Block Checksum']).toBe(b['Block Checksum']);
-    for (const id of b.TxIDs as string[]) inBlocks.add(id);
+    for (const id of JSON.parse(b['TX IDs']) as string[]) inBlocks.add(id);
     next = b;
   }
   for (const [id, tx] of Object.entries(applied)) {

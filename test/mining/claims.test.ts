@@ -23,6 +23,7 @@ import { Address } from '../../src/formats/address.js';
 
 const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
 import { ActivityIndex } from '../../src/explorer/activity.js';
+import { createAddressIndex } from '../../src/explorer/address-index.js';
 import { admitReasons, commitBlock, openTestChain, type TestChain } from '../chain/fixture.js';
 
 const fakeVerify = (c: PowClaim): boolean => c.nonce[0] === 0x42;
@@ -69,7 +70,7 @@ describe('claims on a chain (mining chain extension)', () => {
   let t: TestChain;
   let mining: Mining;
   beforeEach(async () => {
-    t = await openTestChain([createMiningExtension({ verify: fakeVerify })]);
+    t = await openTestChain((_, wallet) => [createMiningExtension({ verify: fakeVerify }), createAddressIndex(wallet)]);
     mining = new Mining(t.chain, (a) => t.wallet.keys.some((k) => k.nonceOf(a) !== null), t.events, systemClock);
     await commitBlock(t, []);
     await commitBlock(t, []);
@@ -143,6 +144,85 @@ describe('claims on a chain (mining chain extension)', () => {
       expect(await admitReasons(real, [k])).toEqual([expect.stringMatching(/^the nonce does not solve block 1/)]);
     } finally {
       await real.close();
+    }
+  });
+});
+
+describe('forged claims cost no Argon2 on the event loop (signature first, proof of work in the pool)', () => {
+  let t: TestChain;
+  let inThread = 0;
+  let inPool = 0;
+  beforeEach(async () => {
+    inThread = 0;
+    inPool = 0;
+    t = await openTestChain([
+      createMiningExtension({
+        verify: (c) => {
+          inThread++;
+          return fakeVerify(c);
+        },
+        verifyInPool: async (claims) => {
+          inPool += claims.length;
+          return claims.map(fakeVerify);
+        },
+      }),
+    ]);
+    await commitBlock(t, []);
+    await commitBlock(t, []);
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+  const claim = (blockNum: bigint, nonce: Uint8Array) => buildClaim(t.chain, 'reg', t.wallet.primary, { blockNum, nonce }, Date.now());
+  /** Copies of a claim with another transaction nonce (a distinct id) and a garbage signature. */
+  const forged = (k: KnownTx, n: number): KnownTx[] =>
+    Array.from({ length: n }, (_, i) => knownTx({ ...k.tx, nonce: i + 1, signature: new Uint8Array(512).fill(i % 251) }, 'reg'));
+
+  it('1000 forged claims (bad signature, bad nonce) are refused for their signature; no Argon2 check runs', async () => {
+    const reasons = await admitReasons(t, forged(claim(2n, BAD), 1000));
+    expect(new Set(reasons)).toEqual(new Set(['signature does not verify']));
+    expect(inThread).toBe(0);
+    expect(inPool).toBe(0);
+    expect(t.mempool.size).toBe(0);
+  });
+
+  it('a signed claim is checked in the pool, once: admission, validate and its block read the verdict', async () => {
+    expect(await admitReasons(t, [claim(2n, BAD)])).toEqual([expect.stringMatching(/^the nonce does not solve block 2/)]);
+    expect([inPool, inThread]).toEqual([1, 0]);
+    const good = claim(2n, GOOD);
+    expect(await admitReasons(t, [good])).toEqual([null]);
+    expect([inPool, inThread]).toEqual([2, 0]);
+    const { applied } = await commitBlock(t, [good]);
+    expect(applied.map((k) => k.textId)).toEqual([good.textId]);
+    expect([inPool, inThread]).toEqual([2, 0]);
+  });
+
+  it('a claim that reaches a block without the pool (a peer\'s block) is checked in the worker pool before the transition', async () => {
+    const direct = claim(1n, Uint8Array.of(0x42, 5));
+    const { applied } = await commitBlock(t, [direct]);
+    expect(applied.map((k) => k.textId)).toEqual([direct.textId]);
+    expect([inPool, inThread]).toEqual([1, 0]);
+  });
+
+  it('a pool that cannot take the check refuses the claim for now (no Argon2 in the thread)', async () => {
+    const busy = await openTestChain([
+      createMiningExtension({
+        verify: (c) => {
+          inThread++;
+          return fakeVerify(c);
+        },
+        verifyInPool: async () => {
+          throw new Error('PoW queue full');
+        },
+      }),
+    ]);
+    try {
+      await commitBlock(busy, []);
+      const k = buildClaim(busy.chain, 'reg', busy.wallet.primary, { blockNum: 1n, nonce: GOOD }, Date.now());
+      expect(await admitReasons(busy, [k])).toEqual(["the claim's proof of work cannot be checked now (PoW queue full); submit it again later"]);
+      expect(inThread).toBe(0);
+    } finally {
+      await busy.close();
     }
   });
 });

@@ -1,10 +1,10 @@
 /**
- * The reference's block dictionary (reference-client-methods.md `getblock`, `getfullblock`):
- * string values, keys in the reference order, `"null"` for an absent hash, `Signatures` and
- * `TX IDs` as JSON-encoded strings; then the members this node's own clients read (`PIT Checksum`,
- * `Signer Addresses`, `Total Fee`, `Transaction Count`, `TxIDs`).
+ * The reference's block dictionary (reference-client-methods.md `getblock`, `getfullblock`;
+ * Ixian-DLT `APIServer.blockToJsonDictionary`): exactly its keys, in its order, every value a
+ * string — `"null"` for an absent hash, `Signatures` and `TX IDs` as JSON-encoded strings, booleans
+ * as .NET prints them (`"False"`), `Signer Bits` as the hex of its 8 little-endian bytes.
  */
-import type { Block } from '../../chain/block.js';
+import { u64le, type Block } from '../../chain/block.js';
 import type { Chain } from '../../chain/chain.js';
 import { decodeBinaryTransactionId, transactionId } from '../../codec/transaction.js';
 import { parseBlockSignature } from '../../consensus/block-signatures.js';
@@ -14,7 +14,8 @@ import { signerPowDifficulty, signerPowSolutionHash } from '../../consensus/sign
 import { addressToText } from '../../formats/address.js';
 import { formatAmount } from '../../formats/amount.js';
 import { concatBytes, toHex } from '../../formats/bytes.js';
-import { BLOCK_INTERVAL_SECONDS, TransactionType } from '../../formats/constants.js';
+import { TransactionType } from '../../formats/constants.js';
+import { hashrateOf } from '../../mining/difficulty.js';
 import { powFieldOf } from '../../mining/pow-field.js';
 
 /** Text id of a binary id (§8.7): prefix 0 marks a staking reward. */
@@ -26,16 +27,6 @@ export function textId(binary: Uint8Array): string {
 
 /** Hex of a hash, `"null"` when absent (the reference prints null hashes so). */
 export const hexOrNullText = (b: Uint8Array | null | undefined): string => (b && b.length ? toHex(b) : 'null');
-
-/**
- * Hashes per second the network needs to solve a block of this difficulty once per block interval:
- * a hash passes with probability (ceil80 + 1) / 2^80, ceil80 the top 80 bits of the ceiling
- * (`00 00 ~difficulty`, reference-formats §11.2).
- */
-export function hashrateOf(difficulty: bigint): bigint {
-  const ceil80 = ~difficulty & 0xffff_ffff_ffff_ffffn;
-  return (1n << 80n) / (ceil80 + 1n) / BigInt(BLOCK_INTERVAL_SECONDS);
-}
 
 /** Difficulty (raw) of one stored signature: its solution's (§12), 1 coin without one, 0 when unreadable. */
 function signatureDifficultyOf(chain: Chain, sig: Block['signatures'][number]): bigint {
@@ -65,7 +56,7 @@ export interface BlockDictDeps {
   requiredSignatures(b: Block): number;
 }
 
-/** The reference's `getblock` dictionary (string values) and this node's own members after it. */
+/** The reference's `getblock` dictionary: string values only. */
 export interface BlockDictionary {
   'Block Number': string;
   Version: string;
@@ -95,11 +86,6 @@ export interface BlockDictionary {
   'TX IDs': string;
   'Last Superblock': string;
   'Last Superblock checksum': string;
-  'PIT Checksum': string;
-  'Signer Addresses': string[];
-  'Total Fee': string;
-  'Transaction Count': number;
-  TxIDs: string[];
 }
 
 /** Checksum of a block's own signatures (signer ‖ signature of each, in order), as the freeze uses it (§5.4). */
@@ -118,7 +104,7 @@ function requiredSignerDifficultyOf(chain: Chain, b: Block): bigint {
   }
 }
 
-/** The dictionary of a stored block, the reference's members first. */
+/** The dictionary of a stored block. */
 export function blockDictionary(deps: BlockDictDeps, b: Block, checksum: Uint8Array): BlockDictionary {
   const { chain } = deps;
   const txs = chain.blockTransactions(b);
@@ -140,7 +126,7 @@ export function blockDictionary(deps: BlockDictDeps, b: Block, checksum: Uint8Ar
     Timestamp: b.timestamp.toString(),
     Difficulty: b.difficulty.toString(),
     Hashrate: hashrateOf(b.difficulty).toString(),
-    'Compacted Sigs': String(b.signatures.some((s) => s.signature === null)),
+    'Compacted Sigs': b.signatures.some((s) => s.signature === null) ? 'True' : 'False',
     'Signature count': String(b.signatures.length),
     'Required Signature count': String(deps.requiredSignatures(b)),
     'Total Signer Difficulty': formatAmount(totalSignerDifficulty),
@@ -150,15 +136,9 @@ export function blockDictionary(deps: BlockDictDeps, b: Block, checksum: Uint8Ar
     'Total fees': formatAmount(b.totalFee),
     Signatures: JSON.stringify(signatures),
     'Sig Checksum': hexOrNullText(signaturesChecksum(b)),
-    'Signer Bits': b.signerBits === undefined ? '0' : b.signerBits.toString(),
+    'Signer Bits': toHex(u64le(b.signerBits ?? 0n)),
     'TX IDs': JSON.stringify(ids),
     'Last Superblock': b.superBlock ? b.superBlock.lastSuperBlockNum.toString() : '0',
     'Last Superblock checksum': hexOrNullText(b.superBlock?.lastSuperBlockChecksum),
-    // This node's members (its own tests and tools read them).
-    'PIT Checksum': hexOrNullText(b.pitRoot),
-    'Signer Addresses': b.signatures.map(signerText),
-    'Total Fee': formatAmount(b.totalFee),
-    'Transaction Count': b.txIds.length,
-    TxIDs: ids,
   };
 }
