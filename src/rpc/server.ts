@@ -191,7 +191,7 @@ export class RpcServer<Ctx = unknown> {
     return {
       needsRemoteAddress: this.access.restricted,
       head: (req) => this.judgeHead(req),
-      handle: (req, body) => this.handle(req, body),
+      handle: (req, body, gone) => this.handle(req, body, gone),
       tooLarge: (max) => ({
         status: 413,
         body: errorBody({ code: RpcCode.InvalidRequest, message: `Request body exceeds the limit of ${max} bytes (--max-body-bytes)` }, null),
@@ -225,7 +225,7 @@ export class RpcServer<Ctx = unknown> {
     return undefined;
   }
 
-  private handle(req: HttpRequestHead, body: Buffer | null): RpcReply | Promise<HttpReply> {
+  private handle(req: HttpRequestHead, body: Buffer | null, gone: () => boolean): RpcReply | Promise<HttpReply> {
     if (req.method === 'GET' && req.path === '/metrics' && this.opts.serveMetrics && this.opts.metrics) {
       const metrics = this.opts.metrics;
       return metrics.render().then(
@@ -249,7 +249,7 @@ export class RpcServer<Ctx = unknown> {
     if (call.method.length === 0) {
       return rpcErrorReply(new RpcError(RpcCode.InvalidRequest, 'Invalid request: name the operation in the path (GET /status) or the body ("method")'), call.id);
     }
-    return this.dispatcher.dispatch(call);
+    return this.dispatcher.dispatch(call, gone);
   }
 }
 

@@ -176,7 +176,7 @@ export class UwsTransport implements WsCapableTransport {
   }
 
   private answer(res: UWS.HttpResponse, state: RequestState, finish: () => void, head: HttpRequestHead, body: Buffer | null): void {
-    const reply = this.opts.handler.handle(head, body);
+    const reply = this.opts.handler.handle(head, body, () => state.aborted);
     if (reply instanceof Promise) {
       reply.then(
         (r) => this.send(res, state, finish, r),
