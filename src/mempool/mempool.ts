@@ -385,15 +385,31 @@ export class Mempool {
   /**
    * A block was imported: forget what it included, then re-check the pending spends of every
    * address it touched against the new balances, in arrival order; what no longer fits leaves.
+   * Touched are the outputs and every input source of every transaction of the block, not only of
+   * those this pool held: a peer's block spends from wallets whose other payments wait here.
    */
   private onBlockImported(txs: readonly KnownTx[]): void {
     const included = this.forget(txs);
-    const touched = new Set<string>();
-    for (const k of txs) for (const o of k.tx.outputs) touched.add(latin1Key(o.address));
-    for (const e of included) for (const a of e.spends.keys()) touched.add(a);
     const uncovered: KnownTx[] = [];
-    if (touched.size > 0 && this.entries.size > 0) {
+    if (this.entries.size > 0) {
       const balanceOf = batchWalletReader(this.chain);
+      const touched = new Set<string>();
+      for (const k of txs) for (const o of k.tx.outputs) touched.add(latin1Key(o.address));
+      // The pool knew the sources of what it held; the others' are resolved (the block applied
+      // them, so their signers resolve against the state it left).
+      const known = new Set<string>();
+      for (const e of included) {
+        known.add(latin1Key(e.k.id));
+        for (const a of e.spends.keys()) touched.add(a);
+      }
+      for (const k of txs) {
+        if (k.tx.inputs.length === 0 || known.has(latin1Key(k.id))) continue;
+        try {
+          for (const s of inputSources(k.tx, resolveSigner(k.tx, balanceOf).primary)) touched.add(latin1Key(s.address));
+        } catch {
+          // A block transaction without an ordinary signer (a reward) withdraws from no wallet here.
+        }
+      }
       const left = new Map<string, bigint>();
       for (const e of this.entries.values()) {
         let fits = true;
