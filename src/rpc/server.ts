@@ -17,7 +17,7 @@ import { AccessControl, isLoopbackHost, type AuthOptions } from './auth.js';
 import { Dispatcher, rpcErrorReply, type RpcReply } from './dispatch.js';
 import { EnvelopeError, errorBody, operationFromPath, requestFromBody, requestFromQuery, type RpcRequest } from './envelope.js';
 import { NodeHttpTransport } from './transport-http.js';
-import { loadUws, UwsTransport } from './transport-uws.js';
+import { loadUws, UWS_FRAMING_DEFECTS, UwsTransport } from './transport-uws.js';
 import { RpcCode, RpcError, type MethodDef } from './types.js';
 import type { HttpHandler, HttpReply, HttpRequestHead, TransportName, WsCapableTransport, WsRouteHandler } from './transport-api.js';
 import type { Logger } from '../log/logger.js';
@@ -101,6 +101,13 @@ export class RpcServer<Ctx = unknown> {
     if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw new ServerConfigError(`maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
     this.dispatcher = new Dispatcher({ methods: opts.methods, context: opts.context, log: opts.log, observe: opts.metrics?.observeCall });
     this.transport = this.createTransport(opts.transport ?? 'auto', { handler: this.httpHandler(), maxBodyBytes });
+    if (this.transport.name === 'uws' && !isLoopbackHost(this.host)) {
+      this.log.warn(
+        { host: this.host, transport: 'uws', defects: UWS_FRAMING_DEFECTS },
+        `--rpc-transport uws serves ${this.host}, a non-loopback address, with HTTP framing short of RFC 9112: ${UWS_FRAMING_DEFECTS.join('; ')}. ` +
+          'Put it behind a proxy that normalises requests, or use the default transport (node:http)',
+      );
+    }
     if (opts.events) {
       this.eventStream = new EventStream({ bus: opts.events, log: opts.log.child({ module: 'events' }) });
       this.addWebSocketRoute(EVENTS_PATH, this.eventStream.route());
