@@ -271,12 +271,22 @@ export class Chain {
   /** Applied transactions, newest first: `fromIndex` 0 is the most recently applied (txa). */
   appliedPage(fromIndex: number, count: number): KnownTx[] {
     const out: KnownTx[] = [];
-    if (count <= 0) return out;
-    const ids = this.store.db('applied').getRange({ reverse: true, offset: Math.max(0, fromIndex), limit: count, snapshot: false });
-    for (const { value } of ids) {
-      const k = this.getTransaction(value);
+    for (const id of this.appliedIds(fromIndex, count)) {
+      const k = this.getTransaction(id);
       if (k) out.push(k);
     }
+    return out;
+  }
+
+  /**
+   * The ids of {@link appliedPage}, read at once (a consistent list while the transactions
+   * themselves are read later, in slices: src/rpc/heavy.ts).
+   */
+  appliedIds(fromIndex: number, count: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    if (count <= 0) return out;
+    const ids = this.store.db('applied').getRange({ reverse: true, offset: Math.max(0, fromIndex), limit: count, snapshot: false });
+    for (const { value } of ids) out.push(Uint8Array.from(value));
     return out;
   }
 

@@ -49,6 +49,15 @@ interface Entry {
   spends: Map<string, bigint>;
 }
 
+/** Adds (`sign` 1) or takes away (−1) `spends` to a total by address; totals at 0 are removed. */
+function addSpends(total: Map<string, bigint>, spends: Map<string, bigint>, sign: 1n | -1n): void {
+  for (const [a, amount] of spends) {
+    const sum = (total.get(a) ?? 0n) + sign * amount;
+    if (sum > 0n) total.set(a, sum);
+    else total.delete(a);
+  }
+}
+
 /** Committed wallet states, each address read from the store once (for one synchronous pass). */
 function batchWalletReader(chain: Chain): (address: Uint8Array) => WalletState {
   const read = new Map<string, WalletState>();
@@ -77,11 +86,17 @@ export class Mempool {
   private readonly log: Logger;
   private readonly entries = new Map<string, Entry>(); // by binary id (latin1Key), insertion = arrival order
   private readonly pendingSpend = new Map<string, bigint>();
+  /**
+   * What submissions still being admitted (queued, or awaiting their signature check) withdraw, by
+   * source address: counted by {@link pendingSpendOf}, so a payment built meanwhile does not pick
+   * the same coins (reference-rpc-messaging §2.1 "Input selection": pending local transactions).
+   */
+  private readonly submittedSpend = new Map<string, bigint>();
   /** Ids being admitted by a batch that awaits its signatures: a concurrent duplicate is already pending. */
   private readonly inFlight = new Set<string>();
   private nextSeq = 1n;
   /** Submissions of the current macrotask, admitted together (`submit`). */
-  private queue: { k: KnownTx; source: AdmitSource; resolve(error: TxError | null): void; reject(err: unknown): void }[] = [];
+  private queue: { k: KnownTx; source: AdmitSource; spends: Map<string, bigint>; resolve(error: TxError | null): void; reject(err: unknown): void }[] = [];
   private readonly unsubscribe: () => void;
   /** The removal of the records of what the last block included (see `pruned`). */
   private pruning: Promise<void> = Promise.resolve();
@@ -145,9 +160,10 @@ export class Mempool {
     return out;
   }
 
-  /** Amount the pool's transactions withdraw from `address`. */
+  /** Amount the pool's transactions, and the submissions being admitted, withdraw from `address`. */
   pendingSpendOf(address: Uint8Array): bigint {
-    return this.pendingSpend.get(latin1Key(address)) ?? 0n;
+    const a = latin1Key(address);
+    return (this.pendingSpend.get(a) ?? 0n) + (this.submittedSpend.get(a) ?? 0n);
   }
 
   /** The signer's key and what each input address gives (§8.8: inputs resolve against one signer). */
@@ -166,7 +182,7 @@ export class Mempool {
 
   private track(k: KnownTx, seq: bigint, spends: Map<string, bigint>, id = latin1Key(k.id)): void {
     this.entries.set(id, { k, seq, spends });
-    for (const [a, amount] of spends) this.pendingSpend.set(a, (this.pendingSpend.get(a) ?? 0n) + amount);
+    addSpends(this.pendingSpend, spends, 1n);
   }
 
   /**
@@ -175,8 +191,15 @@ export class Mempool {
    * Resolves with null (admitted) or the `TxError` that refused it.
    */
   submit(k: KnownTx, source: AdmitSource = 'rpc'): Promise<TxError | null> {
+    let spends: Map<string, bigint>;
+    try {
+      spends = this.signerSpends(k).spends;
+    } catch {
+      spends = new Map(); // no signer: admission refuses it with its code
+    }
+    addSpends(this.submittedSpend, spends, 1n);
     return new Promise((resolve, reject) => {
-      this.queue.push({ k, source, resolve, reject });
+      this.queue.push({ k, source, spends, resolve, reject });
       if (this.queue.length === 1) setImmediate(() => this.drainQueue());
     });
   }
@@ -188,9 +211,18 @@ export class Mempool {
     // answered clients send again while the rest verify: the event loop and the pool overlap.
     for (let at = 0; at < queue.length; at += ADMIT_CHUNK) {
       const chunk = queue.slice(at, at + ADMIT_CHUNK);
+      const settled = (): void => {
+        for (const q of chunk) addSpends(this.submittedSpend, q.spends, -1n);
+      };
       this.admitWithSources(chunk.map((q) => q.k), chunk.map((q) => q.source)).then(
-        (results) => chunk.forEach((q, i) => q.resolve(results[i]!)),
-        (err: unknown) => chunk.forEach((q) => q.reject(err)),
+        (results) => {
+          settled();
+          chunk.forEach((q, i) => q.resolve(results[i]!));
+        },
+        (err: unknown) => {
+          settled();
+          chunk.forEach((q) => q.reject(err));
+        },
       );
     }
   }
@@ -344,11 +376,7 @@ export class Mempool {
       if (!e) continue;
       this.entries.delete(id);
       gone.push(e);
-      for (const [a, amount] of e.spends) {
-        const left = (this.pendingSpend.get(a) ?? 0n) - amount;
-        if (left > 0n) this.pendingSpend.set(a, left);
-        else this.pendingSpend.delete(a);
-      }
+      addSpends(this.pendingSpend, e.spends, -1n);
     }
     return gone;
   }
@@ -382,15 +410,31 @@ export class Mempool {
   /**
    * A block was imported: forget what it included, then re-check the pending spends of every
    * address it touched against the new balances, in arrival order; what no longer fits leaves.
+   * Touched are the outputs and every input source of every transaction of the block, not only of
+   * those this pool held: a peer's block spends from wallets whose other payments wait here.
    */
   private onBlockImported(txs: readonly KnownTx[]): void {
     const included = this.forget(txs);
-    const touched = new Set<string>();
-    for (const k of txs) for (const o of k.tx.outputs) touched.add(latin1Key(o.address));
-    for (const e of included) for (const a of e.spends.keys()) touched.add(a);
     const uncovered: KnownTx[] = [];
-    if (touched.size > 0 && this.entries.size > 0) {
+    if (this.entries.size > 0) {
       const balanceOf = batchWalletReader(this.chain);
+      const touched = new Set<string>();
+      for (const k of txs) for (const o of k.tx.outputs) touched.add(latin1Key(o.address));
+      // The pool knew the sources of what it held; the others' are resolved (the block applied
+      // them, so their signers resolve against the state it left).
+      const known = new Set<string>();
+      for (const e of included) {
+        known.add(latin1Key(e.k.id));
+        for (const a of e.spends.keys()) touched.add(a);
+      }
+      for (const k of txs) {
+        if (k.tx.inputs.length === 0 || known.has(latin1Key(k.id))) continue;
+        try {
+          for (const s of inputSources(k.tx, resolveSigner(k.tx, balanceOf).primary)) touched.add(latin1Key(s.address));
+        } catch {
+          // A block transaction without an ordinary signer (a reward) withdraws from no wallet here.
+        }
+      }
       const left = new Map<string, bigint>();
       for (const e of this.entries.values()) {
         let fits = true;

@@ -25,10 +25,11 @@ import type { Logger } from '../log/logger.js';
 import type { Mempool, MempoolEvents } from '../mempool/mempool.js';
 import { BlockSync, type ImportOutcome, type SyncChain } from './block-sync.js';
 import { systemClock, type NetClock } from './clock.js';
-import type { DialTarget } from './dial.js';
+import { targetKey, type DialTarget } from './dial.js';
 import type { Link } from './link.js';
 import { MASTER_TYPES, PeerNetwork } from './peer-network.js';
 import { MessageCode, messageCodeName } from './protocol/codes.js';
+import { CLOSE_REASONS } from './protocol/close.js';
 import type { NetworkMetricsSnapshot } from '../metrics/metrics.js';
 import { encodeTransactionBatches, MAX_SIGNATURES_PER_CHUNK, RejectedCode, type Message, type NodeType } from './protocol/messages.js';
 import type { NetworkStatusMembers } from './status.js';
@@ -273,7 +274,20 @@ export class NodeNetwork {
         this.sync.tick();
       },
       onClose: (link, info) => {
-        if (link.peer) o.log.info({ peer: link.peer.addressText, remote: link.remote, code: info.code, reason: info.text, byUs: info.byUs }, 'peer disconnected');
+        if (link.peer) {
+          o.log.info({ peer: link.peer.addressText, remote: link.remote, code: info.code, reason: info.text, byUs: info.byUs }, 'peer disconnected');
+          return;
+        }
+        // Closed before the hello completed: a refusal (by us or by the peer) or a failed handshake.
+        // A permanent refusal of a link we dialled is a configuration the operator must see.
+        const permanent = info.reason !== null && CLOSE_REASONS[info.reason].permanent;
+        const fields = { remote: link.remote, direction: link.direction, code: info.code, reason: info.text, byUs: info.byUs };
+        if (permanent && link.direction === 'outbound') o.log.warn(fields, info.byUs ? 'refused the peer we dialled' : 'the peer refused our link');
+        else o.log.info(fields, info.byUs ? 'refused a peer link' : 'the peer refused our link');
+      },
+      onGiveUp: (target, reason) => {
+        const { code, text } = CLOSE_REASONS[reason];
+        o.log.warn({ remote: targetKey(target), code, reason: text }, 'not dialling this peer again: its refusal is permanent');
       },
       onError: (link, err) => o.log.error({ err, peer: link?.peer?.addressText }, 'peer message handler failed'),
       ...(o.masterPow

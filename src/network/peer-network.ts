@@ -72,6 +72,8 @@ export interface PeerNetworkOptions {
   onOpen?: (link: Link) => void;
   onClose?: (link: Link, info: CloseInfo) => void;
   onError?: (link: Link | null, error: unknown) => void;
+  /** A dialled target closed with a permanent reason (wrong network, wrong genesis…): it is not dialled again. */
+  onGiveUp?: (target: DialTarget, reason: CloseReason) => void;
   /** Options passed to each link (timeouts, queue bounds). */
   linkOptions?: Partial<Pick<LinkContext, 'helloTimeoutMs' | 'idleTimeoutMs' | 'pingIntervalMs' | 'maxSendQueueBytes' | 'socketHighWaterBytes' | 'maxClockSkewSeconds'>>;
   /** Reconnect delays of the dialer. */
@@ -167,6 +169,7 @@ export class PeerNetwork {
       ownEndpoints: own,
       createLink: (socket, target) => this.track(new Link(this.ctx, socket, { direction: 'outbound', remote: targetKey(target), ...(target.expectedAddress ? { expectedAddress: target.expectedAddress } : {}) })),
       canDial: (t) => this.registry.hasOutboundRoom() && !(t.expectedAddress && this.registry.byIdentity(t.expectedAddress)),
+      ...(o.onGiveUp ? { onGiveUp: o.onGiveUp } : {}),
       ...o.dial,
     });
     for (const p of o.peers ?? []) this.dialer.add(p);

@@ -7,6 +7,7 @@ import { errorBody, successBody, toJson, type RawParams, type RpcId, type RpcReq
 import { RpcCode, RpcError, invalidParams, type MethodDef, type ParamDef } from './types.js';
 import type { Logger } from '../log/logger.js';
 import { toRpcError } from './errors.js';
+import { HeavyGate } from './heavy.js';
 
 /** Message of unexpected handler failures: safe to show (no internals), actionable (see the log). */
 export const INTERNAL_ERROR_MESSAGE = 'Internal error while processing the request; the node log has the details';
@@ -36,6 +37,9 @@ export class MethodTableError extends Error {
 }
 
 const BIGINT_2_53 = 2n ** 53n;
+const notGone = (): boolean => false;
+/** What a heavy call whose caller left before its turn "answers": nothing is built, nothing is written. */
+const CALLER_GONE: RpcReply = { status: 499, body: '' };
 const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
 
 export class Dispatcher<Ctx = unknown> {
@@ -45,6 +49,8 @@ export class Dispatcher<Ctx = unknown> {
   private readonly observe: CallObserver | undefined;
   /** Calls answered since start (for the status line's req/s). */
   calls = 0;
+  /** Heavy calls: a few built at a time (src/rpc/heavy.ts). */
+  readonly heavy = new HeavyGate();
 
   constructor(opts: DispatcherOptions<Ctx>) {
     for (const def of opts.methods) {
@@ -72,8 +78,9 @@ export class Dispatcher<Ctx = unknown> {
   /**
    * Answers one call. Synchronous handlers are answered synchronously (no promise on the hot
    * path); the returned value is a promise only when the handler returned one. Never throws.
+   * `gone` tells whether the caller went away: a heavy call still waiting for its turn is then dropped.
    */
-  dispatch(req: RpcRequest): RpcReply | Promise<RpcReply> {
+  dispatch(req: RpcRequest, gone: () => boolean = notGone): RpcReply | Promise<RpcReply> {
     this.calls++;
     const started = this.observe ? performance.now() : 0;
     const def = this.byName.get(req.method.toLowerCase());
@@ -91,9 +98,21 @@ export class Dispatcher<Ctx = unknown> {
     }
     // GET `id` is echoed, but when the operation itself takes an `id` parameter it is that parameter.
     const id: RpcId = req.idFromQuery && def.params.some((p) => p.name === 'id') ? null : req.id;
+    let params: Record<string, unknown>;
+    try {
+      params = validateParams(def, req.params);
+      // A heavy reply waits for its turn (src/rpc/heavy.ts) and is built then.
+      if (def.heavy?.(params)) return this.heavy.run(() => (gone() ? CALLER_GONE : this.invoke(def, params, id, started)));
+    } catch (e) {
+      return this.failure(def, e, id, started);
+    }
+    return this.invoke(def, params, id, started);
+  }
+
+  private invoke(def: MethodDef<Ctx>, params: Record<string, unknown>, id: RpcId, started: number): RpcReply | Promise<RpcReply> {
     let result: unknown;
     try {
-      result = def.handler(validateParams(def, req.params), this.getContext());
+      result = def.handler(params, this.getContext());
     } catch (e) {
       return this.failure(def, e, id, started);
     }

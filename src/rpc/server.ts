@@ -17,7 +17,7 @@ import { AccessControl, isLoopbackHost, type AuthOptions } from './auth.js';
 import { Dispatcher, rpcErrorReply, type RpcReply } from './dispatch.js';
 import { EnvelopeError, errorBody, operationFromPath, requestFromBody, requestFromQuery, type RpcRequest } from './envelope.js';
 import { NodeHttpTransport } from './transport-http.js';
-import { loadUws, UwsTransport } from './transport-uws.js';
+import { loadUws, UWS_FRAMING_DEFECTS, UwsTransport } from './transport-uws.js';
 import { RpcCode, RpcError, type MethodDef } from './types.js';
 import type { HttpHandler, HttpReply, HttpRequestHead, TransportName, WsCapableTransport, WsRouteHandler } from './transport-api.js';
 import type { Logger } from '../log/logger.js';
@@ -101,6 +101,13 @@ export class RpcServer<Ctx = unknown> {
     if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw new ServerConfigError(`maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
     this.dispatcher = new Dispatcher({ methods: opts.methods, context: opts.context, log: opts.log, observe: opts.metrics?.observeCall });
     this.transport = this.createTransport(opts.transport ?? 'auto', { handler: this.httpHandler(), maxBodyBytes });
+    if (this.transport.name === 'uws' && !isLoopbackHost(this.host)) {
+      this.log.warn(
+        { host: this.host, transport: 'uws', defects: UWS_FRAMING_DEFECTS },
+        `--rpc-transport uws serves ${this.host}, a non-loopback address, with HTTP framing short of RFC 9112: ${UWS_FRAMING_DEFECTS.join('; ')}. ` +
+          'Put it behind a proxy that normalises requests, or use the default transport (node:http)',
+      );
+    }
     if (opts.events) {
       this.eventStream = new EventStream({ bus: opts.events, log: opts.log.child({ module: 'events' }) });
       this.addWebSocketRoute(EVENTS_PATH, this.eventStream.route());
@@ -191,7 +198,7 @@ export class RpcServer<Ctx = unknown> {
     return {
       needsRemoteAddress: this.access.restricted,
       head: (req) => this.judgeHead(req),
-      handle: (req, body) => this.handle(req, body),
+      handle: (req, body, gone) => this.handle(req, body, gone),
       tooLarge: (max) => ({
         status: 413,
         body: errorBody({ code: RpcCode.InvalidRequest, message: `Request body exceeds the limit of ${max} bytes (--max-body-bytes)` }, null),
@@ -225,7 +232,7 @@ export class RpcServer<Ctx = unknown> {
     return undefined;
   }
 
-  private handle(req: HttpRequestHead, body: Buffer | null): RpcReply | Promise<HttpReply> {
+  private handle(req: HttpRequestHead, body: Buffer | null, gone: () => boolean): RpcReply | Promise<HttpReply> {
     if (req.method === 'GET' && req.path === '/metrics' && this.opts.serveMetrics && this.opts.metrics) {
       const metrics = this.opts.metrics;
       return metrics.render().then(
@@ -249,7 +256,7 @@ export class RpcServer<Ctx = unknown> {
     if (call.method.length === 0) {
       return rpcErrorReply(new RpcError(RpcCode.InvalidRequest, 'Invalid request: name the operation in the path (GET /status) or the body ("method")'), call.id);
     }
-    return this.dispatcher.dispatch(call);
+    return this.dispatcher.dispatch(call, gone);
   }
 }
 

@@ -34,8 +34,11 @@ export interface HttpHandler {
    * GET routes, 405); `undefined` means: read the body (POST) and call `handle`.
    */
   head(req: HttpRequestHead): HttpReply | undefined;
-  /** Answers the request; `body` is null for requests without one (GET). Must not throw. */
-  handle(req: HttpRequestHead, body: Buffer | null): HttpReply | Promise<HttpReply>;
+  /**
+   * Answers the request; `body` is null for requests without one (GET). `gone` tells whether the
+   * caller has gone away meanwhile (a queued heavy reply is then not built). Must not throw.
+   */
+  handle(req: HttpRequestHead, body: Buffer | null, gone: () => boolean): HttpReply | Promise<HttpReply>;
   /** Reply for a body over the cap (413). */
   tooLarge(maxBodyBytes: number): HttpReply;
   /** Fill `remoteAddress` (costs a little per request; only needed for an allow-list). */

@@ -280,7 +280,7 @@ export class NodeHttpTransport implements WsCapableTransport {
   }
 
   private answer(res: ServerResponse, head: HttpRequestHead, body: Buffer | null): void {
-    const reply = this.opts.handler.handle(head, body);
+    const reply = this.opts.handler.handle(head, body, () => res.destroyed || res.socket?.destroyed === true);
     if (reply instanceof Promise) {
       reply.then(
         (r) => writeReply(res, r, false, this.unsent),

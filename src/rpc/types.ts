@@ -57,6 +57,11 @@ export interface MethodDef<Ctx = unknown, P extends readonly ParamDef[] = readon
   result: { description: string; schema?: Record<string, unknown> };
   /** Receives validated parameters (by name) and the node modules; returns the JSON result (or a promise of it). */
   handler(params: ParamsOf<P>, ctx: Ctx): R;
+  /**
+   * Whether this call's reply is heavy (a page of many entries, which the handler builds in slices,
+   * src/rpc/heavy.ts): heavy calls are built a few at a time, node-wide, in arrival order.
+   */
+  heavy?(params: ParamsOf<P>): boolean;
 }
 
 /** `{ a } & { b }` shown as one object type. */

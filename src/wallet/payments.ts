@@ -1,7 +1,8 @@
 /**
  * Building the node's own payments (reference-rpc-messaging.md §2.1 "createTransactionHelper";
  * reference-formats.md §8.9 creation rules): input selection smallest balance first net of pending
- * spends, the size-dependent fee estimate with fee iteration, `autofee`, and the exact-sum rule.
+ * spends (the pool's and those of submissions still being admitted), the size-dependent fee
+ * estimate with fee iteration, `autofee`, and the exact-sum rule.
  * Used by addTransaction, calculateTransactionFee and createRawTransaction. Refusals are domain
  * errors (`TxError` codes), mapped to RPC errors by `rpc/errors.ts`.
  */

@@ -159,6 +159,34 @@ describe('revertTip (reference-network §5.7)', () => {
   });
 });
 
+describe('the pool after a peer\'s block (issue 8 §2)', () => {
+  it('drops a pending payment that a spend in a peer\'s block left uncovered, with txDropped', async () => {
+    const { t: a } = await chainWithNames();
+    const { t: b } = await chainWithNames(false);
+    for (const { bytes, txs } of blocksOf(a)) await b.chain.importBlock(bytes, txs, { source: 'peer' });
+    const dropped: { ids: string[]; reason: string }[] = [];
+    b.events.on('txDropped', ({ txs, reason }) => dropped.push({ ids: txs.map((k) => k.textId), reason }));
+    // The same wallet on both nodes (one key): B holds a payment of 600,000 coins pending; A's
+    // block spends 600,001 from the same address, a transaction B's pool never saw.
+    const pay = (t: TestChain, coins: bigint) => t.builder.buildSigned({ key: t.wallet.primary, outputs: [{ address: STRANGER, amount: coins * COIN }] });
+    const t1 = pay(b, 600_000n);
+    expect(await b.mempool.submit(t1)).toBeNull();
+    const other = pay(b, 1n); // still covered after the block
+    expect(await b.mempool.submit(other)).toBeNull();
+    const t2 = pay(a, 600_001n);
+    expect(await a.mempool.submit(t2)).toBeNull();
+    await a.producer.produce();
+    const [, block2] = blocksOf(a);
+    expect(block2!.txs.map((k) => k.textId)).toEqual([t2.textId]);
+    await b.chain.importBlock(block2!.bytes, block2!.txs, { source: 'peer' });
+    await b.mempool.pruned();
+    expect(b.mempool.has(t1.id)).toBe(false);
+    expect(b.mempool.has(other.id)).toBe(true);
+    expect(dropped).toEqual([{ ids: [t1.textId], reason: 'Balance is too low' }]);
+    expect(b.mempool.pendingSpendOf(b.wallet.primary.primary)).toBe(other.tx.inputs[0]!.amount);
+  });
+});
+
 describe('importBlock', () => {
   it("imports every block another node produced: same checksums, balances, wallet and name state", async () => {
     const { t: a, names: namesA } = await chainWithNames();

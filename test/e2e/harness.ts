@@ -142,8 +142,10 @@ export async function startNode(options: StartOptions = {}): Promise<NodeProcess
   } else {
     ({ dataDir, address } = await newDataDir());
   }
+  // `reg` unless the caller names another network.
+  const network = options.args?.includes('--network') ? [] : ['--network', 'reg'];
   const args = [
-    CLI, 'start', '--network', 'reg', '--data-dir', dataDir, '--rpc-port', '0',
+    CLI, 'start', ...network, '--data-dir', dataDir, '--rpc-port', '0',
     '--block-interval', String(options.blockInterval ?? 0.5), '--pool-threads', '1',
     '--log-level', options.logLevel ?? process.env.DLTNODE_E2E_LOG_LEVEL ?? 'info', '--status-interval', '0', ...(options.args ?? []),
   ];

@@ -3,8 +3,8 @@
  * and two clients of one genesis. A payment made at a client reaches every master and is applied
  * with byte-identical blocks everywhere; a master killed with SIGKILL does not stop the others, and
  * after a restart it synchronizes and ends on the same chain; a node started later catches up from
- * the genesis; a node of another genesis is refused with its reason; a peer that sends garbage is
- * disconnected while the network goes on.
+ * the genesis; a node of another genesis or network is refused, the code and reason logged on both
+ * sides; a peer that sends garbage is disconnected while the network goes on.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,6 +56,28 @@ async function start(name: string, extra: string[] = []): Promise<NodeProcess> {
 }
 
 const status = (n: NodeProcess) => n.call('status', { verbose: true });
+
+/** pino's level numbers. */
+const WARN = 40;
+interface LogLine {
+  level: number;
+  msg: string;
+  code?: number;
+  reason?: string;
+  direction?: string;
+}
+/** The JSON lines of a node's log. */
+const logLines = (output: string): LogLine[] =>
+  output.split('\n').flatMap((l) => {
+    try {
+      return [JSON.parse(l) as LogLine];
+    } catch {
+      return [];
+    }
+  });
+/** The log line of a refused peer link with this close code and reason (at `level` or above), if any. */
+const refusalLine = (output: string, code: number, reason: RegExp, level = 0): LogLine | undefined =>
+  logLines(output).find((l) => l.code === code && reason.test(l.reason ?? '') && l.level >= level && l.direction !== undefined);
 const checksumAt = async (n: NodeProcess, num: number): Promise<string> => (await n.call('getBlock', { num }))['Block Checksum'];
 
 beforeAll(async () => {
@@ -138,14 +160,34 @@ describe('a network of masters, a relay and clients', () => {
     expect(await checksumAt(late, target)).toBe(await checksumAt(m1, target));
   });
 
-  it('refuses a node of another genesis, with the reason', async () => {
+  it('refuses a node of another genesis, with the reason logged on both sides', async () => {
     const other = readGenesisFile(genesisPath);
     const otherPath = join(dir, 'other-genesis.json');
     writeGenesisFile(otherPath, { ...other, timestamp: other.timestamp + 1n });
+    const m1 = running.get('master-1')!;
+    const m1From = m1.output().length;
     const stranger = await startNode({ args: ['--genesis', otherPath, '--role', 'client', '--peer', `127.0.0.1:${peerPorts.get('master-1')}`] });
     try {
-      await stranger.waitFor(async () => /4801|genesis/i.test(stranger.output()), 'the refusal', 15_000);
-      expect(stranger.output()).toMatch(/another genesis|genesis/i);
+      // The dialler warns with the close code and reason, and stops dialling; the master logs it too.
+      const refusal = await stranger.waitFor(async () => refusalLine(stranger.output(), 4801, /^Wrong genesis/, WARN), 'the refusal in the stranger log', 15_000);
+      expect(refusal.direction).toBe('outbound');
+      await stranger.waitFor(async () => logLines(stranger.output()).some((l) => l.level === WARN && l.code === 4801 && /not dialling this peer again/.test(l.msg)), 'the give-up line', 15_000);
+      const seen = await m1.waitFor(async () => refusalLine(m1.output().slice(m1From), 4801, /^Wrong genesis/), 'the refusal in master-1 log', 15_000);
+      expect(seen.direction).toBe('inbound');
+      expect((await status(stranger))['Network Servers']).toEqual([]);
+    } finally {
+      await stranger.stop();
+    }
+  });
+
+  it('refuses a node of another network (checksum lock), with code 4502 logged on both sides', async () => {
+    const m1 = running.get('master-1')!;
+    const m1From = m1.output().length;
+    const stranger = await startNode({ args: ['--network', 'test', '--role', 'client', '--peer', `127.0.0.1:${peerPorts.get('master-1')}`] });
+    try {
+      const refusal = await stranger.waitFor(async () => refusalLine(stranger.output(), 4502, /^Wrong network/, WARN), 'the refusal in the stranger log', 15_000);
+      expect(refusal.direction).toBe('outbound');
+      await m1.waitFor(async () => refusalLine(m1.output().slice(m1From), 4502, /^Wrong network/), 'the refusal in master-1 log', 15_000);
       expect((await status(stranger))['Network Servers']).toEqual([]);
     } finally {
       await stranger.stop();

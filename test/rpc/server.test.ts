@@ -266,3 +266,30 @@ describe('RPC server access control', () => {
     await expect(fetch(base + '/status')).rejects.toThrow();
   });
 });
+
+describe('--rpc-transport uws on a non-loopback host', () => {
+  // Constructed, never bound: the warning is logged when the server is made, at the node's start.
+  const made = (transport: TransportChoice, host: string) => {
+    const { log, lines } = capturingLogger();
+    createRpcServer({ methods: fakeMethods, context: { height: 1n }, log, host, port: 0, transport, allowPublic: true });
+    return lines.filter((l) => l.level === 40 && /RFC 9112/.test(String(l.msg)));
+  };
+
+  it('warns at start, naming each HTTP framing defect of the uWS build', () => {
+    const [warning, ...more] = made('uws', '0.0.0.0');
+    expect(more).toEqual([]);
+    expect(warning).toMatchObject({ host: '0.0.0.0', transport: 'uws' });
+    expect(warning!.msg).toMatch(/HTTP\/1\.0 requests are never answered/);
+    expect(warning!.msg).toMatch(/Content-Length is honoured .*request smuggling/);
+    expect(warning!.msg).toMatch(/malformed request line/);
+    expect(warning!.msg).toMatch(/over-limit body .* reset instead of 413/);
+    expect(warning!.msg).toMatch(/node:http/);
+    expect(warning!.defects).toHaveLength(5);
+  });
+
+  it('says nothing on loopback or with the default transport', () => {
+    expect(made('uws', '127.0.0.1')).toEqual([]);
+    expect(made('auto', '0.0.0.0')).toEqual([]);
+    expect(made('http', '0.0.0.0')).toEqual([]);
+  });
+});

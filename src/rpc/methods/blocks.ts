@@ -3,7 +3,9 @@
  * reference-client-methods.md `getblock`, `getfullblock`, `getblockcount`, `getlastblocks`,
  * `getbestblockhash`, `blockheight`).
  */
-import { toStringForm } from '../../chain/tx-json.js';
+import { toStringFormJson } from '../../chain/tx-json.js';
+import { StoreCorruptionError } from '../../chain/errors.js';
+import { inSlices } from '../heavy.js';
 import { toHex } from '../../formats/bytes.js';
 import { U64_MAX } from '../../formats/varint.js';
 import type { NodeModules } from '../../node/modules.js';
@@ -47,7 +49,10 @@ export const blockMethods = [
     summary: 'The getBlock dictionary plus `Transactions` (JSON text of the string forms) and `Superblock segments` (JSON text)',
     params: [{ ...numParam, required: false, default: 0n, min: 0n, description: 'Block number; 0 the tip' }],
     result: { description: 'Block dictionary with Transactions' },
-    handler: (p, ctx): BlockDictionary & { Transactions: string; 'Superblock segments': string } => {
+    // A block holds up to thousands of transactions (16 MB of string forms for 10,000): a heavy
+    // reply, its transactions read and written in slices (src/rpc/heavy.ts).
+    heavy: () => true,
+    handler: async (p, ctx): Promise<BlockDictionary & { Transactions: string; 'Superblock segments': string }> => {
       const num = p.num === 0n ? ctx.chain.height : p.num;
       const found = ctx.chain.getBlock(num);
       if (!found) throw invalidParams('Block not found.');
@@ -57,9 +62,15 @@ export const blockMethods = [
         const first = b.num - BigInt(b.superBlock.segments.length);
         b.superBlock.segments.forEach((c, i) => (segments[(first + BigInt(i)).toString()] = toHex(c)));
       }
+      const forms: string[] = [];
+      await inSlices(b.txIds, (id) => {
+        const k = ctx.chain.getTransaction(id);
+        if (!k) throw new StoreCorruptionError(`block ${b.num} lists a transaction the store does not hold`);
+        forms.push(toStringFormJson(k));
+      });
       return {
         ...blockDictionary(dictDeps(ctx), b, found.checksum),
-        Transactions: JSON.stringify(ctx.chain.blockTransactions(b).map(toStringForm)),
+        Transactions: `[${forms.join(',')}]`,
         'Superblock segments': JSON.stringify(segments),
       };
     },

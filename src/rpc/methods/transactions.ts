@@ -5,6 +5,7 @@ import { PaymentBuilder, type PaymentRequest } from '../../wallet/payments.js';
 import { submissionError } from '../errors.js';
 import { knownTx, knownTxFromBytes, type KnownTx } from '../../chain/tx-codec.js';
 import { toDecodedForm, toStringForm, toStringFormJson } from '../../chain/tx-json.js';
+import { HEAVY_PAGE_ENTRIES, inSlices } from '../heavy.js';
 import { JsonText } from '../envelope.js';
 import type { TransactionStringForm } from '../../codec/json.js';
 import { formatAmount, parseAmount } from '../../formats/amount.js';
@@ -108,11 +109,24 @@ async function submit(ctx: TxModules, k: KnownTx): Promise<KnownTx> {
   return k;
 }
 
-function page(map: KnownTx[]): Record<string, TransactionStringForm> {
-  const out: Record<string, TransactionStringForm> = {};
-  for (const k of map) out[k.textId] = toStringForm(k);
-  return out;
+/** A page entry: a pending transaction the pool holds, or the id of an applied one (read in its slice). */
+type PageEntry = KnownTx | Uint8Array;
+
+/**
+ * A page as JSON text, `{"<id>": <string form>, …}`, built in slices (src/rpc/heavy.ts): the
+ * entries were listed at once, so the page is consistent; a transaction reverted meanwhile is left out.
+ */
+async function page(ctx: TxModules, entries: readonly PageEntry[]): Promise<JsonText<Record<string, TransactionStringForm>>> {
+  const parts: string[] = [];
+  await inSlices(entries, (e) => {
+    const k = e instanceof Uint8Array ? ctx.chain.getTransaction(e) : e;
+    if (k) parts.push(`${JSON.stringify(k.textId)}:${toStringFormJson(k)}`);
+  });
+  return new JsonText(`{${parts.join(',')}}`);
 }
+
+/** A page of more than a hundred entries is heavy: built one at a time, node-wide. */
+const heavyPage = (p: { count: number }): boolean => p.count > HEAVY_PAGE_ENTRIES;
 
 export const transactionMethods = [
   method({
@@ -164,7 +178,8 @@ export const transactionMethods = [
     summary: 'Pending transactions of this node, in arrival order',
     params: pageParams,
     result: { description: 'Map of id to Transaction (string form)' },
-    handler: (p, ctx) => page(ctx.mempool.page(p.fromIndex, p.count)),
+    heavy: heavyPage,
+    handler: (p, ctx) => page(ctx, ctx.mempool.page(p.fromIndex, p.count)),
   }),
   method({
     name: 'txa',
@@ -172,7 +187,8 @@ export const transactionMethods = [
     summary: 'Applied transactions, most recently applied first',
     params: pageParams,
     result: { description: 'Map of id to Transaction (string form)' },
-    handler: (p, ctx) => page(ctx.chain.appliedPage(p.fromIndex, p.count)),
+    heavy: heavyPage,
+    handler: (p, ctx) => page(ctx, ctx.chain.appliedIds(p.fromIndex, p.count)),
   }),
   method({
     name: 'tx',
@@ -180,11 +196,12 @@ export const transactionMethods = [
     summary: 'Applied transactions, then pending ones',
     params: pageParams,
     result: { description: 'Map of id to Transaction (string form)' },
+    heavy: heavyPage,
     handler: (p, ctx) => {
-      const applied = ctx.chain.appliedPage(p.fromIndex, p.count);
+      const applied = ctx.chain.appliedIds(p.fromIndex, p.count);
       const rest = p.count - applied.length;
       const skipped = Math.max(0, p.fromIndex - ctx.chain.appliedCount());
-      return page([...applied, ...ctx.mempool.page(skipped, rest)]);
+      return page(ctx, [...applied, ...ctx.mempool.page(skipped, rest)]);
     },
   }),
   method({
