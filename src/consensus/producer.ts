@@ -9,7 +9,7 @@ import type { Network } from '../codec/types.js';
 import { genesisTransaction, type GenesisSpec } from '../chain/genesis.js';
 import type { Chain } from '../chain/chain.js';
 import { REG_MINING_DIFFICULTY, REG_SIGNER_BITS } from '../chain/constants.js';
-import { BlockError } from '../chain/errors.js';
+import { BlockError, TxErrorCode } from '../chain/errors.js';
 import { knownTx } from '../chain/tx-codec.js';
 import type { Clock } from '../clock.js';
 import { unixSeconds } from '../clock.js';
@@ -118,9 +118,11 @@ export class BlockProducer {
       difficulty: this.deps.miningDifficulty ?? REG_MINING_DIFFICULTY,
       signerBits: REG_SIGNER_BITS,
     });
-    if (produced.rejected.length > 0) {
-      for (const { tx, error } of produced.rejected) log.warn({ id: tx.textId, code: error.code, reason: error.message }, 'pending transaction dropped');
-      await mempool.drop(produced.rejected.map((r) => r.tx), 'refused by the block producer');
+    // A multisig transaction still collecting co-signatures (TX_NOT_READY) stays pending.
+    const refused = produced.rejected.filter((r) => r.error.code !== TxErrorCode.NotReady);
+    if (refused.length > 0) {
+      for (const { tx, error } of refused) log.warn({ id: tx.textId, code: error.code, reason: error.message }, 'pending transaction dropped');
+      await mempool.drop(refused.map((r) => r.tx), 'refused by the block producer');
     }
     const signature = await signer.sign(sha3_512sq(produced.checksum));
     produced.block.signatures = [{ signer: signer.address, powSolution: null, signature }];

@@ -8,12 +8,19 @@
  * The pool follows the chain (§3 P6): on `blockImported` it forgets what the block included and
  * re-checks the pending spends of the wallets the block touched; it emits `txAdmitted`, the
  * source of transaction gossip.
+ *
+ * A transaction whose type names a `leader` (a multisig co-signature, type 999, names the
+ * transaction it signs) is a follower: admitted only while its leader is pending, handed to the
+ * producer right behind its leader (`candidates`), and dropped when the leader leaves the pool. A
+ * multisig transaction waiting for co-signatures stays pending: the producer leaves it out of a
+ * block with TX_NOT_READY, which does not drop it.
  */
 import type { Chain, ChainEvents } from '../chain/chain.js';
 import { TxError, TxErrorCode } from '../chain/errors.js';
 import type { Emitter } from '../events.js';
 import { decodeStoredTx, encodeStoredTx, type KnownTx } from '../chain/tx-codec.js';
-import { checkTransaction, inputSources, resolveSigner } from '../chain/validate.js';
+import { checkSourceWallets, checkTransaction, inputSources, resolveTxSigner } from '../chain/validate.js';
+import type { PendingView, TxView } from '../chain/extensions.js';
 import type { WalletState } from '../chain/wallet-state.js';
 import type { SignatureVerifier } from '../chain/chain.js';
 import type { Logger } from '../log/logger.js';
@@ -46,6 +53,8 @@ interface Entry {
   seq: bigint;
   /** Source address (latin1Key) → amount this transaction withdraws. */
   spends: Map<string, bigint>;
+  /** Id (latin1Key) of the transaction this one follows in a block (a co-signature's), or null. */
+  leader: string | null;
 }
 
 /** Committed wallet states, each address read from the store once (for one synchronous pass). */
@@ -73,6 +82,8 @@ export class Mempool {
   private readonly log: Logger;
   private readonly entries = new Map<string, Entry>(); // by binary id (latin1Key), insertion = arrival order
   private readonly pendingSpend = new Map<string, bigint>();
+  /** Leader id → ids of its pending followers, in arrival order. */
+  private readonly followersOf = new Map<string, string[]>();
   /** Ids being admitted by a batch that awaits its signatures: a concurrent duplicate is already pending. */
   private readonly inFlight = new Set<string>();
   private nextSeq = 1n;
@@ -95,9 +106,12 @@ export class Mempool {
       try {
         // Applied before a restart cut the prune short: no longer pending.
         if (this.chain.hasTransaction(k.id)) throw new TxError(TxErrorCode.AlreadyApplied, 'transaction is already applied');
-        this.track(k, seq, this.signerSpends(k).spends);
+        // Stored in arrival order: a follower's leader is tracked before it, or is gone.
+        const leader = this.leaderOf(k);
+        if (leader !== null && !this.entries.has(leader)) throw new TxError(TxErrorCode.NotReady, 'the transaction it follows is no longer pending');
+        this.track(k, seq, this.signerSpends(k).spends, leader);
       } catch (err) {
-        stale.push({ k, seq, spends: new Map() });
+        stale.push({ k, seq, spends: new Map(), leader: null });
         this.log.debug({ id: k.textId, err: (err as Error).message }, 'stored pending transaction no longer pending; removed');
       }
     }
@@ -146,23 +160,42 @@ export class Mempool {
     return this.pendingSpend.get(latin1Key(address)) ?? 0n;
   }
 
+  /** The pending followers of a transaction (multisig co-signatures of a pending multisig transaction), in arrival order. */
+  followers(id: Uint8Array): KnownTx[] {
+    return (this.followersOf.get(latin1Key(id)) ?? []).map((f) => this.entries.get(f)!.k);
+  }
+
   /** The signer's key and what each input address gives (§8.8: inputs resolve against one signer). */
   private signerSpends(k: KnownTx, walletOf: (address: Uint8Array) => WalletState = (a) => this.chain.wallet(a)): {
     publicKey: Uint8Array;
     spends: Map<string, bigint>;
   } {
-    const signer = resolveSigner(k.tx, walletOf);
+    const { extensions } = this.chain;
+    const signer = resolveTxSigner(k.tx, walletOf, extensions);
+    const sources = inputSources(k.tx, signer.primary);
+    checkSourceWallets(k.tx, sources, walletOf, extensions);
     const spends = new Map<string, bigint>();
-    for (const s of inputSources(k.tx, signer.primary)) {
+    for (const s of sources) {
       const a = latin1Key(s.address);
       spends.set(a, (spends.get(a) ?? 0n) + s.amount);
     }
     return { publicKey: signer.publicKey, spends };
   }
 
-  private track(k: KnownTx, seq: bigint, spends: Map<string, bigint>, id = latin1Key(k.id)): void {
-    this.entries.set(id, { k, seq, spends });
+  /** The id (latin1Key) of the transaction `k` follows, or null (see the module comment). */
+  private leaderOf(k: KnownTx): string | null {
+    const leader = this.chain.extensions.txType(k.tx.type)?.leader?.(k.tx);
+    return leader ? latin1Key(leader) : null;
+  }
+
+  private track(k: KnownTx, seq: bigint, spends: Map<string, bigint>, leader: string | null, id = latin1Key(k.id)): void {
+    this.entries.set(id, { k, seq, spends, leader });
     for (const [a, amount] of spends) this.pendingSpend.set(a, (this.pendingSpend.get(a) ?? 0n) + amount);
+    if (leader !== null) {
+      const list = this.followersOf.get(leader);
+      if (list) list.push(id);
+      else this.followersOf.set(leader, [id]);
+    }
   }
 
   /**
@@ -202,11 +235,11 @@ export class Mempool {
 
   private async admitWithSources(batch: KnownTx[], sources: AdmitSource[]): Promise<(TxError | null)[]> {
     const results: (TxError | null)[] = new Array(batch.length).fill(null);
-    const checked: { i: number; k: KnownTx; id: string; publicKey: Uint8Array; spends: Map<string, bigint> }[] = [];
+    const checked: { i: number; k: KnownTx; id: string; publicKey: Uint8Array; spends: Map<string, bigint>; leader: string | null }[] = [];
     const tip = this.chain.height;
     // Senders repeat within a batch: each wallet is read once (committed state, before the await).
     const walletOf = batchWalletReader(this.chain);
-    const view = this.chain.view();
+    const view: TxView = { ...this.chain.view(), pending: this.pendingView(checked) };
     for (let i = 0; i < batch.length; i++) {
       const k = batch[i]!;
       const id = latin1Key(k.id);
@@ -218,7 +251,7 @@ export class Mempool {
         const { publicKey, spends } = this.signerSpends(k, walletOf);
         this.chain.extensions.txType(k.tx.type)?.validate(k.tx, view);
         this.inFlight.add(id);
-        checked.push({ i, k, id, publicKey, spends });
+        checked.push({ i, k, id, publicKey, spends, leader: this.leaderOf(k) });
       } catch (err) {
         results[i] = err instanceof TxError ? err : new TxError(TxErrorCode.Invalid, (err as Error).message);
       }
@@ -258,8 +291,13 @@ export class Mempool {
         results[c.i] = new TxError(TxErrorCode.BalanceTooLow, 'Balance is too low');
         continue;
       }
+      // A follower's leader may have left the pool (or failed in this batch) during the await.
+      if (c.leader !== null && !this.entries.has(c.leader)) {
+        results[c.i] = new TxError(TxErrorCode.TypeRule, 'the transaction it co-signs is no longer pending on this node');
+        continue;
+      }
       const seq = this.nextSeq++;
-      this.track(c.k, seq, c.spends, c.id);
+      this.track(c.k, seq, c.spends, c.leader, c.id);
       admitted.push(this.entries.get(c.id)!);
       admittedSources.push(sources[c.i]!);
     }
@@ -292,19 +330,39 @@ export class Mempool {
     return this.pruning;
   }
 
-  /** Candidates for the next block, in arrival order. */
-  candidates(limit: number): KnownTx[] {
-    const txs: KnownTx[] = [];
-    for (const e of this.entries.values()) {
-      if (txs.length >= limit) break;
-      txs.push(e.k);
-    }
-    return txs;
+  /** The pool as the type hooks see it on admission: pending entries and the batch admitted so far. */
+  private pendingView(batch: readonly { id: string; k: KnownTx; leader: string | null }[]): PendingView {
+    return {
+      get: (id) => {
+        const key = latin1Key(id);
+        return this.entries.get(key)?.k ?? batch.find((c) => c.id === key)?.k;
+      },
+      followers: (id) => {
+        const key = latin1Key(id);
+        return [...this.followers(id), ...batch.filter((c) => c.leader === key).map((c) => c.k)];
+      },
+    };
   }
 
-  /** Removes transactions that a producer refused (they would fail every later block too). */
+  /**
+   * Candidates for the next block, in arrival order, each followed by its pending followers (a
+   * multisig transaction by its co-signatures, which enter a block right behind it).
+   */
+  candidates(limit: number): KnownTx[] {
+    const txs: KnownTx[] = [];
+    for (const [id, e] of this.entries) {
+      if (txs.length >= limit) break;
+      if (e.leader !== null) continue;
+      txs.push(e.k);
+      for (const f of this.followersOf.get(id) ?? []) txs.push(this.entries.get(f)!.k);
+    }
+    return txs.length > limit ? txs.slice(0, limit) : txs;
+  }
+
+  /** Removes transactions that a producer refused (they would fail every later block too), and their followers. */
   async drop(ks: readonly KnownTx[], reason: string): Promise<void> {
     const gone = this.forget(ks);
+    gone.push(...this.forgetOrphans());
     if (gone.length === 0) return;
     await this.deleteStored(gone);
     this.events.emit('txDropped', { txs: gone.map((e) => e.k), reason });
@@ -324,8 +382,23 @@ export class Mempool {
         if (left > 0n) this.pendingSpend.set(a, left);
         else this.pendingSpend.delete(a);
       }
+      if (e.leader !== null) {
+        const list = this.followersOf.get(e.leader);
+        const at = list?.indexOf(id) ?? -1;
+        if (at >= 0) list!.splice(at, 1);
+        if (list?.length === 0) this.followersOf.delete(e.leader);
+      }
     }
     return gone;
+  }
+
+  /** Forgets the followers whose leader left the pool (applied without them, or dropped); returns their entries. */
+  private forgetOrphans(): Entry[] {
+    const orphans: KnownTx[] = [];
+    for (const [leader, list] of this.followersOf) {
+      if (!this.entries.has(leader)) for (const f of list) orphans.push(this.entries.get(f)!.k);
+    }
+    return orphans.length > 0 ? this.forget(orphans) : [];
   }
 
   private deleteStored(gone: readonly Entry[]): Promise<void> {
@@ -382,13 +455,19 @@ export class Mempool {
       }
     }
     const dropped = this.forget(uncovered);
-    if (included.length + dropped.length > 0) {
-      const removal = this.deleteStored([...included, ...dropped]);
+    // Co-signatures of a transaction the block applied without them (surplus), or that left uncovered.
+    const orphans = this.forgetOrphans();
+    if (included.length + dropped.length + orphans.length > 0) {
+      const removal = this.deleteStored([...included, ...dropped, ...orphans]);
       this.pruning = this.pruning.then(() => removal);
     }
     if (dropped.length > 0) {
       this.log.warn({ count: dropped.length }, 'pending transactions no longer covered by their balance; dropped');
       this.events.emit('txDropped', { txs: dropped.map((e) => e.k), reason: 'Balance is too low' });
+    }
+    if (orphans.length > 0) {
+      this.log.info({ count: orphans.length }, 'co-signatures of a transaction no longer pending; dropped');
+      this.events.emit('txDropped', { txs: orphans.map((e) => e.k), reason: 'the transaction they co-sign is no longer pending' });
     }
   }
 }
