@@ -18,7 +18,7 @@ import type { KnownTx } from '../chain/tx-codec.js';
 import { balanceTooLow, TxError, TxErrorCode } from '../chain/errors.js';
 import type { Transaction } from '../codec/types.js';
 import { addressToText } from '../formats/address.js';
-import { TransactionType } from '../formats/constants.js';
+import { REDACTED_WINDOW, TransactionType } from '../formats/constants.js';
 import { latin1Key } from '../state/keys.js';
 import { checkAgainstWallet, countCoSignatures, MultisigRuleError, readMultisigTx, txIdText, type MultisigTx } from './rules.js';
 
@@ -98,6 +98,11 @@ function checkPendingOrig(tx: Transaction, m: MultisigTx, view: TxView): void {
 
 /** In a block: a 997/998 and the co-signatures right behind it. */
 function planGroup(tx: Transaction, m: MultisigTx, block: BlockWriter): void {
+  // One that waited for co-signatures longer than the redacted window expires (reference
+  // `applyMultisigTransaction`: blockHeight below block − window fails): the producer drops it.
+  if (tx.blockHeight + BigInt(REDACTED_WINDOW) < block.height) {
+    typeRule(`it was made at block ${tx.blockHeight}, more than ${REDACTED_WINDOW} blocks before block ${block.height}: it expired waiting for co-signatures`);
+  }
   const { txs, index } = block.position();
   const self = txs[index]!;
   const id = latin1Key(self.id);

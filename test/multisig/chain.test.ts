@@ -269,14 +269,14 @@ describe('multisig wallets on the chain', () => {
     const spend = s.ms.spend(s.d1, [{ address: s.p, amount: COIN }]);
     expect(await admit(s, spend)).toBeNull();
     const co = s.ms.coSign(s.d1, spend.id);
-    const run = (txs: KnownTx[]) =>
+    const run = (txs: KnownTx[], height = s.t.chain.height + 1n) =>
       s.t.store.dryRun(() =>
         applyBlockBody({
           store: s.t.store,
           network: 'reg',
           extensions: s.t.chain.extensions,
           mode: 'import',
-          height: s.t.chain.height + 1n,
+          height,
           timestamp: BigInt(Math.floor(Date.now() / 1000)),
           proposer: s.p,
           txs,
@@ -289,6 +289,8 @@ describe('multisig wallets on the chain', () => {
     await expect(run([spend])).rejects.toMatchObject({ code: 'BLOCK_INVALID_TRANSACTION', context: { code: TxErrorCode.NotReady } });
     await expect(run([co, spend])).rejects.toMatchObject({ context: { code: TxErrorCode.NotReady } });
     await expect(run([spend, co])).resolves.toBe(2);
+    // Waiting longer than the redacted window, it expires (a rule break: the producer drops it).
+    await expect(run([spend, co], spend.tx.blockHeight + 10_001n)).rejects.toMatchObject({ message: expect.stringContaining('expired waiting for co-signatures'), context: { code: TxErrorCode.TypeRule } });
     // A co-signature that is not right behind its spend does not count.
     const other = s.t.builder.buildSigned({ key: s.t.wallet.primary, outputs: [{ address: s.d3, amount: COIN }] });
     await expect(run([spend, other, co])).rejects.toMatchObject({ context: { code: TxErrorCode.NotReady } });
