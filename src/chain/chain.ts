@@ -40,7 +40,7 @@ import { BlockError, BlockErrorCode, StoreCorruptionError, TxError } from './err
 import type { ChainExtensions, TxView } from './extensions.js';
 import { applyBlockBody, type TransitionResult } from './state-transition.js';
 import { decodeStoredTx, encodeStoredTx, type KnownTx } from './tx-codec.js';
-import { resolveSigner } from './validate.js';
+import { resolveTxSigner } from './validate.js';
 import { decodeWalletState, emptyWallet, type WalletState } from './wallet-state.js';
 
 /** Metadata keys of the `meta` sub-database, defined once. */
@@ -299,6 +299,7 @@ export class Chain {
       store: this.store,
       superBlockPeriod: this.superBlockPeriod,
       balanceOf: (a) => this.wallet(a).balance,
+      wallet: (a) => this.wallet(a),
     };
   }
 
@@ -625,12 +626,12 @@ export class Chain {
       if (!k.tx.signature || k.tx.type === TransactionType.Genesis || k.tx.type === TransactionType.StakingReward) continue;
       let signer;
       try {
-        signer = resolveSigner(k.tx, walletOf);
+        signer = resolveTxSigner(k.tx, walletOf, this.extensions);
       } catch (err) {
         const e = err as TxError;
         throw new BlockError(BlockErrorCode.InvalidTransaction, `transaction ${k.textId} fails: ${e.message}`, { txid: k.textId, code: e.code });
       }
-      introduced.set(Buffer.from(signer.primary).toString('latin1'), signer.publicKey);
+      if (signer.keyOfPrimary) introduced.set(Buffer.from(signer.primary).toString('latin1'), signer.publicKey);
       if (this.isVerified(k.id)) continue;
       items.push({ publicKey: signer.publicKey, data: k.checksum, signature: k.tx.signature });
       which.push(k);

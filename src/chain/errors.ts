@@ -32,6 +32,11 @@ export const TxErrorCode = {
   BadPayment: 'TX_BAD_PAYMENT',
   /** The payment builder's fee did not settle (a retry usually succeeds). */
   FeeUnsettled: 'TX_FEE_UNSETTLED',
+  /**
+   * Valid, but it cannot enter this block yet: a multisig transaction still collecting
+   * co-signatures, or a co-signature whose transaction is not in the block. It stays pending.
+   */
+  NotReady: 'TX_NOT_READY',
 } as const;
 export type TxErrorCode = (typeof TxErrorCode)[keyof typeof TxErrorCode];
 
@@ -47,6 +52,7 @@ const TX_ACTION: Record<TxErrorCode, GossipAction> = {
   TX_INVALID: GossipAction.Reject,
   TX_TYPE_RULE: GossipAction.Ignore,
   TX_BAD_PAYMENT: GossipAction.Reject,
+  TX_NOT_READY: GossipAction.Ignore,
 };
 
 /** A transaction was refused (admission, block application or the payment builder). */

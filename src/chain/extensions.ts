@@ -14,15 +14,30 @@
  * - sub-databases: `subDatabases` are opened in the node's one LMDB environment before the chain
  *   starts; reach them with `view.store.declare(spec)`.
  *
+ * - per transaction type, optionally: `signer(tx)` for a type that names its signer in its payload
+ *   (multisig: the co-signer's key, not the wallet's), and `leader(tx)` for a transaction that only
+ *   enters a block right after another one (a multisig co-signature after the transaction it signs):
+ *   the mempool keeps such a follower only while its leader is pending and hands it to the
+ *   producer right behind it.
+ *
  * Extensions are built explicitly by `createNode` (the name system: `createNameSystem`) and handed
  * to the chain as a list: no registry, no import side effects (reshape-for-peers §3 P2). State that
  * belongs to one block's application lives in the block's write context (`BlockWriter.local`), so a
  * block retried at the same height, or a second candidate for a height, starts from a clean state.
  */
 import type { Network, Transaction } from '../codec/types.js';
-import type { KnownTx } from './tx-codec.js';
 import type { SubDbSpec } from '../state/schema.js';
 import type { Store } from '../state/store.js';
+import type { KnownTx } from './tx-codec.js';
+import type { WalletState } from './wallet-state.js';
+
+/** The pending pool as a type hook sees it on admission (absent inside a block). */
+export interface PendingView {
+  /** A pending transaction (or one admitted earlier in the same batch). */
+  get(id: Uint8Array): KnownTx | undefined;
+  /** The pending transactions that follow `id` (its `leader`), in arrival order. */
+  followers(id: Uint8Array): readonly KnownTx[];
+}
 
 /** Read access to the chain state while validating a transaction. */
 export interface TxView {
@@ -36,7 +51,14 @@ export interface TxView {
   readonly superBlockPeriod: bigint;
   /** Balance (raw CoinNumber) of an `addressNoChecksum`, including earlier transactions of this block. */
   balanceOf(address: Uint8Array): bigint;
+  /** The whole state of a wallet (type, signers…), including earlier transactions of this block. Do not modify it. */
+  wallet(address: Uint8Array): Readonly<WalletState>;
+  /** Mempool admission only: the pending pool. */
+  readonly pending?: PendingView;
 }
+
+/** The multisig members of a wallet state, as a block changes them. */
+export type WalletMultisig = Pick<WalletState, 'type' | 'requiredSigs' | 'allowedSigners'>;
 
 /** Write access while applying a block (inside its one LMDB write transaction). */
 export interface BlockWriter extends TxView {
@@ -57,6 +79,13 @@ export interface BlockWriter extends TxView {
   mint(address: Uint8Array, amount: bigint): void;
   /** @throws TxError TX_BALANCE_TOO_LOW when the balance does not cover `amount`. */
   debit(address: Uint8Array, amount: bigint): void;
+  /** Sets a wallet's multisig members (type, required signatures, allowed signers). */
+  setMultisig(address: Uint8Array, multisig: WalletMultisig): void;
+  /**
+   * The block's transactions in block order and the position of the one being validated or
+   * applied. In produce mode these are the candidates: the ones after `index` may yet be left out.
+   */
+  position(): { txs: readonly KnownTx[]; index: number };
 }
 
 export interface TxTypeHook {
@@ -71,6 +100,14 @@ export interface TxTypeHook {
   validate(tx: Transaction, view: TxView): void;
   /** Applies the type-specific effects; the chain has already moved the coins of inputs/outputs. */
   apply(tx: Transaction, block: BlockWriter): void;
+  /**
+   * For a type whose signer is named in its payload (multisig, reference-formats §8.8): the
+   * primary address its inputs resolve against (the wallet) and the key that signed it. The
+   * key is not stored with the wallet. Throws a `TxError` for an unreadable payload.
+   */
+  signer?(tx: Transaction): { primary: Uint8Array; publicKey: Uint8Array };
+  /** For a transaction that enters a block only right after another one: that one's binary txid. */
+  leader?(tx: Transaction): Uint8Array | null;
 }
 
 export interface ChainExtension {

@@ -25,7 +25,7 @@ import type { Store } from '../state/store.js';
 import { balanceTooLow, BlockError, BlockErrorCode, invalidTx, TxError, TxErrorCode } from './errors.js';
 import type { BlockWriter, ChainExtensions } from './extensions.js';
 import type { KnownTx } from './tx-codec.js';
-import { inputSources, resolveSigner, sumInputs, sumOutputs } from './validate.js';
+import { checkSourceWallets, inputSources, resolveTxSigner, sumInputs, sumOutputs } from './validate.js';
 import { decodeWalletState, emptyWallet, encodeWalletState, type WalletState } from './wallet-state.js';
 
 export type TransitionMode = 'produce' | 'import';
@@ -102,9 +102,10 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
   const wallets = store.db('wallets');
   const changed = new Map<string, WalletEntry>();
   // Undo journal of the transaction being applied: the first prior value of each entry it
-  // touches (stamp = that transaction's number), and the entries it created.
+  // touches (stamp = that transaction's number), and the entries it created. The multisig
+  // members are kept by reference: `setMultisig` replaces the signer array, never edits it.
   let stamp = 0;
-  const journal: { e: WalletEntry; balance: bigint; publicKey: Uint8Array | null }[] = [];
+  const journal: { e: WalletEntry; prior: WalletState }[] = [];
   const created: string[] = [];
   const entry = (address: Uint8Array): WalletEntry => {
     const key = latin1Key(address);
@@ -121,7 +122,7 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
     const e = entry(address);
     if (e.stamp !== stamp) {
       e.stamp = stamp;
-      journal.push({ e, balance: e.state.balance, publicKey: e.state.publicKey });
+      journal.push({ e, prior: { ...e.state } });
     }
     return e;
   };
@@ -144,6 +145,7 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
       totalFee += amount;
     },
     balanceOf: (a) => entry(a).state.balance,
+    wallet: (a) => entry(a).state,
     credit: (a, amount) => {
       touch(a).state.balance += amount;
     },
@@ -156,6 +158,13 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
       if (e.state.balance < amount) throw balanceTooLow({ address: a, needed: amount, balance: e.state.balance });
       e.state.balance -= amount;
     },
+    setMultisig: (a, m) => {
+      const w = touch(a).state;
+      w.type = m.type;
+      w.requiredSigs = m.requiredSigs;
+      w.allowedSigners = [...m.allowedSigners];
+    },
+    position: () => ({ txs: input.txs, index: current }),
   };
 
   const applyOne = (k: KnownTx): bigint => {
@@ -175,13 +184,18 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
       supply += sumOutputs(tx);
       return 0n;
     }
-    const signer = resolveSigner(tx, (a) => touch(a).state);
+    const walletOf = (a: Uint8Array): WalletState => touch(a).state;
+    const signer = resolveTxSigner(tx, walletOf, extensions);
     const hook = extensions.txType(tx.type);
     hook?.validate(tx, writer);
-    for (const s of inputSources(tx, signer.primary)) writer.debit(s.address, s.amount);
+    const sources = inputSources(tx, signer.primary);
+    checkSourceWallets(tx, sources, walletOf, extensions);
+    for (const s of sources) writer.debit(s.address, s.amount);
     for (const o of tx.outputs) writer.credit(o.address, o.amount);
-    const primary = touch(signer.primary).state;
-    if (!primary.publicKey) primary.publicKey = signer.publicKey;
+    if (signer.keyOfPrimary) {
+      const primary = touch(signer.primary).state;
+      if (!primary.publicKey) primary.publicKey = signer.publicKey;
+    }
     hook?.apply(tx, writer);
     return sumInputs(tx) - sumOutputs(tx);
   };
@@ -190,7 +204,9 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
   const rejected: { tx: KnownTx; error: TxError }[] = [];
   // Ids of this block's transactions (stored after the loop, so `hasTransaction` cannot see them).
   const inBlock = new Set<string>();
+  let current = -1;
   for (const k of input.txs) {
+    current++;
     stamp++;
     journal.length = 0;
     created.length = 0;
@@ -207,9 +223,8 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
       }
       // A rejected transaction leaves no trace: restore what it touched, forget what it created.
       for (let j = journal.length - 1; j >= 0; j--) {
-        const { e, balance, publicKey } = journal[j]!;
-        e.state.balance = balance;
-        e.state.publicKey = publicKey;
+        const { e, prior } = journal[j]!;
+        e.state = prior;
       }
       for (const key of created) changed.delete(key);
       rejected.push({ tx: k, error });

@@ -13,12 +13,12 @@ import {
 } from '../formats/address.js';
 import { equalBytes } from '../formats/bytes.js';
 import { MAX_TRANSACTION_SIZE, REDACTED_WINDOW, TransactionType } from '../formats/constants.js';
-import { transactionAmountProblem } from '../formats/fees.js';
+import { mayPayItself, transactionAmountProblem } from '../formats/fees.js';
 import { MAX_BLOCKHEIGHT_AHEAD, TX_VERSION } from './constants.js';
 import { invalidTx, TxError, TxErrorCode } from './errors.js';
 import type { ChainExtensions } from './extensions.js';
 import type { KnownTx } from './tx-codec.js';
-import type { WalletState } from './wallet-state.js';
+import { WalletType, type WalletState } from './wallet-state.js';
 
 const reject = (msg: string): never => {
   throw invalidTx(msg);
@@ -90,6 +90,22 @@ function primaryOfKey(publicKey: Uint8Array): Uint8Array {
 export interface Signer {
   primary: Uint8Array;
   publicKey: Uint8Array;
+  /**
+   * The key is `primary`'s own: stored with that wallet when it has none yet. False for a type
+   * that names its signer in its payload (a multisig co-signer's key is not the wallet's).
+   */
+  keyOfPrimary: boolean;
+}
+
+/**
+ * The signer of `tx`: the type's own rule when it names its signer in its payload (multisig,
+ * §8.8 last sentence), else {@link resolveSigner}.
+ */
+export function resolveTxSigner(tx: Transaction, walletOf: (address: Uint8Array) => WalletState, extensions: ChainExtensions): Signer {
+  const own = extensions.txType(tx.type)?.signer;
+  if (!own) return resolveSigner(tx, walletOf);
+  const s = own(tx);
+  return { primary: s.primary, publicKey: s.publicKey, keyOfPrimary: false };
 }
 
 /**
@@ -101,7 +117,7 @@ export function resolveSigner(tx: Transaction, walletOf: (address: Uint8Array) =
   if (isValidAddressBytes(pk) && (pk.length === 33 || pk.length === 45)) {
     const stored = walletOf(pk).publicKey;
     if (!stored) unknownSigner(`the wallet state holds no public key for ${addressToText(pk)}; send the full public key`);
-    return { primary: pk, publicKey: stored! };
+    return { primary: pk, publicKey: stored!, keyOfPrimary: true };
   }
   let primary: Uint8Array;
   try {
@@ -112,14 +128,39 @@ export function resolveSigner(tx: Transaction, walletOf: (address: Uint8Array) =
   const stored = walletOf(primary).publicKey;
   // Buffer.compare: a native memcmp of the ~528-byte keys.
   if (stored && Buffer.compare(stored, pk) !== 0) reject('pubKey differs from the public key stored for its address');
-  return { primary, publicKey: pk };
+  return { primary, publicKey: pk, keyOfPrimary: true };
 }
 
-/** Source address and amount of every input (§8.3: nonce keys relative to the signer). */
+/**
+ * Source address and amount of every input (§8.3: nonce keys relative to the signer). An input
+ * address may not be an output too (§8.11), except for the multisig types that pay the wallet's
+ * own fee to it (`mayPayItself`).
+ */
 export function inputSources(tx: Transaction, primary: Uint8Array): { address: Uint8Array; amount: bigint }[] {
   const sources = tx.inputs.map((i) => ({ address: deriveAddress(primary, i.key), amount: i.amount }));
-  for (const s of sources) {
-    if (tx.outputs.some((o) => equalBytes(o.address, s.address))) reject('an input address is also an output address');
+  if (!mayPayItself(tx.type)) {
+    for (const s of sources) {
+      if (tx.outputs.some((o) => equalBytes(o.address, s.address))) reject('an input address is also an output address');
+    }
   }
   return sources;
+}
+
+/**
+ * A multisig wallet spends only through the multisig types (reference DLT `verifyTransaction`:
+ * "a non-normal address with normal transaction"). Types that name their signer in the payload
+ * check their own wallets; PoW claims, staking and genesis are not spends.
+ */
+export function checkSourceWallets(
+  tx: Transaction,
+  sources: readonly { address: Uint8Array }[],
+  walletOf: (address: Uint8Array) => WalletState,
+  extensions: ChainExtensions,
+): void {
+  if (extensions.txType(tx.type)?.signer || tx.type === TransactionType.PoWSolution) return;
+  for (const s of sources) {
+    if (walletOf(s.address).type !== WalletType.Normal) {
+      reject(`${addressToText(s.address)} is a multisig wallet: it spends only through multisig transactions (addMultiSigTransaction)`);
+    }
+  }
 }

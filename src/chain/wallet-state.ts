@@ -14,7 +14,10 @@ export const WalletType = { Normal: 0, Multisig: 1 } as const;
 export const WALLET_TYPE_NAMES: Record<number, string> = { 0: 'Normal', 1: 'Multisig' };
 /** Longest public key a wallet stores (reference-formats.md §7.5: keys are 49…1023 bytes). */
 const MAX_KEY_LENGTH = 1023;
-const MAX_SIGNERS = 250;
+/** Most allowed signers a multisig wallet holds besides its owner (reference DLT: 250). */
+export const MAX_ALLOWED_SIGNERS = 250;
+/** Required signatures are one byte in the reference (`Wallet.requiredSigs`). */
+const MAX_REQUIRED_SIGS = 255;
 
 export interface WalletState {
   type: number;
@@ -53,9 +56,9 @@ export function decodeWalletState(bytes: Uint8Array): WalletState {
     const type = d.value;
     const balance = decodeAmount(bytes, d.next);
     const key = decodeVarBytes(bytes, balance.next, MAX_KEY_LENGTH);
-    d = decodeVarUintNumber(bytes, key.next, MAX_SIGNERS);
+    d = decodeVarUintNumber(bytes, key.next, MAX_REQUIRED_SIGS);
     const requiredSigs = d.value;
-    d = decodeVarUintNumber(bytes, d.next, MAX_SIGNERS);
+    d = decodeVarUintNumber(bytes, d.next, MAX_ALLOWED_SIGNERS);
     const allowedSigners: Uint8Array[] = [];
     let next = d.next;
     for (let i = 0; i < d.value; i++) {

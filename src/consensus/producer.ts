@@ -9,7 +9,7 @@ import type { Network } from '../codec/types.js';
 import { genesisTransaction, type GenesisSpec } from '../chain/genesis.js';
 import type { Chain, ProducedBlock } from '../chain/chain.js';
 import { REG_SIGNER_BITS } from '../chain/constants.js';
-import { BlockError } from '../chain/errors.js';
+import { BlockError, TxErrorCode } from '../chain/errors.js';
 import { knownTx } from '../chain/tx-codec.js';
 import type { Clock } from '../clock.js';
 import { unixSeconds } from '../clock.js';
@@ -121,9 +121,11 @@ export class BlockProducer {
       proposer: signer.address, // the mining difficulty is the chain's computation (src/mining/difficulty.ts)
       signerBits: REG_SIGNER_BITS,
     });
-    if (produced.rejected.length > 0) {
-      for (const { tx, error } of produced.rejected) log.warn({ id: tx.textId, code: error.code, reason: error.message }, 'pending transaction dropped');
-      await mempool.drop(produced.rejected.map((r) => r.tx), 'refused by the block producer');
+    // A multisig transaction still collecting co-signatures (TX_NOT_READY) stays pending.
+    const refused = produced.rejected.filter((r) => r.error.code !== TxErrorCode.NotReady);
+    if (refused.length > 0) {
+      for (const { tx, error } of refused) log.warn({ id: tx.textId, code: error.code, reason: error.message }, 'pending transaction dropped');
+      await mempool.drop(refused.map((r) => r.tx), 'refused by the block producer');
     }
     return produced;
   }

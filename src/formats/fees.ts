@@ -67,10 +67,30 @@ export function isFeeExempt(type: number): boolean {
   return type === TransactionType.PoWSolution || type === TransactionType.StakingReward || type === TransactionType.Genesis;
 }
 
-/** Does the dust limit apply (§8.9)? Block v10+ (or unknown), not for PoW, staking or name types. */
+/**
+ * Does the dust limit apply (§8.9)? Block v10+ (or unknown), not for PoW, staking or name types,
+ * nor for the multisig wallet change and co-signature types (998, 999): their one output to the
+ * wallet itself carries the payload with amount 0, which the reference builds that way (its own
+ * dust check would refuse every one of them, an oversight we do not copy).
+ */
 export function dustLimitApplies(type: number, blockVersion?: number): boolean {
   if (blockVersion !== undefined && blockVersion < BLOCK_VERSION_V10) return false;
-  return type !== TransactionType.PoWSolution && type !== TransactionType.StakingReward && type !== TransactionType.RegName;
+  return (
+    type !== TransactionType.PoWSolution &&
+    type !== TransactionType.StakingReward &&
+    type !== TransactionType.RegName &&
+    type !== TransactionType.ChangeMultisigWallet &&
+    type !== TransactionType.MultisigAddTxSignature
+  );
+}
+
+/**
+ * May an input address also be an output (§8.11 forbids it)? Only for the multisig wallet change
+ * and co-signature types, whose output is the wallet they pay the fee from (reference DLT
+ * `TransactionPool.verifyTransaction` skips the check for 998 and 999).
+ */
+export function mayPayItself(type: number): boolean {
+  return type === TransactionType.ChangeMultisigWallet || type === TransactionType.MultisigAddTxSignature;
 }
 
 /** Types allowed to move nothing (amount + fee = 0, §8.11). */

@@ -9,12 +9,19 @@
  * The pool follows the chain (§3 P6): on `blockImported` it forgets what the block included and
  * re-checks the pending spends of the wallets the block touched; it emits `txAdmitted`, the
  * source of transaction gossip.
+ *
+ * A transaction whose type names a `leader` (a multisig co-signature, type 999, names the
+ * transaction it signs) is a follower: admitted only while its leader is pending, handed to the
+ * producer right behind its leader (`candidates`), and dropped when the leader leaves the pool. A
+ * multisig transaction waiting for co-signatures stays pending: the producer leaves it out of a
+ * block with TX_NOT_READY, which does not drop it.
  */
 import type { Chain, ChainEvents } from '../chain/chain.js';
 import { TxError, TxErrorCode } from '../chain/errors.js';
 import type { Emitter } from '../events.js';
 import { decodeStoredTx, encodeStoredTx, type KnownTx } from '../chain/tx-codec.js';
-import { checkTransaction, inputSources, resolveSigner } from '../chain/validate.js';
+import { checkSourceWallets, checkTransaction, inputSources, resolveTxSigner } from '../chain/validate.js';
+import type { PendingView, TxView } from '../chain/extensions.js';
 import type { WalletState } from '../chain/wallet-state.js';
 import type { SignatureVerifier } from '../chain/chain.js';
 import type { Logger } from '../log/logger.js';
@@ -47,6 +54,8 @@ interface Entry {
   seq: bigint;
   /** Source address (latin1Key) → amount this transaction withdraws. */
   spends: Map<string, bigint>;
+  /** Id (latin1Key) of the transaction this one follows in a block (a co-signature's), or null. */
+  leader: string | null;
 }
 
 /** Adds (`sign` 1) or takes away (−1) `spends` to a total by address; totals at 0 are removed. */
@@ -92,6 +101,8 @@ export class Mempool {
    * the same coins (reference-rpc-messaging §2.1 "Input selection": pending local transactions).
    */
   private readonly submittedSpend = new Map<string, bigint>();
+  /** Leader id → ids of its pending followers, in arrival order. */
+  private readonly followersOf = new Map<string, string[]>();
   /** Ids being admitted by a batch that awaits its signatures: a concurrent duplicate is already pending. */
   private readonly inFlight = new Set<string>();
   private nextSeq = 1n;
@@ -114,9 +125,12 @@ export class Mempool {
       try {
         // Applied before a restart cut the prune short: no longer pending.
         if (this.chain.hasTransaction(k.id)) throw new TxError(TxErrorCode.AlreadyApplied, 'transaction is already applied');
-        this.track(k, seq, this.signerSpends(k).spends);
+        // Stored in arrival order: a follower's leader is tracked before it, or is gone.
+        const leader = this.leaderOf(k);
+        if (leader !== null && !this.entries.has(leader)) throw new TxError(TxErrorCode.NotReady, 'the transaction it follows is no longer pending');
+        this.track(k, seq, this.signerSpends(k).spends, leader);
       } catch (err) {
-        stale.push({ k, seq, spends: new Map() });
+        stale.push({ k, seq, spends: new Map(), leader: null });
         this.log.debug({ id: k.textId, err: (err as Error).message }, 'stored pending transaction no longer pending; removed');
       }
     }
@@ -166,23 +180,42 @@ export class Mempool {
     return (this.pendingSpend.get(a) ?? 0n) + (this.submittedSpend.get(a) ?? 0n);
   }
 
+  /** The pending followers of a transaction (multisig co-signatures of a pending multisig transaction), in arrival order. */
+  followers(id: Uint8Array): KnownTx[] {
+    return (this.followersOf.get(latin1Key(id)) ?? []).map((f) => this.entries.get(f)!.k);
+  }
+
   /** The signer's key and what each input address gives (§8.8: inputs resolve against one signer). */
   private signerSpends(k: KnownTx, walletOf: (address: Uint8Array) => WalletState = (a) => this.chain.wallet(a)): {
     publicKey: Uint8Array;
     spends: Map<string, bigint>;
   } {
-    const signer = resolveSigner(k.tx, walletOf);
+    const { extensions } = this.chain;
+    const signer = resolveTxSigner(k.tx, walletOf, extensions);
+    const sources = inputSources(k.tx, signer.primary);
+    checkSourceWallets(k.tx, sources, walletOf, extensions);
     const spends = new Map<string, bigint>();
-    for (const s of inputSources(k.tx, signer.primary)) {
+    for (const s of sources) {
       const a = latin1Key(s.address);
       spends.set(a, (spends.get(a) ?? 0n) + s.amount);
     }
     return { publicKey: signer.publicKey, spends };
   }
 
-  private track(k: KnownTx, seq: bigint, spends: Map<string, bigint>, id = latin1Key(k.id)): void {
-    this.entries.set(id, { k, seq, spends });
+  /** The id (latin1Key) of the transaction `k` follows, or null (see the module comment). */
+  private leaderOf(k: KnownTx): string | null {
+    const leader = this.chain.extensions.txType(k.tx.type)?.leader?.(k.tx);
+    return leader ? latin1Key(leader) : null;
+  }
+
+  private track(k: KnownTx, seq: bigint, spends: Map<string, bigint>, leader: string | null, id = latin1Key(k.id)): void {
+    this.entries.set(id, { k, seq, spends, leader });
     addSpends(this.pendingSpend, spends, 1n);
+    if (leader !== null) {
+      const list = this.followersOf.get(leader);
+      if (list) list.push(id);
+      else this.followersOf.set(leader, [id]);
+    }
   }
 
   /**
@@ -238,7 +271,7 @@ export class Mempool {
 
   private async admitWithSources(batch: KnownTx[], sources: AdmitSource[]): Promise<(TxError | null)[]> {
     const results: (TxError | null)[] = new Array(batch.length).fill(null);
-    const checked: { i: number; k: KnownTx; id: string; publicKey: Uint8Array; spends: Map<string, bigint> }[] = [];
+    const checked: { i: number; k: KnownTx; id: string; publicKey: Uint8Array; spends: Map<string, bigint>; leader: string | null }[] = [];
     const tip = this.chain.height;
     // Senders repeat within a batch: each wallet is read once (committed state, before the await).
     const walletOf = batchWalletReader(this.chain);
@@ -252,7 +285,7 @@ export class Mempool {
         checkTransaction(k, tip, this.chain.extensions);
         const { publicKey, spends } = this.signerSpends(k, walletOf);
         this.inFlight.add(id);
-        checked.push({ i, k, id, publicKey, spends });
+        checked.push({ i, k, id, publicKey, spends, leader: this.leaderOf(k) });
       } catch (err) {
         results[i] = asTxError(err);
       }
@@ -277,12 +310,15 @@ export class Mempool {
     } finally {
       for (const c of checked) this.inFlight.delete(c.id);
     }
-    const view = this.chain.view();
+    // The type rules, each against the committed state, the pool and the earlier items of this
+    // batch that passed (a co-signature right behind the multisig transaction it signs).
+    const base = this.chain.view();
     for (let j = 0; j < checked.length; j++) {
       const c = checked[j]!;
       if (refused[j]) continue;
       try {
-        this.chain.extensions.txType(c.k.tx.type)?.validate(c.k.tx, view);
+        const earlier = checked.slice(0, j).filter((_, i) => !refused[i]);
+        this.chain.extensions.txType(c.k.tx.type)?.validate(c.k.tx, { ...base, pending: this.pendingView(earlier) });
       } catch (err) {
         refused[j] = asTxError(err);
       }
@@ -315,8 +351,13 @@ export class Mempool {
         results[c.i] = new TxError(TxErrorCode.BalanceTooLow, 'Balance is too low');
         continue;
       }
+      // A follower's leader may have left the pool (or failed in this batch) during the await.
+      if (c.leader !== null && !this.entries.has(c.leader)) {
+        results[c.i] = new TxError(TxErrorCode.TypeRule, 'the transaction it co-signs is no longer pending on this node');
+        continue;
+      }
       const seq = this.nextSeq++;
-      this.track(c.k, seq, c.spends, c.id);
+      this.track(c.k, seq, c.spends, c.leader, c.id);
       admitted.push(this.entries.get(c.id)!);
       admittedSources.push(sources[c.i]!);
     }
@@ -349,19 +390,39 @@ export class Mempool {
     return this.pruning;
   }
 
-  /** Candidates for the next block, in arrival order. */
-  candidates(limit: number): KnownTx[] {
-    const txs: KnownTx[] = [];
-    for (const e of this.entries.values()) {
-      if (txs.length >= limit) break;
-      txs.push(e.k);
-    }
-    return txs;
+  /** The pool as the type hooks see it on admission: pending entries and the batch admitted so far. */
+  private pendingView(batch: readonly { id: string; k: KnownTx; leader: string | null }[]): PendingView {
+    return {
+      get: (id) => {
+        const key = latin1Key(id);
+        return this.entries.get(key)?.k ?? batch.find((c) => c.id === key)?.k;
+      },
+      followers: (id) => {
+        const key = latin1Key(id);
+        return [...this.followers(id), ...batch.filter((c) => c.leader === key).map((c) => c.k)];
+      },
+    };
   }
 
-  /** Removes transactions that a producer refused (they would fail every later block too). */
+  /**
+   * Candidates for the next block, in arrival order, each followed by its pending followers (a
+   * multisig transaction by its co-signatures, which enter a block right behind it).
+   */
+  candidates(limit: number): KnownTx[] {
+    const txs: KnownTx[] = [];
+    for (const [id, e] of this.entries) {
+      if (txs.length >= limit) break;
+      if (e.leader !== null) continue;
+      txs.push(e.k);
+      for (const f of this.followersOf.get(id) ?? []) txs.push(this.entries.get(f)!.k);
+    }
+    return txs.length > limit ? txs.slice(0, limit) : txs;
+  }
+
+  /** Removes transactions that a producer refused (they would fail every later block too), and their followers. */
   async drop(ks: readonly KnownTx[], reason: string): Promise<void> {
     const gone = this.forget(ks);
+    gone.push(...this.forgetOrphans());
     if (gone.length === 0) return;
     await this.deleteStored(gone);
     this.events.emit('txDropped', { txs: gone.map((e) => e.k), reason });
@@ -377,8 +438,23 @@ export class Mempool {
       this.entries.delete(id);
       gone.push(e);
       addSpends(this.pendingSpend, e.spends, -1n);
+      if (e.leader !== null) {
+        const list = this.followersOf.get(e.leader);
+        const at = list?.indexOf(id) ?? -1;
+        if (at >= 0) list!.splice(at, 1);
+        if (list?.length === 0) this.followersOf.delete(e.leader);
+      }
     }
     return gone;
+  }
+
+  /** Forgets the followers whose leader left the pool (applied without them, or dropped); returns their entries. */
+  private forgetOrphans(): Entry[] {
+    const orphans: KnownTx[] = [];
+    for (const [leader, list] of this.followersOf) {
+      if (!this.entries.has(leader)) for (const f of list) orphans.push(this.entries.get(f)!.k);
+    }
+    return orphans.length > 0 ? this.forget(orphans) : [];
   }
 
   private deleteStored(gone: readonly Entry[]): Promise<void> {
@@ -430,7 +506,7 @@ export class Mempool {
       for (const k of txs) {
         if (k.tx.inputs.length === 0 || known.has(latin1Key(k.id))) continue;
         try {
-          for (const s of inputSources(k.tx, resolveSigner(k.tx, balanceOf).primary)) touched.add(latin1Key(s.address));
+          for (const s of inputSources(k.tx, resolveTxSigner(k.tx, balanceOf, this.chain.extensions).primary)) touched.add(latin1Key(s.address));
         } catch {
           // A block transaction without an ordinary signer (a reward) withdraws from no wallet here.
         }
@@ -451,13 +527,19 @@ export class Mempool {
       }
     }
     const dropped = this.forget(uncovered);
-    if (included.length + dropped.length > 0) {
-      const removal = this.deleteStored([...included, ...dropped]);
+    // Co-signatures of a transaction the block applied without them (surplus), or that left uncovered.
+    const orphans = this.forgetOrphans();
+    if (included.length + dropped.length + orphans.length > 0) {
+      const removal = this.deleteStored([...included, ...dropped, ...orphans]);
       this.pruning = this.pruning.then(() => removal);
     }
     if (dropped.length > 0) {
       this.log.warn({ count: dropped.length }, 'pending transactions no longer covered by their balance; dropped');
       this.events.emit('txDropped', { txs: dropped.map((e) => e.k), reason: 'Balance is too low' });
+    }
+    if (orphans.length > 0) {
+      this.log.info({ count: orphans.length }, 'co-signatures of a transaction no longer pending; dropped');
+      this.events.emit('txDropped', { txs: orphans.map((e) => e.k), reason: 'the transaction they co-sign is no longer pending' });
     }
   }
 }

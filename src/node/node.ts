@@ -1,7 +1,7 @@
 /**
  * Assembly of a node (the composition root; lodestar's `BeaconNode.init`): every module is built
- * here, explicitly, in dependency order — store, event bus, worker pool, name system (handed to the
- * chain as its extension), wallet, chain, mempool, consensus — and each gets its own child logger.
+ * here, explicitly, in dependency order — store, event bus, worker pool, name system, mining claims
+ * and multisig (handed to the chain as its extensions), wallet, chain, mempool, consensus — and each gets its own child logger.
  * Nothing registers itself by being imported, and nothing is process-wide, so several nodes run in
  * one process. `close()` stops in the reverse order (style P52): block production, mempool, pool,
  * then the store (flushed).
@@ -28,6 +28,7 @@ import { createMqBridge } from '../messaging/mq/bridge.js';
 import type { NodeModules, NodePool } from './modules.js';
 import { Mining } from '../mining/index.js';
 import { createMiningExtension } from '../mining/chain-extension.js';
+import { createMultisigExtension } from '../multisig/chain-extension.js';
 import { Miner } from '../mining/miner.js';
 import { buildClaim } from '../mining/claim.js';
 import { powVerify } from '../core/pow.js';
@@ -81,7 +82,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       ...(opts.mining?.difficulty !== undefined && opts.network === 'reg' ? { fixedDifficulty: opts.mining.difficulty } : {}),
     });
     const wallet = await NodeWallet.open(opts.dataDir, opts.walletPassword);
-    const extensions = new ChainExtensions([names.extension, mining, createAddressIndex(wallet)]).declareIn(store);
+    const extensions = new ChainExtensions([names.extension, mining, createMultisigExtension(), createAddressIndex(wallet)]).declareIn(store);
     let mempool: Mempool | undefined;
     const chain = new Chain({
       store,

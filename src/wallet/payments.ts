@@ -13,6 +13,7 @@ import { FORCE_TRANSACTION_PRICE, TransactionType } from '../formats/constants.j
 import { estimateFee } from '../formats/fees.js';
 import { formatAmount } from '../formats/amount.js';
 import type { Chain } from '../chain/chain.js';
+import { WalletType } from '../chain/wallet-state.js';
 import { TX_VERSION } from '../chain/constants.js';
 import { balanceTooLow, TxError, TxErrorCode } from '../chain/errors.js';
 import { knownTx, type KnownTx } from '../chain/tx-codec.js';
@@ -46,6 +47,9 @@ export interface PaymentRequest {
 
 const badPayment = (message: string): TxError => new TxError(TxErrorCode.BadPayment, message);
 
+/** A new transaction's nonce (§8.3): milliseconds-within-second × 1000 + random 0..999. */
+export const transactionNonce = (nowMs: number): number => (nowMs % 1000) * 1000 + Math.floor(Math.random() * 1000);
+
 const compareBytes = (a: Uint8Array, b: Uint8Array): number => {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return a.length - b.length;
@@ -66,11 +70,15 @@ export class PaymentBuilder {
     return this.chain.wallet(address).balance - this.mempool.pendingSpendOf(address);
   }
 
-  /** Inputs covering exactly `target`, smallest balance first (§2.1 "Input selection"), or null. */
+  /**
+   * Inputs covering exactly `target`, smallest balance first (§2.1 "Input selection"), or null.
+   * Multisig wallets are left out: they spend only through multisig transactions.
+   */
   selectInputs(key: WalletKey, target: bigint, outputs: TxOutput[]): TxInput[] | null {
     const candidates = key
       .addresses()
       .filter((a) => !outputs.some((o) => equalBytes(o.address, a.address)))
+      .filter((a) => this.chain.wallet(a.address).type === WalletType.Normal)
       .map((a) => ({ ...a, available: this.available(a.address) }))
       .filter((a) => a.available > 0n)
       .sort((x, y) => (x.available < y.available ? -1 : x.available > y.available ? 1 : 0));
@@ -94,8 +102,7 @@ export class PaymentBuilder {
       blockHeight: this.chain.height,
       inputs,
       outputs: req.relays?.length ? [...req.outputs, ...req.relays.map((address) => ({ address, amount: relayAmount }))] : req.outputs,
-      // §8.3: milliseconds-within-second × 1000 + random 0..999.
-      nonce: (now % 1000) * 1000 + Math.floor(Math.random() * 1000),
+      nonce: transactionNonce(now),
       // §2.1 step 7: only the address once the wallet state knows the key.
       pubKey: stored ? req.key.primary : req.key.publicKey,
       signature: null,

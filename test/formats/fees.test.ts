@@ -3,6 +3,7 @@ import {
   dustLimitApplies,
   estimateFee,
   isFeeExempt,
+  mayPayItself,
   minimumFee,
   startedKilobytes,
   transactionAmountProblem,
@@ -57,6 +58,12 @@ describe('exemptions', () => {
     expect(dustLimitApplies(TransactionType.Normal, 9)).toBe(false);
     expect(dustLimitApplies(TransactionType.RegName, 13)).toBe(false);
     expect(dustLimitApplies(TransactionType.PoWSolution)).toBe(false);
+  });
+  it('multisig: 997 pays outputs like a transfer (dust applies); 998 and 999 send 0 to their own wallet', () => {
+    expect([997, 998, 999].map((t) => dustLimitApplies(t, 13))).toEqual([true, false, false]);
+    expect([0, 4, 997, 998, 999].map(mayPayItself)).toEqual([false, false, false, true, true]);
+    expect(transactionAmountProblem({ type: 999, inputs: [{ amount: 500_000n }], outputs: [{ amount: 0n }], signedSize: 900 })).toBeNull();
+    expect(transactionAmountProblem({ type: 0, inputs: [{ amount: 500_000n }], outputs: [{ amount: 0n }], signedSize: 900 })).toMatch(/below the dust limit/);
   });
 });
 

@@ -18,6 +18,7 @@ import { walletMethods } from './wallet.js';
 import { walletActivityMethods } from './wallet-activity.js';
 import { minerMethods } from './miner.js';
 import { miningClaimMethods } from './mining-claims.js';
+import { multisigMethods } from './multisig.js';
 
 /** A row of the run-time table: handlers take parameters by name and the full module record. */
 export type NodeMethod = MethodDef<NodeModules>;
@@ -51,6 +52,7 @@ export const METHODS = [
   ...walletActivityMethods,
   ...minerMethods,
   ...miningClaimMethods,
+  ...multisigMethods,
   ...messagingMethods,
   discover,
 ] as const satisfies readonly NodeMethod[];

@@ -1,0 +1,311 @@
+/**
+ * Multisig wallets on a real chain (LMDB, mempool, producer; in-process RSA): a wallet becomes
+ * multisig by adding a signer, a spend waits in the pool until a co-signature joins it and then
+ * both enter one block, wallet changes need the current required signatures, and every refusal
+ * names its rule. Signers are addresses of the node's wallet (its key with different nonces, which
+ * the reference counts as different signers) and, where a stranger is needed, a second key.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Transaction, TxOutput } from '../../src/codec/types.js';
+import { TX_VERSION } from '../../src/chain/constants.js';
+import { TxErrorCode } from '../../src/chain/errors.js';
+import { applyBlockBody } from '../../src/chain/state-transition.js';
+import { knownTx, type KnownTx } from '../../src/chain/tx-codec.js';
+import { WalletType } from '../../src/chain/wallet-state.js';
+import { systemClock } from '../../src/clock.js';
+import { addressToText, deriveAddress, primaryAddressFromPublicKey } from '../../src/formats/address.js';
+import { FORCE_TRANSACTION_PRICE, TransactionType } from '../../src/formats/constants.js';
+import { estimateFee } from '../../src/formats/fees.js';
+import { generateWalletKey, privateKeyFromBytes, publicKeyOf, signBytes } from '../../src/formats/rsa.js';
+import { encodeTransaction } from '../../src/codec/transaction.js';
+import { MultisigBuilder } from '../../src/multisig/builder.js';
+import { createMultisigExtension } from '../../src/multisig/chain-extension.js';
+import { encodeMultisigChange, encodeMultisigTxData, MultisigChangeType } from '../../src/multisig/payload.js';
+import { PRIMARY_NONCE } from '../../src/wallet/wallet.js';
+import { walletDictionary } from '../../src/rpc/methods/wallet.js';
+import { openTestChain, type TestChain } from '../chain/fixture.js';
+
+const COIN = 100_000_000n;
+
+let t: TestChain | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+/** A second RSA key, not the node's: a stranger (made once for the file). */
+let stranger: { publicKey: Uint8Array; sign(d: Uint8Array): Uint8Array; address: Uint8Array };
+beforeAll(async () => {
+  const k = await generateWalletKey();
+  const obj = privateKeyFromBytes(k.privateKey);
+  const publicKey = publicKeyOf(obj);
+  stranger = { publicKey, sign: (d) => signBytes(obj, d), address: primaryAddressFromPublicKey(publicKey) };
+}, 60_000);
+afterAll(() => undefined);
+
+interface Setup {
+  t: TestChain;
+  ms: MultisigBuilder;
+  /** The node's primary address (genesis funds). */
+  p: Uint8Array;
+  /** Derived addresses of the node's key: d1 becomes the multisig wallet, d2 and d3 its signers. */
+  d1: Uint8Array;
+  d2: Uint8Array;
+  d3: Uint8Array;
+}
+
+async function setup(): Promise<Setup> {
+  t = await openTestChain([createMultisigExtension()]);
+  const { wallet, builder, mempool, producer } = t;
+  const d1 = wallet.newAddress();
+  const d2 = wallet.newAddress();
+  const d3 = wallet.newAddress();
+  const fund = builder.buildSigned({ key: wallet.primary, outputs: [{ address: d1, amount: 100n * COIN }] });
+  expect(await mempool.admit([fund])).toEqual([null]);
+  await producer.produce();
+  return { t, ms: new MultisigBuilder(t.chain, mempool, wallet, 'reg', systemClock), p: wallet.primary.primary, d1, d2, d3 };
+}
+
+/** Admits one transaction; the refusal's code and message, or null. */
+async function admit(s: Setup, k: KnownTx): Promise<{ code: string; message: string } | null> {
+  const [e] = await s.t.mempool.admit([k]);
+  return e ? { code: e.code, message: e.message } : null;
+}
+
+/** One block from the pool; the ids it applied. */
+async function block(s: Setup): Promise<string[]> {
+  const before = s.t.chain.height;
+  await s.t.producer.produce();
+  expect(s.t.chain.height).toBe(before + 1n);
+  return s.t.chain.blockTransactions(s.t.chain.tip!.block).map((k) => k.textId);
+}
+
+const fee = (k: KnownTx): bigint => k.tx.inputs.reduce((a, i) => a + i.amount, 0n) - k.tx.outputs.reduce((a, o) => a + o.amount, 0n);
+
+/** A 2-of-3 wallet d1 (signers d1, d2, d3), built through the pool as the RPC does. */
+async function twoOfThree(s: Setup): Promise<void> {
+  for (const signer of [s.d2, s.d3]) {
+    expect(await admit(s, s.ms.change(s.d1, { kind: MultisigChangeType.AddSigner, address: signer }))).toBeNull();
+    await block(s);
+  }
+  expect(await admit(s, s.ms.change(s.d1, { kind: MultisigChangeType.ChangeReqSigs, requiredSigs: 2 }))).toBeNull();
+  await block(s);
+  const w = s.t.chain.wallet(s.d1);
+  expect(w.type).toBe(WalletType.Multisig);
+  expect(w.requiredSigs).toBe(2);
+  expect(w.allowedSigners.map(addressToText)).toEqual([addressToText(s.d2), addressToText(s.d3)]);
+}
+
+/** A hand-made multisig transaction from `wallet` (input [0x00]) with `payload` on the first output, signed by `sign`. */
+function handMade(opts: {
+  type: number;
+  wallet: Uint8Array;
+  outputs: TxOutput[];
+  payload: Uint8Array;
+  sign: (d: Uint8Array) => Uint8Array;
+  height: bigint;
+}): KnownTx {
+  const amount = opts.outputs.reduce((a, o) => a + o.amount, 0n);
+  const tx: Transaction = {
+    version: TX_VERSION,
+    type: opts.type,
+    blockHeight: opts.height,
+    inputs: [{ key: PRIMARY_NONCE, amount }],
+    outputs: opts.outputs.map((o, i) => (i === 0 ? { ...o, data: opts.payload } : o)),
+    nonce: Math.floor(Math.random() * 1e6),
+    pubKey: opts.wallet,
+    signature: null,
+    applied: 0n,
+    timestamp: 0n,
+  };
+  tx.inputs[0]!.amount = amount + estimateFee(encodeTransaction(tx).length, FORCE_TRANSACTION_PRICE);
+  tx.signature = opts.sign(knownTx(tx, 'reg').checksum);
+  return knownTx(tx, 'reg');
+}
+
+describe('multisig wallets on the chain', () => {
+  it('a 2-of-3 spend waits in the pool with one signature and applies with the second, both in one block', async () => {
+    const s = await setup();
+    await twoOfThree(s);
+    const before = s.t.chain.wallet(s.d1).balance;
+    const pBefore = s.t.chain.wallet(s.p).balance;
+    const spend = s.ms.spend(s.d1, [{ address: s.p, amount: 10n * COIN }]);
+    expect(await admit(s, spend)).toBeNull();
+    // One signature of two: the producer leaves it out and keeps it pending, block after block.
+    for (let i = 0; i < 2; i++) {
+      expect(await block(s)).not.toContain(spend.textId);
+      expect(s.t.mempool.has(spend.id)).toBe(true);
+      expect(s.t.chain.wallet(s.d1).balance).toBe(before);
+    }
+    const cosig = s.ms.coSign(s.d1, spend.id);
+    expect(await admit(s, cosig)).toBeNull();
+    // The candidates put the co-signature right behind its spend.
+    const c = s.t.mempool.candidates(100).map((k) => k.textId);
+    expect(c.indexOf(cosig.textId)).toBe(c.indexOf(spend.textId) + 1);
+    const applied = await block(s);
+    expect(applied).toEqual([spend.textId, cosig.textId]);
+    expect(s.t.mempool.size).toBe(0);
+    expect(s.t.chain.wallet(s.d1).balance).toBe(before - 10n * COIN - fee(spend) - fee(cosig));
+    // The node's primary address receives the 10 coins and, as the proposer, 97 % of the fees.
+    const fees = fee(spend) + fee(cosig);
+    expect(s.t.chain.wallet(s.p).balance).toBe(pBefore + 10n * COIN + fees - (fees * 3n) / 100n);
+  });
+
+  it('the co-signer is an address that has not signed yet: d1 signed the spend, so d2 co-signs; then nobody is left but d3', async () => {
+    const s = await setup();
+    await twoOfThree(s);
+    const spend = s.ms.spend(s.d1, [{ address: s.p, amount: COIN }]);
+    expect(await admit(s, spend)).toBeNull();
+    const first = s.ms.coSign(s.d1, spend.id);
+    const second = s.ms.coSign(s.d1, spend.id); // before `first` is pending: d2 again
+    expect(await admit(s, first)).toBeNull();
+    expect(await admit(s, second)).toMatchObject({ code: TxErrorCode.TypeRule, message: expect.stringContaining('has signed this transaction already') });
+    const third = s.ms.coSign(s.d1, spend.id); // d1 and d2 have signed: d3
+    expect(await admit(s, third)).toBeNull();
+    // A 2-of-3 with three signatures: all three apply (the surplus co-signature counts and pays its fee).
+    expect(await block(s)).toEqual([spend.textId, first.textId, third.textId]);
+  });
+
+  it('a wallet change needs the current required signatures; removing signers lowers them and the last removal makes the wallet normal', async () => {
+    const s = await setup();
+    await twoOfThree(s);
+    const del3 = s.ms.change(s.d1, { kind: MultisigChangeType.DelSigner, address: s.d3 });
+    expect(await admit(s, del3)).toBeNull();
+    expect(await block(s)).not.toContain(del3.textId);
+    const co = s.ms.coSign(s.d1, del3.id);
+    expect(await admit(s, co)).toBeNull();
+    expect(await block(s)).toEqual([del3.textId, co.textId]);
+    let w = s.t.chain.wallet(s.d1);
+    expect(w.requiredSigs).toBe(2);
+    expect(w.allowedSigners.map(addressToText)).toEqual([addressToText(s.d2)]);
+    // d2 co-signs its own removal (it is a signer until the change applies); 2 of 1+0 signers → 1, normal.
+    const del2 = s.ms.change(s.d1, { kind: MultisigChangeType.DelSigner, address: s.d2 });
+    expect(await admit(s, del2)).toBeNull();
+    const co2 = s.ms.coSign(s.d1, del2.id);
+    expect(await admit(s, co2)).toBeNull();
+    expect(await block(s)).toEqual([del2.textId, co2.textId]);
+    w = s.t.chain.wallet(s.d1);
+    expect(w).toMatchObject({ type: WalletType.Normal, requiredSigs: 1, allowedSigners: [] });
+    expect(walletDictionary(addressToText(s.d1), w)).toMatchObject({ type: 'Normal', requiredSigs: '1', allowedSigners: 'null' });
+  });
+
+  it('getWallet members come from the state: type, requiredSigs and the reference allowedSigners text', async () => {
+    const s = await setup();
+    await twoOfThree(s);
+    const id = addressToText(s.d1);
+    expect(walletDictionary(id, s.t.chain.wallet(s.d1))).toMatchObject({
+      id,
+      type: 'Multisig',
+      requiredSigs: '2',
+      allowedSigners: `(3 keys): ${id},${addressToText(s.d2)},${addressToText(s.d3)}`,
+    });
+  });
+
+  it('a multisig wallet spends only through multisig transactions; the node picks other inputs', async () => {
+    const s = await setup();
+    expect(await admit(s, s.ms.change(s.d1, { kind: MultisigChangeType.AddSigner, address: s.d2 }))).toBeNull();
+    await block(s);
+    const normal = s.t.builder.buildSigned({ key: s.t.wallet.primary, from: [{ address: s.d1, amount: COIN }], outputs: [{ address: s.p, amount: COIN }], autofee: true });
+    expect(await admit(s, normal)).toMatchObject({ code: TxErrorCode.Invalid, message: expect.stringContaining('is a multisig wallet') });
+    // Automatic input selection leaves the multisig wallet out (it holds the most after p's spends).
+    const auto = s.t.builder.buildSigned({ key: s.t.wallet.primary, outputs: [{ address: s.d3, amount: COIN }] });
+    expect(auto.tx.inputs.map((i) => addressToText(deriveAddress(s.p, i.key)))).not.toContain(addressToText(s.d1));
+  });
+
+  it('refusals name their rule: not multisig, not a signer, no pending transaction, a stranger', async () => {
+    const s = await setup();
+    expect(() => s.ms.spend(s.d1, [{ address: s.p, amount: COIN }])).toThrow("The specified 'from' wallet is not a multisig wallet.");
+    expect(() => s.ms.change(stranger.address, { kind: MultisigChangeType.AddSigner, address: s.d2 })).toThrow(/No address of this node's wallet may sign/);
+    expect(await admit(s, s.ms.change(s.d1, { kind: MultisigChangeType.AddSigner, address: s.d2 }))).toBeNull();
+    await block(s);
+    const height = s.t.chain.height;
+    // A stranger's key signing a change of d1.
+    const byStranger = handMade({
+      type: TransactionType.ChangeMultisigWallet,
+      wallet: s.d1,
+      outputs: [{ address: s.d1, amount: 0n }],
+      payload: encodeMultisigChange({ kind: MultisigChangeType.ChangeReqSigs, requiredSigs: 2, signerPubKey: stranger.publicKey, signerNonce: PRIMARY_NONCE }),
+      sign: stranger.sign,
+      height,
+    });
+    expect(await admit(s, byStranger)).toMatchObject({ code: TxErrorCode.TypeRule, message: expect.stringMatching(/may not sign for wallet/) });
+    // A co-signature of nothing pending.
+    const orphan = handMade({
+      type: TransactionType.MultisigAddTxSignature,
+      wallet: s.d1,
+      outputs: [{ address: s.d1, amount: 0n }],
+      payload: encodeMultisigTxData({ origTxId: Uint8Array.of(1, 5, ...new Uint8Array(44).fill(7)), signerPubKey: s.t.wallet.primary.publicKey, signerNonce: s.t.wallet.primary.nonceOf(s.d2)! }),
+      sign: (d) => s.t.wallet.primary.sign(d),
+      height,
+    });
+    expect(await admit(s, orphan)).toMatchObject({ code: TxErrorCode.TypeRule, message: expect.stringMatching(/which is not pending on this node/) });
+    // A signature by a key other than the payload's.
+    const forged = handMade({
+      type: TransactionType.MultisigTx,
+      wallet: s.d1,
+      outputs: [{ address: s.p, amount: COIN }],
+      payload: encodeMultisigTxData({ origTxId: null, signerPubKey: s.t.wallet.primary.publicKey, signerNonce: s.t.wallet.primary.nonceOf(s.d2)! }),
+      sign: stranger.sign,
+      height,
+    });
+    expect(await admit(s, forged)).toMatchObject({ code: TxErrorCode.BadSignature });
+    // Changes that break the wallet rules.
+    const cases: [Parameters<MultisigBuilder['change']>[1], RegExp][] = [
+      [{ kind: MultisigChangeType.AddSigner, address: s.d2 }, /already signs for wallet/],
+      [{ kind: MultisigChangeType.AddSigner, address: s.d1 }, /already signs for wallet/],
+      [{ kind: MultisigChangeType.DelSigner, address: s.d1 }, /cannot be removed from its own wallet/],
+      [{ kind: MultisigChangeType.DelSigner, address: s.d3 }, /is not an allowed signer/],
+      [{ kind: MultisigChangeType.ChangeReqSigs, requiredSigs: 3 }, /required signatures must be 1…2, got 3/],
+      [{ kind: MultisigChangeType.ChangeReqSigs, requiredSigs: 1 }, /already requires 1 signatures/],
+    ];
+    for (const [req, message] of cases) {
+      expect(await admit(s, s.ms.change(s.d1, req)), JSON.stringify(req.kind)).toMatchObject({ code: TxErrorCode.TypeRule, message: expect.stringMatching(message) });
+    }
+  });
+
+  it('in a block (import mode), a spend without its co-signatures fails the block; with them it passes', async () => {
+    const s = await setup();
+    await twoOfThree(s);
+    const spend = s.ms.spend(s.d1, [{ address: s.p, amount: COIN }]);
+    expect(await admit(s, spend)).toBeNull();
+    const co = s.ms.coSign(s.d1, spend.id);
+    const run = (txs: KnownTx[], height = s.t.chain.height + 1n) =>
+      s.t.store.dryRun(() =>
+        applyBlockBody({
+          store: s.t.store,
+          network: 'reg',
+          extensions: s.t.chain.extensions,
+          mode: 'import',
+          height,
+          timestamp: BigInt(Math.floor(Date.now() / 1000)),
+          proposer: s.p,
+          txs,
+          hasTransaction: (id) => s.t.chain.hasTransaction(id),
+          walletStateChecksum: s.t.chain.walletStateChecksum(),
+          walletCount: s.t.chain.walletCount(),
+          supply: s.t.chain.supply(),
+        }).applied.length,
+      );
+    await expect(run([spend])).rejects.toMatchObject({ code: 'BLOCK_INVALID_TRANSACTION', context: { code: TxErrorCode.NotReady } });
+    await expect(run([co, spend])).rejects.toMatchObject({ context: { code: TxErrorCode.NotReady } });
+    await expect(run([spend, co])).resolves.toBe(2);
+    // Waiting longer than the redacted window, it expires (a rule break: the producer drops it).
+    await expect(run([spend, co], spend.tx.blockHeight + 10_001n)).rejects.toMatchObject({ message: expect.stringContaining('expired waiting for co-signatures'), context: { code: TxErrorCode.TypeRule } });
+    // A co-signature that is not right behind its spend does not count.
+    const other = s.t.builder.buildSigned({ key: s.t.wallet.primary, outputs: [{ address: s.d3, amount: COIN }] });
+    await expect(run([spend, other, co])).rejects.toMatchObject({ context: { code: TxErrorCode.NotReady } });
+  });
+
+  it('a pending spend and its co-signature survive a restart; a dropped spend takes its co-signature with it', async () => {
+    const s = await setup();
+    await twoOfThree(s);
+    const spend = s.ms.spend(s.d1, [{ address: s.p, amount: COIN }]);
+    expect(await admit(s, spend)).toBeNull();
+    const co = s.ms.coSign(s.d1, spend.id);
+    expect(await admit(s, co)).toBeNull();
+    t = await s.t.reopen();
+    expect(t.mempool.candidates(10).map((k) => k.textId)).toEqual([spend.textId, co.textId]);
+    await t.mempool.drop([spend], 'test');
+    expect(t.mempool.size).toBe(0);
+  });
+});
