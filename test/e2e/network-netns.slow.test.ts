@@ -155,8 +155,9 @@ describe.skipIf(UNAVAILABLE !== null)(`a partition in network namespaces${UNAVAI
       );
     }
     const [m1, m2, m3] = nodes as [NodeProcess, NodeProcess, NodeProcess];
-    // Master 3 is linked across the link, and all three produce together.
-    await m3.waitFor(async () => (await m3.call('status'))['Network Servers'].length === 2, 'master-3 linked to masters 1 and 2', 60_000);
+    // Master 3 is linked across the link, and all three produce together. One link is enough for
+    // the signatures to flow (a master refuses links while it synchronizes: master 2 may be late).
+    await m3.waitFor(async () => (await m3.call('status'))['Network Servers'].length >= 1, 'master-3 linked across the link', 60_000);
     await m3.waitForHeight(6, 60_000);
 
     // Cut the link: master 3 is alone once its links time out (no close reaches either side).
@@ -176,7 +177,7 @@ describe.skipIf(UNAVAILABLE !== null)(`a partition in network namespaces${UNAVAI
     // Heal the link; master 3 redials now (instead of at its backoff) and catches up.
     run('-n', NS_B, 'link', 'set', LINK.b, 'up');
     await m3.call('reconnect');
-    await m3.waitFor(async () => (await m3.call('status'))['Network Servers'].length === 2, 'master-3 linked again', 90_000);
+    await m3.waitFor(async () => (await m3.call('status'))['Network Servers'].length >= 1, 'master-3 linked again', 90_000);
     await m3.waitFor(async () => (await m3.height()) >= (await m1.height()) - 1, 'master-3 to catch up', 90_000);
     await m3.waitForHeight((await m1.height()) + 2, 60_000);
 
