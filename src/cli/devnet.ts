@@ -5,7 +5,8 @@
  * clients; a later run on the same `--dir` starts the same network again.
  *
  * Topology: every master dials the masters before it (a full mesh); every relay dials every
- * master; client i dials relay i mod relays (or the masters when there is no relay).
+ * master; client i dials relay i mod relays (or the masters when there is no relay), which stays
+ * its primary relay, and links to the relay nearest its sector as well (network/relay-choice.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';

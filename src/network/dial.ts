@@ -83,6 +83,16 @@ export interface DialTarget {
 export const targetKey = (t: Pick<DialTarget, 'host' | 'port'>): string =>
   `${t.host.includes(':') && !t.host.startsWith('[') ? `[${t.host}]` : t.host}:${t.port}`;
 
+/** `host:port` or `[v6]:port` → a dial target, or null when it is not one (a presence host, RPC `connect`). */
+export function parseTarget(hostPort: string): DialTarget | null {
+  const i = hostPort.lastIndexOf(':');
+  const digits = hostPort.slice(i + 1);
+  const port = Number(digits);
+  const host = hostPort.slice(0, i).replace(/^\[|\]$/g, '');
+  if (i <= 0 || host === '' || !/^\d+$/.test(digits) || port < 1 || port > 65535) return null;
+  return { host, port };
+}
+
 export type TargetState = 'idle' | 'dialling' | 'linked' | 'waiting' | 'stopped';
 
 export interface DialerOptions {
@@ -177,6 +187,11 @@ export class Dialer {
       if (e.link && e.link.state !== 'closed') e.link.close('requested');
       else if (e.state !== 'dialling') this.dial(key);
     }
+  }
+
+  /** Whether a target of this key is kept. */
+  has(key: string): boolean {
+    return this.targets.has(key);
   }
 
   /** State of each target, for status and RPC. */

@@ -6,16 +6,18 @@
  * - a master pushes the transactions created here to the masters and pushes each block it
  *   produced, with its transactions, to the masters (full push for fresh objects, §4.1, §10 keep
  *   4); every accepted block is announced to relays and clients (§10 keep 2);
- * - a relay follows the chain from the masters, serves it to its clients, and forwards stream
- *   messages (`s2data`) to the clients connected to it (§7.1);
- * - a client hands its transactions to the relays and masters it is linked to and follows the
- *   chain from them.
+ * - a relay follows the chain from the masters, serves it to its clients, forwards stream
+ *   messages (`s2data`) to the clients connected to it (§7.1), and answers its clients' sector
+ *   queries (asking a master first, §3.5);
+ * - a client links to the relays nearest its sector (`relay-choice.ts`, §3.5), hands its
+ *   transactions to the relays and masters it is linked to and follows the chain from them.
  *
  * Simplified until the consensus issue: a block is accepted on its proposer's signature; competing
  * blocks for one height are not reverted (the first imported stays).
  */
 import { blockChecksum, decodeBlockWire, type Block, type BlockSignature } from '../chain/block.js';
 import type { Chain, ChainEvents } from '../chain/chain.js';
+import { addressToText } from '../formats/address.js';
 import { equalBytes } from '../formats/bytes.js';
 import { BlockError, BlockErrorCode, TxError, TxErrorCode } from '../chain/errors.js';
 import { knownTxFromBytes, type KnownTx } from '../chain/tx-codec.js';
@@ -28,6 +30,7 @@ import { systemClock, type NetClock } from './clock.js';
 import { targetKey, type DialTarget } from './dial.js';
 import type { Link } from './link.js';
 import { MASTER_TYPES, PeerNetwork } from './peer-network.js';
+import { RelayChooser } from './relay-choice.js';
 import { MessageCode, messageCodeName } from './protocol/codes.js';
 import { CLOSE_REASONS } from './protocol/close.js';
 import type { NetworkMetricsSnapshot } from '../metrics/metrics.js';
@@ -233,6 +236,8 @@ export class NodeNetwork {
   readonly peers: PeerNetwork;
   readonly gossip: TxGossip;
   readonly sync: BlockSync;
+  /** A client's relay choice by sector (§3.5); null on masters and relays. */
+  readonly relayChoice: RelayChooser | null;
   readonly role: NodeRole;
   readonly nodeType: NodeType;
   private readonly unsubscribe: (() => void)[] = [];
@@ -271,11 +276,13 @@ export class NodeNetwork {
       onMessage: (link, m) => this.message(link, m),
       onOpen: (link) => {
         o.log.info({ peer: link.peer?.addressText, type: link.peerType, remote: link.remote, height: Number(link.peerHeight) }, 'peer connected');
+        this.relayChoice?.linkOpened(link);
         this.sync.tick();
       },
       onClose: (link, info) => {
         if (link.peer) {
           o.log.info({ peer: link.peer.addressText, remote: link.remote, code: info.code, reason: info.text, byUs: info.byUs }, 'peer disconnected');
+          this.relayChoice?.linkClosed(link, info);
           return;
         }
         // Closed before the hello completed: a refusal (by us or by the peer) or a failed handshake.
@@ -284,6 +291,7 @@ export class NodeNetwork {
         const fields = { remote: link.remote, direction: link.direction, code: info.code, reason: info.text, byUs: info.byUs };
         if (permanent && link.direction === 'outbound') o.log.warn(fields, info.byUs ? 'refused the peer we dialled' : 'the peer refused our link');
         else o.log.info(fields, info.byUs ? 'refused a peer link' : 'the peer refused our link');
+        this.relayChoice?.linkClosed(link, info);
       },
       onGiveUp: (target, reason) => {
         const { code, text } = CLOSE_REASONS[reason];
@@ -301,6 +309,15 @@ export class NodeNetwork {
           }
         : {}),
     });
+    this.relayChoice =
+      this.role === 'client'
+        ? new RelayChooser({
+            peers: this.peers,
+            address: o.identity.address,
+            clock,
+            onChange: ({ relay, host, action }) => o.log.info({ relay: addressToText(relay), host }, `sector relay ${action}`),
+          })
+        : null;
     this.gossip = new TxGossip({ network: this.peers, mempool: gossipMempool(o.mempool, o.network), clock, relaying: () => this.role === 'relay' || !this.sync.synchronizing });
     this.sync = new BlockSync({
       network: this.peers,
@@ -339,6 +356,7 @@ export class NodeNetwork {
       this.peers.chainGrew().catch((err: unknown) => this.o.log.warn({ err }, 'deferred keep-alives failed'));
     }));
     this.peers.start();
+    this.relayChoice?.start();
     this.gossip.start();
     this.sync.start();
   }
@@ -348,6 +366,7 @@ export class NodeNetwork {
     for (const u of this.unsubscribe.splice(0)) u();
     this.sync.stop();
     this.gossip.stop();
+    this.relayChoice?.stop();
     this.peers.stop();
   }
 
@@ -469,6 +488,7 @@ export class NodeNetwork {
 
   private async message(link: Link, m: Message): Promise<void> {
     if (m.code === MessageCode.s2data) return this.relay(link, m.recipient, m.message);
+    if (m.code === MessageCode.sectorNodes) return this.relayChoice?.sectorNodes(m.prefix);
     if (m.code === MessageCode.rejected) {
       this.o.log.debug({ peer: link.peer?.addressText, reason: m.reason }, 'peer rejected a transaction');
       return;

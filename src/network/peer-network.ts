@@ -10,7 +10,7 @@ import { addressToText } from '../formats/address.js';
 import { toHex } from '../formats/bytes.js';
 import { verifySignature } from '../formats/rsa.js';
 import { systemClock, type NetClock, type TimerHandle } from './clock.js';
-import { Dialer, targetKey, type DialTarget } from './dial.js';
+import { Dialer, parseTarget, targetKey, type DialerOptions, type DialTarget } from './dial.js';
 import { InventoryBatcher } from './inventory.js';
 import {
   defaultAcceptedRoles,
@@ -50,6 +50,15 @@ const PRESENCE_FORWARD_DEDUP_MS = 2_000;
  * grow memory (open links are bounded by the registry's limits).
  */
 export const MAX_PENDING_HANDSHAKES = 256;
+/**
+ * A relay answers a sector query from its own relay tree when a master refreshed that sector
+ * within this time; otherwise it asks a master first (§3.5, S2 `handleGetSectorNodes`).
+ */
+export const SECTOR_FRESH_MS = 30_000;
+/** A relay that asked a master for a sector answers its askers from its own tree after this long. */
+export const SECTOR_FORWARD_TIMEOUT_MS = 5_000;
+/** Sector queries a relay holds for its masters' answer at once (beyond it, it answers at once). */
+const MAX_PENDING_SECTORS = 1_000;
 /** Keep-alive inventory ids remembered (one per device refresh). */
 const KEEPALIVE_SEEN_CAPACITY = 100_000;
 
@@ -76,8 +85,8 @@ export interface PeerNetworkOptions {
   onGiveUp?: (target: DialTarget, reason: CloseReason) => void;
   /** Options passed to each link (timeouts, queue bounds). */
   linkOptions?: Partial<Pick<LinkContext, 'helloTimeoutMs' | 'idleTimeoutMs' | 'pingIntervalMs' | 'maxSendQueueBytes' | 'socketHighWaterBytes' | 'maxClockSkewSeconds'>>;
-  /** Reconnect delays of the dialer. */
-  dial?: { baseDelayMs?: number; maxDelayMs?: number; path?: string };
+  /** Reconnect delays of the dialer (and, in tests, how it opens a socket). */
+  dial?: Pick<DialerOptions, 'baseDelayMs' | 'maxDelayMs' | 'path' | 'openSocket'>;
   /** Inbound sockets allowed in their hello at once (default MAX_PENDING_HANDSHAKES). */
   maxPendingHandshakes?: number;
   /**
@@ -112,6 +121,13 @@ export class PeerNetwork {
   private readonly presenceAsked: SeenSet;
   /** A relay's forwarded presence requests (short dedup: clients retry every few seconds). */
   private readonly presenceForwarded: SeenSet;
+  /** Targets given by the operator (`--peer`, seeds): their links are preferred (targetKey). */
+  private readonly configured: Set<string>;
+  /** A client's primary relay: its endpoint is the client's presence host (§3.1, §3.5). */
+  private primary: Link | null = null;
+  /** A relay's sectors refreshed from a master (§3.5), and the queries waiting for a master's answer. */
+  private readonly sectorsRefreshed: SeenSet;
+  private readonly sectorsPending = new Map<string, { prefix: Uint8Array; askers: Map<Link, number>; timer: TimerHandle }>();
   private keepAliveTimer: TimerHandle | null = null;
   private purgeTimer: TimerHandle | null = null;
   private running = false;
@@ -133,6 +149,8 @@ export class PeerNetwork {
     this.keepAliveSeen = new SeenSet({ capacity: KEEPALIVE_SEEN_CAPACITY, ttlMs: 600_000, clock: this.clock });
     this.presenceAsked = new SeenSet({ capacity: 10_000, ttlMs: PRESENCE_REQUEST_DEDUP_MS, clock: this.clock });
     this.presenceForwarded = new SeenSet({ capacity: 10_000, ttlMs: PRESENCE_FORWARD_DEDUP_MS, clock: this.clock });
+    this.sectorsRefreshed = new SeenSet({ capacity: 10_000, ttlMs: SECTOR_FRESH_MS, clock: this.clock });
+    this.configured = new Set((o.peers ?? []).map(targetKey));
     this.producer = new KeepAliveProducer({
       network: o.local.network,
       clock: this.clock,
@@ -200,6 +218,8 @@ export class PeerNetwork {
     this.keepAliveTimer?.cancel();
     this.purgeTimer?.cancel();
     this.keepAliveTimer = this.purgeTimer = null;
+    for (const p of this.sectorsPending.values()) p.timer.cancel();
+    this.sectorsPending.clear();
     for (const l of [...this.live]) l.close(CloseReason.shutdown);
   }
 
@@ -227,6 +247,16 @@ export class PeerNetwork {
   private track(link: Link): Link {
     this.live.add(link);
     return link;
+  }
+
+  /** Whether an outbound link was dialled to a target the operator gave (`--peer`, a seed list). */
+  isConfigured(link: Link): boolean {
+    return link.direction === 'outbound' && this.configured.has(link.remote);
+  }
+
+  /** A client's primary relay link (its presence host), or null. */
+  get primaryRelay(): Link | null {
+    return this.primary?.isOpen ? this.primary : null;
   }
 
   /** Open links whose peer type is in `types` (all open links without a filter). */
@@ -265,6 +295,8 @@ export class PeerNetwork {
   // ---- link events -----------------------------------------------------------------------
 
   private opened(link: Link): void {
+    // A client's new primary relay changes its presence host: the other relays hear of it now.
+    if (this.choosePrimary()) this.announceOwnKeepAlive(link);
     // Tell the new peer who we are (if our keep-alives go to its type): presence, then keep-alives follow.
     if (keepAliveTargets(this.local.nodeType).includes(link.peerType)) {
       const own = this.ownPresence();
@@ -277,6 +309,7 @@ export class PeerNetwork {
     this.live.delete(link);
     this.batchers.get(link)?.close();
     this.batchers.delete(link);
+    if (link === this.primary && this.choosePrimary()) this.announceOwnKeepAlive();
     this.o.onClose?.(link, info);
   }
 
@@ -323,19 +356,24 @@ export class PeerNetwork {
         return;
       }
       case MessageCode.getSectorNodes: {
-        const presences = this.presence
-          .sectorRelays(m.prefix, Math.min(m.max, MAX_SECTOR_NODES))
-          .map((w) => this.presence.encodePresenceOf(w))
-          .filter((p): p is Uint8Array => p !== null);
-        link.send({ code: MessageCode.sectorNodes, prefix: m.prefix, presences });
+        const max = Math.min(m.max, MAX_SECTOR_NODES);
+        if (!this.forwardSectorQuery(link, m.prefix, max)) this.answerSector(link, m.prefix, max);
         return;
       }
-      case MessageCode.sectorNodes:
+      case MessageCode.sectorNodes: {
+        // Only servers answer sector queries (QUIXI `handleSectorNodes` ignores others).
+        if (!SERVER_TYPES.includes(link.peerType)) return;
         for (const p of m.presences) {
           const r = await this.presence.receivePresence(p);
           if (r.offence) link.penalize(r.offence, r.reason ?? '');
         }
+        if (this.local.nodeType === 'R' && MASTER_TYPES.includes(link.peerType)) {
+          const key = toHex(m.prefix);
+          this.sectorsRefreshed.add(key);
+          this.answerPendingSector(key);
+        }
         break; // the node may act on the sector list too (a client picks its relays)
+      }
       case MessageCode.inventory2: {
         const wanted: { address: Uint8Array; deviceId: Uint8Array }[] = [];
         const others: InventoryItem[] = [];
@@ -358,6 +396,44 @@ export class PeerNetwork {
       }
     }
     return this.o.onMessage?.(link, m);
+  }
+
+  /** `sectorNodes`: the presences of the relays of a sector, from our relay tree (§3.5). */
+  private answerSector(link: Link, prefix: Uint8Array, max: number): void {
+    const presences = this.presence
+      .sectorRelays(prefix, max)
+      .map((w) => this.presence.encodePresenceOf(w))
+      .filter((p): p is Uint8Array => p !== null);
+    link.send({ code: MessageCode.sectorNodes, prefix, presences });
+  }
+
+  /**
+   * A relay asked for a sector it has not had from a master within SECTOR_FRESH_MS asks a master
+   * and answers when the master's list arrives, or from its own tree after a timeout (§3.5: a
+   * relay hears of other relays only through the masters). False when it answers at once.
+   */
+  private forwardSectorQuery(link: Link, prefix: Uint8Array, max: number): boolean {
+    if (this.local.nodeType !== 'R' || MASTER_TYPES.includes(link.peerType)) return false;
+    const key = toHex(prefix);
+    if (this.sectorsRefreshed.has(key)) return false;
+    let pending = this.sectorsPending.get(key);
+    if (!pending) {
+      const master = this.links(MASTER_TYPES)[0];
+      if (!master || this.sectorsPending.size >= MAX_PENDING_SECTORS) return false;
+      master.send({ code: MessageCode.getSectorNodes, prefix, max: MAX_SECTOR_NODES });
+      pending = { prefix, askers: new Map(), timer: this.clock.setTimer(SECTOR_FORWARD_TIMEOUT_MS, () => this.answerPendingSector(key)) };
+      this.sectorsPending.set(key, pending);
+    }
+    pending.askers.set(link, max);
+    return true;
+  }
+
+  private answerPendingSector(key: string): void {
+    const pending = this.sectorsPending.get(key);
+    if (!pending) return;
+    this.sectorsPending.delete(key);
+    pending.timer.cancel();
+    for (const [l, max] of pending.askers) if (l.isOpen) this.answerSector(l, pending.prefix, max);
   }
 
   private askPresence(link: Link, address: Uint8Array): void {
@@ -402,11 +478,36 @@ export class PeerNetwork {
 
   // ---- own presence ----------------------------------------------------------------------
 
-  /** The host of our keep-alive: our endpoint, or for a client the endpoint of its first relay link. */
+  /** The host of our keep-alive: our endpoint, or for a client the endpoint of its primary relay. */
   private keepAliveHost(): string {
     if (this.local.nodeType !== 'C') return this.local.endpoint;
-    const relay = this.links(['R']).find((l) => l.direction === 'outbound');
+    const relay = this.primaryRelay;
     return relay?.peer?.endpoint || relay?.remote || '';
+  }
+
+  /**
+   * A client's primary relay (§3.5, QUIXI `handleHelloData`): a relay the operator named stays
+   * preferred while linked; otherwise the current one stays while it lives, and when it is lost
+   * another relay link takes its place. True when the primary changed.
+   */
+  private choosePrimary(): boolean {
+    if (this.local.nodeType !== 'C') return false;
+    const current = this.primaryRelay;
+    const relays = this.links(['R']).filter((l) => l.direction === 'outbound');
+    const next = (current && this.isConfigured(current) ? current : relays.find((l) => this.isConfigured(l))) ?? current ?? relays[0] ?? null;
+    if (next === this.primary) return false;
+    this.primary = next;
+    return next !== null;
+  }
+
+  /** Sends our keep-alive (a fresh one when the host changed) to its targets now, except `except`. */
+  private announceOwnKeepAlive(except?: Link): void {
+    const host = this.keepAliveHost();
+    if (!host) return;
+    const current = this.producer.current(host);
+    if (!current) return; // a master without a signer PoW solution yet
+    this.presence.addOwn(this.local.publicKey, current.keepAlive);
+    this.broadcast({ code: MessageCode.keepAlivePresence, keepAlive: current.bytes }, keepAliveTargets(this.local.nodeType), except);
   }
 
   /** Our presence bytes (with a keep-alive refreshed if due), or null when we have nothing to announce yet. */
@@ -467,10 +568,9 @@ export class PeerNetwork {
 
   /** RPC `connect`: dial `host:port` (kept and redialled like a configured peer). */
   connect(hostPort: string): boolean {
-    const i = hostPort.lastIndexOf(':');
-    const port = Number(hostPort.slice(i + 1));
-    if (i <= 0 || !Number.isInteger(port) || port < 1 || port > 65535) throw new RangeError(`expected host:port, got ${JSON.stringify(hostPort)}`);
-    return this.dialer.add({ host: hostPort.slice(0, i).replace(/^\[|\]$/g, ''), port });
+    const target = parseTarget(hostPort);
+    if (!target) throw new RangeError(`expected host:port, got ${JSON.stringify(hostPort)}`);
+    return this.dialer.add(target);
   }
 
   /** RPC `isolate`: closes every link (configured peers are redialled by the dialer's backoff). */

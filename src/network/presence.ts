@@ -145,6 +145,14 @@ interface RelayKey {
   wallet: string;
 }
 
+/**
+ * The sector tree's choice at one level (§3.5, CORE `PrefixIndexedTree`): the byte nearer to the
+ * wanted one, the lower on a tie. Negative when `a` is the better choice, 0 when equal.
+ */
+function nearerByte(a: number, b: number, want: number): number {
+  return Math.abs(a - want) - Math.abs(b - want) || a - b;
+}
+
 /** Lexicographic byte comparison. */
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
@@ -458,7 +466,7 @@ export class PresenceList {
       let best = -1;
       for (let i = lo; i < hi; i++) {
         const b = this.relays[i]!.key[level]!;
-        if (best < 0 || Math.abs(b - want) < Math.abs(best - want) || (Math.abs(b - want) === Math.abs(best - want) && b < best)) best = b;
+        if (best < 0 || nearerByte(b, best, want) < 0) best = b;
       }
       let a = lo;
       while (this.relays[a]!.key[level] !== best) a++;
@@ -486,6 +494,31 @@ export class PresenceList {
   /** A client's relay choice (§3.5): the relays of its own sector. */
   relaysForAddress(address: Uint8Array, max: number): Uint8Array[] {
     return this.sectorRelays(sectorPrefix(address), max);
+  }
+
+  /**
+   * The relays nearest a sector prefix, nearest first, as the tree's descent ranks them (§3.5):
+   * level by level the nearer key byte wins (the lower on a tie), then key order. The first is
+   * the relay `sectorRelays` anchors on. A client links to the first few (relay-choice.ts).
+   * @returns relay wallet addresses with their presence, at most `max`.
+   */
+  closestRelays(prefix: Uint8Array, max: number): { wallet: Uint8Array; devices: PresenceAddress[] }[] {
+    this.purge();
+    const levels = Math.min(SECTOR_TREE_LEVELS, prefix.length);
+    const ranked = [...this.relays].sort((a, b) => {
+      for (let level = 0; level < levels; level++) {
+        const d = nearerByte(a.key[level]!, b.key[level]!, prefix[level]!);
+        if (d !== 0) return d;
+      }
+      return compareBytes(a.key, b.key);
+    });
+    const out: { wallet: Uint8Array; devices: PresenceAddress[] }[] = [];
+    for (const r of ranked) {
+      if (out.length >= max) break;
+      const e = this.wallets.get(r.wallet);
+      if (e) out.push({ wallet: e.address, devices: [...e.devices.values()].filter((d) => d.type === 'R') });
+    }
+    return out;
   }
 }
 

@@ -25,15 +25,19 @@ export interface PeerLimits {
   inboundRelays: number;
   /** Incoming links from clients. Reference DLT: 5000. */
   inboundClients: number;
-  /** Outgoing links (all roles). Reference DLT master: 12; client: 3. */
+  /** Outgoing links (all roles). Reference DLT master: 12; client: 3 sector links plus up to 6 stream links to relays (§3.5). */
   outbound: number;
 }
 
-/** Defaults by own role: the reference's numbers (§2.1), except that a devnet's relays and clients need far fewer. */
+/**
+ * Defaults by own role: the reference's numbers (§2.1), except that a devnet's relays need far
+ * fewer. A client keeps its named peers and one or two sector relays (relay-choice.ts) and links
+ * to the relays of the contacts it writes to: 6 in all.
+ */
 export const DEFAULT_PEER_LIMITS: Readonly<Record<'M' | 'R' | 'C', PeerLimits>> = Object.freeze({
   M: Object.freeze({ inboundMasters: 500, inboundRelays: 1000, inboundClients: 5000, outbound: 12 }),
   R: Object.freeze({ inboundMasters: 1000, inboundRelays: 1000, inboundClients: 1000, outbound: 12 }),
-  C: Object.freeze({ inboundMasters: 0, inboundRelays: 0, inboundClients: 0, outbound: 3 }),
+  C: Object.freeze({ inboundMasters: 0, inboundRelays: 0, inboundClients: 0, outbound: 6 }),
 });
 
 export type AdmitResult<L> = { ok: true; replaced: L | null } | { ok: false; reason: 'capacity' | 'duplicateIdentity'; detail: string };

@@ -64,6 +64,11 @@ export interface StartOptions {
   args?: string[];
   /** Log level of the node (default info, or DLTNODE_E2E_LOG_LEVEL). */
   logLevel?: string;
+  /**
+   * A command that runs the node, e.g. `['ip', 'netns', 'exec', NAME]` (it must exec the node,
+   * so the child's pid is the node's). Default: none.
+   */
+  wrapper?: string[];
 }
 
 export interface NodeProcess {
@@ -149,10 +154,11 @@ export async function startNode(options: StartOptions = {}): Promise<NodeProcess
     '--block-interval', String(options.blockInterval ?? 0.5), '--pool-threads', '1',
     '--log-level', options.logLevel ?? process.env.DLTNODE_E2E_LOG_LEVEL ?? 'info', '--status-interval', '0', ...(options.args ?? []),
   ];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, ...prefix] = [...(options.wrapper ?? []), process.execPath];
+  const child = spawn(command!, [...prefix, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const url = await new Promise<string>((resolveUrl, reject) => {
+  const starting = new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => reject(new Error(`node did not start within ${START_TIMEOUT_MS} ms:\n${out}`)), START_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
@@ -169,6 +175,14 @@ export async function startNode(options: StartOptions = {}): Promise<NodeProcess
       reject(new Error(`node exited with code ${code} during startup:\n${out}`));
     });
   });
+  let url: string;
+  try {
+    url = await starting;
+  } catch (err) {
+    // A node that did not come up is not left running behind the test.
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    throw err;
+  }
 
   const http: NodeProcess['http'] = async (path, init) => {
     const res = await fetch(url + path, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });

@@ -2,6 +2,8 @@
  * Test fixtures of the network layer: small RSA identities, in-memory socket pairs and a node
  * context around a ManualClock.
  */
+import { EventEmitter } from 'node:events';
+import type WebSocket from 'ws';
 import { generateWalletKey, signBytes } from '../../src/formats/rsa.js';
 import { primaryAddressFromPublicKey } from '../../src/formats/address.js';
 import type { Network } from '../../src/codec/types.js';
@@ -17,6 +19,7 @@ import {
 import { PeerRegistry, DEFAULT_PEER_LIMITS, type PeerLimits } from '../../src/network/registry.js';
 import { PeerScores } from '../../src/network/scoring.js';
 import type { Message, NodeType } from '../../src/network/protocol/messages.js';
+import type { PeerNetwork } from '../../src/network/peer-network.js';
 
 export interface TestIdentity {
   address: Uint8Array;
@@ -231,6 +234,88 @@ export async function pump(...sockets: MemorySocket[]): Promise<void> {
     await tick();
     quiet = moved === 0 ? quiet + 1 : 0;
   }
+}
+
+const WS_CONNECTING = 0;
+const WS_OPEN = 1;
+const WS_CLOSING = 2;
+const WS_CLOSED = 3;
+
+/** The dialling side of an in-memory connection, shaped as the `ws` WebSocket the dialer drives. */
+class MemoryWs extends EventEmitter {
+  readyState = WS_CONNECTING;
+  readonly bufferedAmount = 0;
+  server: Link | null = null;
+
+  send(bytes: Uint8Array, _options: unknown, done?: (err?: Error) => void): void {
+    const copy = bytes.slice();
+    setImmediate(() => {
+      if (this.readyState === WS_OPEN) this.server?.receive(copy);
+      done?.();
+    });
+  }
+
+  close(code: number, reason: string): void {
+    if (this.readyState >= WS_CLOSING) return;
+    this.readyState = WS_CLOSING;
+    setImmediate(() => {
+      this.server?.socketClosed(code, reason);
+      this.finish(code, reason);
+    });
+  }
+
+  terminate(): void {
+    this.close(1006, '');
+  }
+
+  /** The dialler learns the connection ended (once). */
+  finish(code: number, reason: string): void {
+    if (this.readyState === WS_CLOSED) return;
+    this.readyState = WS_CLOSED;
+    this.emit('close', code, Buffer.from(reason));
+  }
+}
+
+/**
+ * Sockets without a network for PeerNetworks that dial (relay choice, redials): `listen` puts a
+ * node at an endpoint, `openSocket` (the dialer's hook, PeerNetworkOptions.dial) connects to it in
+ * memory, each frame arriving on a later turn of the event loop; an endpoint nobody listens on
+ * refuses (close 1006).
+ */
+export class MemoryNet {
+  private readonly nodes = new Map<string, PeerNetwork>();
+  private port = 40_000;
+
+  listen(endpoint: string, net: PeerNetwork): void {
+    this.nodes.set(endpoint, net);
+  }
+
+  unlisten(endpoint: string): void {
+    this.nodes.delete(endpoint);
+  }
+
+  readonly openSocket = (url: string): WebSocket => {
+    const acceptor = this.nodes.get(new URL(url).host);
+    const ws = new MemoryWs();
+    const remote = `127.0.0.1:${this.port++}`;
+    setImmediate(() => {
+      if (!acceptor || ws.readyState !== WS_CONNECTING) return ws.finish(1006, 'refused');
+      ws.readyState = WS_OPEN;
+      const socket: PeerSocket = {
+        send: (bytes) => {
+          if (ws.readyState !== WS_OPEN) return false;
+          const copy = Buffer.from(bytes);
+          setImmediate(() => ws.readyState === WS_OPEN && ws.emit('message', copy, true));
+          return true;
+        },
+        bufferedAmount: () => 0,
+        close: (code, reason) => setImmediate(() => ws.finish(code, reason)),
+      };
+      ws.server = acceptor.accept(socket, remote);
+      ws.emit('open');
+    });
+    return ws as unknown as WebSocket;
+  };
 }
 
 export { ManualClock };

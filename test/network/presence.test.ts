@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { sectorPrefix } from '../../src/formats/address.js';
 import { toHex } from '../../src/formats/bytes.js';
 import { verifySignature } from '../../src/formats/rsa.js';
@@ -221,6 +222,47 @@ describe('PresenceList', () => {
     clock.advance(1000);
     await pl.receiveKeepAlive(ka(ids[0]!, clock, { type: 'C' }).keepAlive);
     expect(pl.sectorRelays(new Uint8Array(10), 50)).toHaveLength(7);
+  });
+});
+
+describe('closest relays of a sector (a client\'s relay choice, §3.5)', () => {
+  /** A tree of relays `of` (added as trusted presences). */
+  function tree(clock: ManualClock, of: TestIdentity[]): PresenceList {
+    const pl = list(clock);
+    for (const id of of) pl.addOwn(id.publicKey, ka(id, clock, { type: 'R' }).keepAlive);
+    return pl;
+  }
+
+  it('ranks every relay; each is the anchor of the tree without the nearer ones (property)', () => {
+    const clock = new ManualClock();
+    const full = tree(clock, ids);
+    const byHex = new Map(ids.map((id) => [toHex(id.address), id]));
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 10, maxLength: 10 }), (prefix) => {
+        const ranked = full.closestRelays(prefix, 50).map((r) => toHex(r.wallet));
+        expect(new Set(ranked).size).toBe(ids.length);
+        // The descent of getSectorNodes anchors on the nearest relay; without it, on the next one.
+        const left = [...ids];
+        for (const hex of ranked) {
+          expect(toHex(tree(clock, left).sectorRelays(prefix, 1)[0]!)).toBe(hex);
+          left.splice(left.indexOf(byHex.get(hex)!), 1);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('the exact key of a relay ranks it first; max bounds the answer; only R devices are returned', () => {
+    const clock = new ManualClock();
+    const pl = tree(clock, ids);
+    pl.addOwn(ids[3]!.publicKey, ka(ids[3]!, clock, { type: 'C', device: 9, host: '10.0.0.1:1' }).keepAlive);
+    for (const id of ids) {
+      const first = pl.closestRelays(sha3_512(id.address).slice(0, 10), 3);
+      expect(first).toHaveLength(3);
+      expect(toHex(first[0]!.wallet)).toBe(toHex(id.address));
+      expect(first[0]!.devices.map((d) => d.type)).toEqual(['R']);
+    }
+    expect(list(clock).closestRelays(new Uint8Array(10), 3)).toEqual([]);
   });
 });
 

@@ -1,0 +1,160 @@
+/**
+ * A client's relay choice by sector (reference-network §3.5, §10 keep 7) over in-memory links: a
+ * master, four relays and a client, each a PeerNetwork; the client's RelayChooser is wired as the
+ * node wires it (node-network.ts).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sectorPrefix } from '../../src/formats/address.js';
+import { toHex } from '../../src/formats/bytes.js';
+import { targetKey, type DialTarget } from '../../src/network/dial.js';
+import type { LocalNode } from '../../src/network/link.js';
+import { PeerNetwork } from '../../src/network/peer-network.js';
+import { MessageCode } from '../../src/network/protocol/codes.js';
+import type { Message, NodeType } from '../../src/network/protocol/messages.js';
+import { LOST_RELAY_AVOID_MS, RELAY_LINKS, RelayChooser } from '../../src/network/relay-choice.js';
+import { GENESIS, makeIdentity, ManualClock, MemoryNet, type TestIdentity } from './helpers.js';
+
+let ids: TestIdentity[];
+beforeAll(async () => {
+  ids = await Promise.all(Array.from({ length: 6 }, () => makeIdentity()));
+});
+
+const MASTER: DialTarget = { host: '10.0.0.100', port: 7000 };
+const relayTarget = (i: number): DialTarget => ({ host: `10.0.0.${i + 1}`, port: 7000 });
+
+/** One node of the test network; a client gets its RelayChooser. */
+function node(world: { clock: ManualClock; mem: MemoryNet }, id: TestIdentity, type: NodeType, endpoint: string, peers: DialTarget[]) {
+  const got: Message[] = [];
+  const local: LocalNode = {
+    network: 'reg', genesisChecksum: GENESIS, nodeType: type, address: id.address, publicKey: id.publicKey,
+    productVersion: 'dltnode-test', endpoint, sign: id.sign,
+    tip: () => ({ height: 5n, checksum: new Uint8Array(64) }), networkHeight: () => 5n, acceptingPeers: () => true,
+  };
+  let chooser: RelayChooser | null = null;
+  const net = new PeerNetwork({
+    local,
+    clock: world.clock,
+    peers,
+    dial: { openSocket: world.mem.openSocket },
+    onOpen: (l) => chooser?.linkOpened(l),
+    onClose: (l, info) => chooser?.linkClosed(l, info),
+    onMessage: (_l, m) => {
+      got.push(m);
+      if (m.code === MessageCode.sectorNodes) chooser?.sectorNodes(m.prefix);
+    },
+  });
+  if (type === 'C') chooser = new RelayChooser({ peers: net, address: id.address, clock: world.clock });
+  if (endpoint) world.mem.listen(endpoint, net);
+  net.start();
+  chooser?.start();
+  return {
+    net,
+    chooser,
+    got,
+    stop() {
+      world.mem.unlisten(endpoint);
+      chooser?.stop();
+      net.stop();
+    },
+  };
+}
+
+const turns = async (n = 30) => {
+  for (let i = 0; i < n; i++) await new Promise<void>((r) => setImmediate(r));
+};
+
+/** A master, four relays dialling it; returns them and the relays ranked by closeness to the client's sector. */
+async function world(client: TestIdentity) {
+  const w = { clock: new ManualClock(), mem: new MemoryNet() };
+  const run = async (ms: number) => {
+    for (let t = 0; t < ms; t += 500) {
+      await turns();
+      w.clock.advance(500);
+    }
+    await turns();
+  };
+  const master = node(w, ids[0]!, 'M', targetKey(MASTER), []);
+  const relays = [1, 2, 3, 4].map((i) => node(w, ids[i]!, 'R', targetKey(relayTarget(i)), [MASTER]));
+  await run(3_000);
+  // The master's relay tree ranks the relays for the client's sector (presence.test.ts checks the ranking).
+  const ranked = master.net.presence.closestRelays(sectorPrefix(client.address), 10).map((r) => {
+    const i = relays.findIndex((x) => toHex(x.net.ctx.local.address) === toHex(r.wallet));
+    return { i, relay: relays[i]!, target: relayTarget(i + 1), hex: toHex(r.wallet) };
+  });
+  expect(ranked).toHaveLength(4);
+  return { ...w, run, master, relays, ranked };
+}
+
+const relayLinks = (n: PeerNetwork) => n.links(['R']).map((l) => toHex(l.peerAddress)).sort();
+const hostAt = (at: PeerNetwork, who: TestIdentity) => [...(at.presence.get(who.address)?.devices.values() ?? [])].map((d) => d.host);
+
+describe('a client chooses its relays by sector', () => {
+  it('seeded with a master: asks its sector, links to the two nearest relays, replaces a lost one and returns to it later', async () => {
+    const me = ids[5]!;
+    const w = await world(me);
+    const client = node(w, me, 'C', '', [MASTER]);
+    await w.run(5_000);
+
+    // It asked the master for its own sector, and links to the two relays nearest it.
+    expect(w.master.net.stats.framesIn.get(MessageCode.getSectorNodes)).toBe(1);
+    expect(client.got.some((m) => m.code === MessageCode.sectorNodes && toHex(m.prefix) === toHex(sectorPrefix(me.address)))).toBe(true);
+    const [first, second, third] = w.ranked as [(typeof w.ranked)[0], (typeof w.ranked)[0], (typeof w.ranked)[0]];
+    expect(relayLinks(client.net)).toEqual([first.hex, second.hex].sort());
+    expect(RELAY_LINKS).toBe(2);
+    // Its presence host is its primary relay, at the relays and (through them) at the master.
+    const primary = client.net.primaryRelay!;
+    const primaryEndpoint = targetKey(w.ranked.find((r) => r.hex === toHex(primary.peerAddress))!.target);
+    expect(hostAt(first.relay.net, me)).toEqual([primaryEndpoint]);
+    await w.run(2_000);
+    expect(hostAt(w.master.net, me)).toEqual([primaryEndpoint]);
+
+    // The nearest relay goes away: the client links to the third instead, and dials the lost one no more.
+    first.relay.stop();
+    await w.run(12_000);
+    expect(relayLinks(client.net)).toEqual([second.hex, third.hex].sort());
+    expect(client.net.dialer.list().map((t) => t.key)).not.toContain(targetKey(first.target));
+    // The presence host follows the primary: the remaining relay it was linked to before.
+    expect(toHex(client.net.primaryRelay!.peerAddress)).toBe(second.hex);
+    expect(hostAt(second.relay.net, me)).toEqual([targetKey(second.target)]);
+
+    // The nearest relay comes back; once it is no longer avoided the client returns to it.
+    const back = node(w, ids[first.i + 1]!, 'R', targetKey(first.target), [MASTER]);
+    await w.run(LOST_RELAY_AVOID_MS + 15_000);
+    expect(relayLinks(client.net)).toEqual([first.hex, second.hex].sort());
+    expect(client.chooser!.relays().map(toHex).sort()).toEqual([first.hex, second.hex].sort());
+
+    for (const n of [client, back, w.master, ...w.relays]) n.stop();
+  }, 30_000);
+
+  it('given a relay by --peer: keeps it as its primary relay and adds the nearest one (asked through the relay)', async () => {
+    const me = ids[5]!;
+    const w = await world(me);
+    const farthest = w.ranked[3]!;
+    const client = node(w, me, 'C', '', [farthest.target]);
+    await w.run(10_000);
+
+    // The named relay had no sector list of its own: it asked the master, then answered.
+    expect(farthest.relay.net.stats.framesIn.get(MessageCode.getSectorNodes)).toBe(1);
+    expect(w.master.net.stats.framesIn.get(MessageCode.getSectorNodes)).toBe(1);
+    expect(farthest.relay.got.filter((m) => m.code === MessageCode.sectorNodes)).toHaveLength(1);
+    expect(relayLinks(client.net)).toEqual([farthest.hex, w.ranked[0]!.hex].sort());
+    // The named relay stays the primary: the client's presence names it, at both relays.
+    expect(toHex(client.net.primaryRelay!.peerAddress)).toBe(farthest.hex);
+    expect(hostAt(farthest.relay.net, me)).toEqual([targetKey(farthest.target)]);
+    expect(hostAt(w.ranked[0]!.relay.net, me)).toEqual([targetKey(farthest.target)]);
+
+    // The named relay restarts: meanwhile the sector relay is the primary; back, the named one is again.
+    farthest.relay.stop();
+    await w.run(3_000);
+    expect(toHex(client.net.primaryRelay!.peerAddress)).toBe(w.ranked[0]!.hex);
+    expect(hostAt(w.ranked[0]!.relay.net, me)).toEqual([targetKey(w.ranked[0]!.target)]);
+    const back = node(w, ids[farthest.i + 1]!, 'R', targetKey(farthest.target), [MASTER]);
+    await w.run(70_000);
+    expect(toHex(client.net.primaryRelay!.peerAddress)).toBe(farthest.hex);
+    expect(hostAt(w.ranked[0]!.relay.net, me)).toEqual([targetKey(farthest.target)]);
+    // Two relay links in all: the named one and the nearest (the one added while it was away is dropped).
+    expect(relayLinks(client.net)).toEqual([farthest.hex, w.ranked[0]!.hex].sort());
+
+    for (const n of [client, back, w.master, ...w.relays]) n.stop();
+  }, 30_000);
+});
