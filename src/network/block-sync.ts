@@ -30,6 +30,14 @@ export interface SyncChain {
   importBlock(block: Uint8Array, transactions: Uint8Array[], source: string): Promise<ImportOutcome>;
   /** Takes back the tip whose checksum is `expected` (a competing chain won); false when it cannot. */
   revertTip(expected: Uint8Array): Promise<boolean>;
+  /**
+   * On a network whose blocks freeze the signatures of block n − 5 (reference-network §5.5): how
+   * many blocks below the next one a range starts, so it carries the rows the next blocks refer
+   * to; 0 elsewhere.
+   */
+  readonly rowOverlap?: number;
+  /** Takes from a range the frozen rows of blocks we hold that later blocks of the range refer to. */
+  refreshRows?(range: readonly { height: bigint; block: Uint8Array }[]): Promise<void>;
 }
 
 /**
@@ -48,6 +56,8 @@ export type DltStatus = 'Active' | 'Synchronizing' | 'ErrorLongTimeNoBlock';
 export const SYNC_BATCH_BLOCKS = 100;
 /** An unanswered range request is asked of another peer after this long (reference: 10 s). */
 export const SYNC_REQUEST_TIMEOUT_MS = 10_000;
+/** A node that was in step synchronizes again once this far behind (seconds of blocks). */
+const RESYNC_LAG_SECONDS = 5;
 /** How often the sync loop looks at the network height. */
 export const SYNC_TICK_MS = 1_000;
 /** No block for this long → ErrorLongTimeNoBlock (§5.7, §6). */
@@ -81,6 +91,12 @@ export class BlockSync {
   private windowStart: { at: number; height: bigint };
   private rate = 0;
   private rr = 0;
+  /** Reached the network height once since start (later lags up to `resyncLag` are followed, not synchronized). */
+  private caughtUp = false;
+  /** Blocks behind that count as falling out of step again: ~5 s of blocks, at least 1. */
+  private get resyncLag(): bigint {
+    return BigInt(Math.max(1, Math.ceil(RESYNC_LAG_SECONDS / (this.o.secondsPerBlock ?? 30))));
+  }
   /** Tips reverted since the last block imported: a fork deeper than MAX_REVERT_DEPTH is not followed. */
   private reverts = 0;
 
@@ -167,7 +183,12 @@ export class BlockSync {
     const target = this.networkHeight();
     const behind = target > tip;
     const wasSyncing = this.syncing;
-    this.syncing = target > tip + 1n;
+    // §6: a node synchronizes when it starts (or comes back) behind, until tip + 1 reaches the
+    // network height; a lag closed by the normal path (an announcement, then tip + 1) is no sync.
+    // Behind by more than ~5 s of blocks (one block at 30 s) it synchronizes again.
+    if (this.syncing) this.syncing = target > tip + 1n;
+    else this.syncing = target > tip + (this.caughtUp ? this.resyncLag : 1n);
+    if (!this.syncing && target <= tip + 1n) this.caughtUp = true;
     this.measure();
     if (wasSyncing !== this.syncing) this.o.onProgress?.(this.progress());
     if (!behind || this.importing) return;
@@ -176,12 +197,17 @@ export class BlockSync {
       if (this.outstanding.link.state === 'open' && now - this.outstanding.at < (this.o.requestTimeoutMs ?? SYNC_REQUEST_TIMEOUT_MS)) return;
       this.outstanding = null; // timed out or its link closed: ask someone else
     }
-    const from = tip + 1n;
-    const peers = this.o.network.links(this.o.sources ?? MASTER_TYPES).filter((l) => l.peerHeight >= from);
+    const next = tip + 1n;
+    const peers = this.o.network.links(this.o.sources ?? MASTER_TYPES).filter((l) => l.peerHeight >= next);
     if (peers.length === 0) return;
     const link = peers[this.rr++ % peers.length]!;
     const want = target - tip;
-    const count = Number(want < BigInt(this.o.batchBlocks ?? SYNC_BATCH_BLOCKS) ? want : BigInt(this.o.batchBlocks ?? SYNC_BATCH_BLOCKS));
+    // The last blocks we hold come again with their rows as the sender froze them (§5.5, §6:
+    // "refresh the signatures of b − 5 from its fetched copy"), so the next blocks' sig-freeze
+    // checksums find them without another round trip.
+    const overlap = BigInt(Math.min(this.o.chain.rowOverlap ?? 0, Number(tip > 1n ? tip - 1n : 0n)));
+    const from = next - overlap;
+    const count = Number(overlap) + Number(want < BigInt(this.o.batchBlocks ?? SYNC_BATCH_BLOCKS) ? want : BigInt(this.o.batchBlocks ?? SYNC_BATCH_BLOCKS));
     if (link.send({ code: MessageCode.getBlocks, from, count: Math.min(count, MAX_BLOCKS_PER_RANGE), txMode: 2 })) {
       this.outstanding = { link, from, count, at: now };
     }
@@ -209,7 +235,13 @@ export class BlockSync {
     this.importing = true;
     try {
       let h = from;
-      for (const b of blocks) {
+      if (from <= tip && this.o.chain.refreshRows) {
+        await this.o.chain.refreshRows(blocks.map((b, i) => ({ height: from + BigInt(i), block: b.block })));
+      }
+      // Blocks we hold already (the overlap) are skipped.
+      const skip = from <= tip ? Math.min(blocks.length, Number(tip - from + 1n)) : 0;
+      h += BigInt(skip);
+      for (const b of blocks.slice(skip)) {
         if (h !== this.o.chain.tip().height + 1n) break; // someone else advanced the chain meanwhile
         const r = await this.o.chain.importBlock(b.block, b.transactions, link.peer?.addressText ?? link.remote);
         if (!r.ok) {

@@ -176,6 +176,26 @@ function syncChain(chain: Chain, mempool: Mempool, network: Network, log: Logger
       const found = chain.getBlock(h);
       return found ? chain.blockTransactions(found.block).map((k) => k.bytes) : [];
     },
+    ...(freeze
+      ? {
+          rowOverlap: 5,
+          refreshRows: async (range: readonly { height: bigint; block: Uint8Array }[]) => {
+            const byHeight = new Map(range.map((r) => [r.height, r.block]));
+            for (const [m, bytes] of byHeight) {
+              const later = byHeight.get(m + 5n);
+              if (!later || m > chain.height) continue;
+              try {
+                const carried = decodeBlockWire(later, chain.superBlockPeriod).block.signatureFreezeChecksum;
+                if (!carried) continue;
+                freeze.expectFreeze(m, carried);
+                await mergeSignatures(chain, bytes, freeze);
+              } catch (err) {
+                log.debug({ err: (err as Error).message, height: Number(m) }, 'a row of the range could not be refreshed');
+              }
+            }
+          },
+        }
+      : {}),
     revertTip: async (expected) => {
       try {
         await chain.revertTip(expected);
