@@ -11,7 +11,8 @@ import type { GenesisSpec } from '../chain/genesis.js';
 import type { BlockAcceptance, Chain } from '../chain/chain.js';
 import type { Clock } from '../clock.js';
 import { NO_BLOCK_ERROR_SECONDS } from '../chain/constants.js';
-import { equalBytes } from '../formats/bytes.js';
+import { concatBytes, equalBytes } from '../formats/bytes.js';
+import { sha3_512sq } from '../core/hash.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
 import { BlockProducer, type BlockSigner } from './producer.js';
@@ -53,6 +54,10 @@ export interface Consensus {
   requiredConsensus(block?: Block): number;
   /** Signatures of the tip and their total signer difficulty (status `Block Signature Count`, `Block Total Signer Difficulty`). */
   tipTally(): SignatureTally;
+  /** The checksum of a block's signature row as the freeze computes it (getblock `Sig Checksum`); null without signatures. */
+  signatureChecksum(block: Block): Uint8Array | null;
+  /** Is block num's row final, its frozen list (§5.5; never on the embedded network, which freezes nothing)? */
+  frozen(num: bigint): boolean;
   /** `DLT Status` (interface.md status): Active, or ErrorLongTimeNoBlock past the limit. */
   dltStatus(): DltStatus;
   /** Seconds since the tip was imported here (status `Block generated seconds ago`). */
@@ -117,6 +122,9 @@ export function createConsensus(deps: ConsensusDeps): Consensus {
       dltStatus,
       requiredConsensus: () => 1,
       tipTally: () => ({ count: deps.chain.tip?.block.signatures.length ?? 0, totalDifficulty: 0n }),
+      // The embedded network's own construction: the signer fields and signatures in row order.
+      signatureChecksum: (b) => (b.signatures.length ? sha3_512sq(concatBytes(...b.signatures.map((s) => concatBytes(s.signer, s.signature ?? new Uint8Array(0))))) : null),
+      frozen: () => false,
       secondsSinceBlock,
       async start() {
         await producer.genesis(deps.opts.genesisBalance);
@@ -183,6 +191,8 @@ export function createConsensus(deps: ConsensusDeps): Consensus {
     dltStatus,
     requiredConsensus: (block) => acceptance.required(block?.num ?? deps.chain.height + 1n),
     tipTally: () => acceptance.rowTally(deps.chain.height),
+    signatureChecksum: (b) => (b.signatures.length ? acceptance.rowChecksum(b.num, b.signatures) : null),
+    frozen: (num) => num + 5n <= deps.chain.height,
     secondsSinceBlock,
     async start() {
       await producer.genesis(deps.opts.genesisBalance, genesis);

@@ -82,6 +82,14 @@ describe('consensus among four masters', () => {
     }
     // All four masters signed the blocks made since they all run.
     expect(proposers.size).toBe(4);
+    // A frozen block shows its frozen list, and the checksum of its row is what block m + 5 carries (§5.5).
+    for (let m = 10; m <= tip - 6; m += 4) {
+      const frozen = await block(m1, m);
+      expect(frozen['Frozen Signatures']).toBe(frozen.Signatures);
+      expect(frozen['Frozen Signature count']).toBe(frozen['Signature count']);
+      expect(frozen['Sig Checksum']).toBe((await block(m1, m + 5))['Sig freeze Checksum']);
+    }
+    expect((await block(m1, tip))['Frozen Signatures']).toBeUndefined();
     // Byte-identical blocks, frozen signature rows included, on every master.
     for (let num = 2; num <= tip - 6; num += 3) {
       const bytes = await Promise.all(masters.map(async (m) => (await m.call('getBlock', { num, bytes: true })) as string));

@@ -85,6 +85,8 @@ describe('signing rewards and superblocks on a devnet (maturity 12, period 20)',
         expect(b['Signer Bits']).toBe(Buffer.from(u64le(difficultyToBits(floor))).toString('hex'));
       }
     }
+    // A block's row is final once block + 5 exists (§5.5): compare blocks every master has frozen.
+    for (const m of running.values()) await m.waitForHeight(2 * PERIOD + 6, 60_000);
     const bytesOf = async (num: number) => new Set(await Promise.all([...running.values()].map((m) => m.call('getBlock', { num, bytes: true }) as Promise<string>)));
     for (const num of [MATURITY + 2, PERIOD, PERIOD + 1, 2 * PERIOD]) expect((await bytesOf(num)).size, `block ${num}`).toBe(1);
     const activity = await m1.call<Record<string, unknown>[]>('activity', { type: 201, count: 1000 });

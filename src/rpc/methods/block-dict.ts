@@ -9,11 +9,10 @@ import type { Chain } from '../../chain/chain.js';
 import { decodeBinaryTransactionId, transactionId } from '../../codec/transaction.js';
 import { parseBlockSignature } from '../../consensus/block-signatures.js';
 import { requiredSignerDifficulty, signatureDifficulty, signerBitsSourceBlock } from '../../consensus/rules.js';
-import { sha3_512sq } from '../../core/hash.js';
 import { signerPowDifficulty, signerPowSolutionHash } from '../../consensus/signer-pow.js';
 import { addressToText } from '../../formats/address.js';
 import { formatAmount } from '../../formats/amount.js';
-import { concatBytes, toHex } from '../../formats/bytes.js';
+import { toHex } from '../../formats/bytes.js';
 import { TransactionType } from '../../formats/constants.js';
 import { hashrateOf } from '../../mining/difficulty.js';
 import { powFieldOf } from '../../mining/pow-field.js';
@@ -54,6 +53,10 @@ export interface BlockDictDeps {
   chain: Chain;
   /** Signatures block `b` needs (consensus `requiredConsensus`). */
   requiredSignatures(b: Block): number;
+  /** `Sig Checksum`: the checksum of a block's signature row as the freeze computes it (consensus). */
+  signatureChecksum(b: Block): Uint8Array | null;
+  /** Is the block's row its frozen list (reference-network §5.5: final 5 blocks below the tip)? */
+  frozen(b: Block): boolean;
 }
 
 /** The reference's `getblock` dictionary: string values only. */
@@ -80,18 +83,15 @@ export interface BlockDictionary {
   'Total fees': string;
   /** JSON text of `[[signer address, solution hex or null], …]`. */
   Signatures: string;
+  /** Once frozen: the frozen list (JSON text, as `Signatures`) and its size. */
+  'Frozen Signatures'?: string;
+  'Frozen Signature count'?: string;
   'Sig Checksum': string;
   'Signer Bits': string;
   /** JSON text of the text txids. */
   'TX IDs': string;
   'Last Superblock': string;
   'Last Superblock checksum': string;
-}
-
-/** Checksum of a block's own signatures (signer ‖ signature of each, in order), as the freeze uses it (§5.4). */
-function signaturesChecksum(b: Block): Uint8Array | null {
-  if (!b.signatures.length) return null;
-  return sha3_512sq(concatBytes(...b.signatures.map((s) => concatBytes(s.signer, s.signature ?? new Uint8Array(0)))));
 }
 
 /** Required signer difficulty of a block from its governing signer bits (consensus rules). */
@@ -135,7 +135,8 @@ export function blockDictionary(deps: BlockDictDeps, b: Block, checksum: Uint8Ar
     'Transaction amount': formatAmount(amount),
     'Total fees': formatAmount(b.totalFee),
     Signatures: JSON.stringify(signatures),
-    'Sig Checksum': hexOrNullText(signaturesChecksum(b)),
+    ...(deps.frozen(b) ? { 'Frozen Signatures': JSON.stringify(signatures), 'Frozen Signature count': String(signatures.length) } : {}),
+    'Sig Checksum': hexOrNullText(deps.signatureChecksum(b)),
     'Signer Bits': toHex(u64le(b.signerBits ?? 0n)),
     'TX IDs': JSON.stringify(ids),
     'Last Superblock': b.superBlock ? b.superBlock.lastSuperBlockNum.toString() : '0',

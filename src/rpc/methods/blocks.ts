@@ -21,7 +21,12 @@ const method = methodFor<BlockModules>();
 /** Blocks `getlastblocks` lists (the reference's count). */
 export const LAST_BLOCKS = 10;
 
-const dictDeps = (ctx: BlockModules): BlockDictDeps => ({ chain: ctx.chain, requiredSignatures: (b) => ctx.consensus.requiredConsensus(b) });
+const dictDeps = (ctx: BlockModules): BlockDictDeps => ({
+  chain: ctx.chain,
+  requiredSignatures: (b) => ctx.consensus.requiredConsensus(b),
+  signatureChecksum: (b) => ctx.consensus.signatureChecksum(b),
+  frozen: (b) => ctx.consensus.frozen(b.num),
+});
 
 function stored(ctx: BlockModules, num: bigint) {
   const found = ctx.chain.getBlock(num);
