@@ -23,13 +23,13 @@ import type { Clock } from '../clock.js';
 import { COIN } from '../formats/amount.js';
 import { equalBytes } from '../formats/bytes.js';
 import { latin1Key } from '../state/keys.js';
-import { parseBlockSignature, storedEntryDifficulty, verifiedSignature, type ParsedBlockSignature, type VerifiedSignature } from './block-signatures.js';
+import { parseBlockSignature, storedEntryDifficulty, verifiedSignature, verifyBlockSignatureEntries, type ParsedBlockSignature, type VerifiedSignature } from './block-signatures.js';
 import {
   BOOTSTRAP_BLOCKS, checkBlockSignatures, freezeSignatures, requiredConsensusOf, requiredSignerDifficulty,
   SIGNATURE_PL_CHECK_TIMEOUT_SECONDS, signatureFreezeChecksum, signerBitsSourceBlock, isRecoveryMode, SUPERBLOCK_PERIOD,
   type ConsensusTiming, type SignatureTally,
 } from './rules.js';
-import { blockSignatureDigest, MIN_BLOCK_SIGNER_POW_DIFFICULTY, verifySignerPow } from './signer-pow.js';
+import { MIN_BLOCK_SIGNER_POW_DIFFICULTY } from './signer-pow.js';
 
 /** Verified entries remembered (a few blocks of up to 1000 signers each). */
 const VERIFIED_CACHE = 20_000;
@@ -124,10 +124,9 @@ export class ReferenceAcceptance implements BlockAcceptance {
    * later entry of the same signer replaces an earlier one only with a higher difficulty, §5.2).
    */
   async verifiedEntries(block: Block, checksum: Uint8Array, requirePresence: boolean): Promise<CountedSignature[]> {
-    const minDifficulty = this.minSignatureDifficulty(block.num, block);
-    const checks: { entry: ParsedBlockSignature; sig: BlockSignature; key: string; difficulty: bigint }[] = [];
-    const rsa: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[] = [];
-    const rsaOf: number[] = [];
+    const counted: { entry: ParsedBlockSignature; sig: BlockSignature; difficulty: bigint }[] = [];
+    // Entries not seen before are checked together: signer PoW here, RSA in the pool (block-signatures.ts).
+    const fresh: { sig: BlockSignature; key: string }[] = [];
     for (const sig of block.signatures) {
       let entry: ParsedBlockSignature;
       try {
@@ -142,47 +141,34 @@ export class ReferenceAcceptance implements BlockAcceptance {
       if (!entry.solution || !entry.signature) continue;
       const key = `${latin1Key(checksum)}${latin1Key(sig.signer)}${latin1Key(entry.signature)}`;
       const known = this.verified.get(key);
-      if (known === false) continue;
-      if (known !== undefined) {
-        checks.push({ entry, sig, key, difficulty: known });
-        continue;
-      }
-      const solutionBlock = entry.solution.blockNum < block.num ? this.o.chain.getBlock(entry.solution.blockNum) : null;
-      if (!solutionBlock) continue;
-      let pow;
-      try {
-        pow = verifySignerPow({
-          solution: entry.solution, solutionBlockChecksum: solutionBlock.checksum, recipientAddress: entry.address,
-          signedBlockNum: block.num, signedBlockVersion: block.version, minDifficulty,
-        });
-      } catch {
-        continue;
-      }
-      if (!pow.ok) {
-        this.remember(key, false);
-        continue;
-      }
-      rsaOf.push(checks.length);
-      checks.push({ entry, sig, key, difficulty: pow.difficulty });
-      rsa.push({ publicKey: entry.solution.signingPubKey, data: blockSignatureDigest(checksum, entry.solution.solution), signature: entry.signature });
+      if (known === undefined) fresh.push({ sig, key });
+      else if (known !== false) counted.push({ entry, sig, difficulty: known });
     }
-    const bad = new Set<number>();
-    if (rsa.length > 0) {
-      const ok = await this.o.chain.verifyRsa(rsa);
-      ok.forEach((v, j) => {
-        const c = checks[rsaOf[j]!]!;
-        this.remember(c.key, v ? c.difficulty : false);
-        if (!v) bad.add(rsaOf[j]!);
+    if (fresh.length > 0) {
+      const verdicts = await verifyBlockSignatureEntries({
+        entries: fresh.map((f) => f.sig),
+        blockNum: block.num,
+        blockVersion: block.version,
+        blockChecksum: checksum,
+        solutionBlockChecksum: (n) => (n < block.num ? (this.o.chain.getBlock(n)?.checksum ?? null) : null),
+        minDifficulty: this.minSignatureDifficulty(block.num, block),
+        verifyRsa: (items) => this.o.chain.verifyRsa([...items]),
       });
+      verdicts.forEach((v, i) => {
+        this.remember(fresh[i]!.key, v.ok ? v.difficulty : false);
+        if (v.ok) counted.push({ entry: v.entry, sig: fresh[i]!.sig, difficulty: v.difficulty });
+      });
+      // Back in list order (cached entries were taken first).
+      const order = new Map(block.signatures.map((s, i) => [s, i]));
+      counted.sort((a, b) => order.get(a.sig)! - order.get(b.sig)!);
     }
     let out: CountedSignature[] = [];
-    checks.forEach((c, i) => {
-      if (bad.has(i)) return;
+    for (const c of counted) {
       const v: CountedSignature = { ...verifiedSignature(c.entry, c.difficulty), sig: c.sig };
       const at = out.findIndex((x) => equalBytes(x.address, v.address));
       if (at < 0) out.push(v);
       else if (v.difficulty > out[at]!.difficulty) out = [...out.slice(0, at), ...out.slice(at + 1), v];
-    });
+    }
     return out;
   }
 
