@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { verifySignature } from '../../src/formats/rsa.js';
 import { Chain, type SignatureVerifier } from '../../src/chain/chain.js';
 import { ChainExtensions, type ChainExtension } from '../../src/chain/extensions.js';
-import type { TxError } from '../../src/chain/errors.js';
+import { BlockError, type TxError } from '../../src/chain/errors.js';
 import { REG_SIGNER_BITS } from '../../src/chain/constants.js';
 import type { KnownTx } from '../../src/chain/tx-codec.js';
 import { systemClock } from '../../src/clock.js';
@@ -133,4 +133,15 @@ export async function commitBlock(t: TestChain, candidates: KnownTx[]): Promise<
   produced.block.signatures = [{ signer: t.signer.address, powSolution: null, signature: await t.signer.sign(sha3_512sq(produced.checksum)) }];
   await t.chain.importBlock(produced.block, produced.txs, { source: 'local' });
   return { applied: produced.txs, rejected: produced.rejected.map((r) => ({ tx: r.tx, reason: r.error.message })) };
+}
+
+/** The code of the BlockError a chain operation fails with, or 'imported' when it succeeds. */
+export async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof BlockError) return err.code;
+    throw err;
+  }
+  return 'imported';
 }

@@ -16,7 +16,7 @@ import { createNameSystem, NAME_POOL_ADDRESS, type NameSystem } from '../../src/
 import { registrationCost } from '../../src/names/fees.js';
 import { nameId } from '../../src/names/id.js';
 import { encodeNamePayload, NameOp } from '../../src/names/payloads.js';
-import { openTestChain, silentLog, type TestChain } from './fixture.js';
+import { codeOf, openTestChain, silentLog, type TestChain } from './fixture.js';
 
 const STRANGER = addressFromText('4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr');
 const COIN = 100_000_000n;
@@ -79,15 +79,6 @@ async function history(a: TestChain, names: NameSystem): Promise<void> {
   }
 }
 
-const codeOf = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof BlockError) return err.code;
-    throw err;
-  }
-  return 'imported';
-};
 
 /** Re-signs a modified block with the node's key (its checksum changes with the header). */
 async function resign(t: TestChain, block: Block): Promise<Block> {

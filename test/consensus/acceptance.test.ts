@@ -14,6 +14,7 @@ import { compareFreezeOrder, signatureFreezeChecksum } from '../../src/consensus
 import { signerPowTargetForDifficulty, signerPowDifficulty, signerPowSolutionHash, decodeSignerPowSolution } from '../../src/consensus/signer-pow.js';
 import { publicKeyToBytes } from '../../src/formats/rsa.js';
 import { latin1Key } from '../../src/state/keys.js';
+import { codeOf } from '../chain/fixture.js';
 import { fakeAddress, openReferenceChain, TEST_MIN_SIGNER_DIFFICULTY, type ReferenceChain } from './reference-chain.js';
 
 const open: ReferenceChain[] = [];
@@ -27,15 +28,6 @@ async function chainOf(masters: number, opts?: Parameters<typeof openReferenceCh
   return c;
 }
 
-const codeOf = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof BlockError) return err.code;
-    throw err;
-  }
-  return 'imported';
-};
 
 /** A signature by `address` with a solution over block `over`, found at `difficulty`, with a fresh key. */
 function signWith(c: ReferenceChain, address: Uint8Array, over: bigint, difficulty: bigint, checksum: Uint8Array) {

@@ -5,12 +5,12 @@
  * included), the chain goes on with one master stopped, stalls when two of four stop at once (the
  * required consensus, 3 of 4 signers, cannot be met) and resumes when one comes back.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
-import { freeFixedPort, startNode, type NodeProcess } from './harness.js';
+import { freeFixedPort, keepLogsOnFailure, startNode, type NodeProcess } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dltnode-consensus-'));
 const BLOCK_INTERVAL = 0.5;
@@ -24,12 +24,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-afterEach((ctx) => {
-  if (ctx.task.result?.state !== 'fail') return;
-  const logs = mkdtempSync(join(tmpdir(), 'dltnode-consensus-logs-'));
-  for (const [name, n] of running) writeFileSync(join(logs, `${name}.log`), n.output());
-  console.error(`node logs of the failed test: ${logs}`);
-});
+// A failed test leaves every node's log beside the test's temporary files, for the reader.
+keepLogsOnFailure(running, 'dltnode-consensus');
 
 async function start(name: string): Promise<NodeProcess> {
   const node = plan.find((n) => n.name === name)!;

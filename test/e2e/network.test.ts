@@ -6,14 +6,14 @@
  * the genesis; a node of another genesis or network is refused, the code and reason logged on both
  * sides; a peer that sends garbage is disconnected while the network goes on.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
 import { readGenesisFile, writeGenesisFile } from '../../src/config/genesis-file.js';
-import { freeFixedPort, startNode, type NodeProcess } from './harness.js';
+import { freeFixedPort, keepLogsOnFailure, startNode, type NodeProcess } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dltnode-net-'));
 const BLOCK_INTERVAL = 0.5;
@@ -28,12 +28,7 @@ afterAll(async () => {
 }, 60_000);
 
 // A failed test leaves every node's log beside the test's temporary files, for the reader.
-afterEach((ctx) => {
-  if (ctx.task.result?.state !== 'fail') return;
-  const logs = mkdtempSync(join(tmpdir(), 'dltnode-net-logs-'));
-  for (const [name, n] of running) writeFileSync(join(logs, `${name}.log`), n.output());
-  console.error(`node logs of the failed test: ${logs}`);
-});
+keepLogsOnFailure(running, 'dltnode-net');
 
 const byName = (name: string): DevnetNode => plan.find((n) => n.name === name)!;
 
