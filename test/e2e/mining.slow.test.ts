@@ -61,8 +61,10 @@ describe('mining on reg at difficulty 0', () => {
       const b = await node.call<Record<string, string>>('getblock', { num: mb.num });
       return b['PoW field'] !== 'null' ? b : undefined;
     }, 'the PoW field set', 60_000);
-    expect(block['PoW field']).toMatch(/^[0-9a-f]+$/);
+    // As the reference shows it: the number of the block that applied the claim, 8 bytes little-endian.
+    expect(block['PoW field']).toMatch(/^[0-9a-f]{16}$/);
     const claims = await node.call<Record<string, unknown>[]>('activity', { type: 200 });
+    expect(Buffer.from(block['PoW field']!, 'hex').readBigUInt64LE(0)).toBe(BigInt(claims[0]!.blockHeight as number));
     expect(claims[0]).toMatchObject({ type: 200, status: 2, value: formatAmount(miningReward(BigInt(mb.num))), wallet: node.address });
     expect(claims[0]!.blockHeight as number).toBeGreaterThan(mb.num);
     const balanceAfter = parseAmount(await node.call<string>('getBalance', { address: node.address }));

@@ -94,6 +94,17 @@ export interface BlockDictionary {
   'Last Superblock checksum': string;
 }
 
+/**
+ * A solved block's PoW field as the reference shows it: the number of the block that applied the
+ * claim, as 8 little-endian bytes (null while unsolved). The node records the claim's txid.
+ */
+function powFieldText(chain: Chain, num: bigint): Uint8Array | null {
+  const claimId = powFieldOf(chain.store, num);
+  if (!claimId) return null;
+  const applied = chain.getTransaction(claimId)?.tx.applied ?? 0n;
+  return u64le(applied);
+}
+
 /** Required signer difficulty of a block from its governing signer bits (consensus rules). */
 function requiredSignerDifficultyOf(chain: Chain, b: Block): bigint {
   try {
@@ -122,7 +133,7 @@ export function blockDictionary(deps: BlockDictDeps, b: Block, checksum: Uint8Ar
     'Wallet State Checksum': hexOrNullText(b.walletStateChecksum),
     ...regName,
     'Sig freeze Checksum': hexOrNullText(b.signatureFreezeChecksum),
-    'PoW field': hexOrNullText(powFieldOf(chain.store, b.num)),
+    'PoW field': hexOrNullText(powFieldText(chain, b.num)),
     Timestamp: b.timestamp.toString(),
     Difficulty: b.difficulty.toString(),
     Hashrate: hashrateOf(b.difficulty).toString(),
