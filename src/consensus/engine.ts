@@ -33,7 +33,7 @@ import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
 import { latin1Key } from '../state/keys.js';
 import { tallyOf, type CountedSignature, type ReferenceAcceptance } from './acceptance.js';
-import { addSignatures } from './block-signatures.js';
+import { addSignatures, storedEntryDifficulty } from './block-signatures.js';
 import type { BlockProducer } from './producer.js';
 import {
   adoptFirstCandidate, BOOTSTRAP_BLOCKS, electedSigners, electionOffset, hasElectedSignature, newBlockTimestamp,
@@ -59,6 +59,8 @@ export interface EnginePeers {
 /** Signs a block with this master's signer PoW solution (§5.2); null while it has none for that block. */
 export interface BlockPowSigner {
   signBlock(num: bigint, version: number, checksum: Uint8Array): Promise<BlockSignature | null>;
+  /** The difficulty of the solution `signBlock` would use now (to sign again when it is better), or null. */
+  bestDifficulty?(num: bigint, version: number): bigint | null;
 }
 
 export interface ConsensusEngineOptions {
@@ -107,7 +109,8 @@ export class ConsensusEngine {
   private readonly blacklist = new Map<string, number>();
   /** Blocks whose signatures we froze (candidate m + 5 handled); older ones are final anyway. */
   private readonly frozen = new Set<bigint>();
-  private readonly signed = new Set<string>();
+  /** Blocks we signed (by checksum), with the difficulty of the solution we signed with. */
+  private readonly signed = new Map<string, bigint>();
   private readonly waiting = new Map<string, BlockSignature[]>();
   /** A candidate held back until block n − 5's frozen row from its sender arrives (§5.5). */
   private held: { bytes: Uint8Array; txs: Uint8Array[]; from: unknown; need: bigint } | null = null;
@@ -281,7 +284,7 @@ export class ConsensusEngine {
     if (chain.height + 1n !== n) return; // a block arrived meanwhile
     const now = this.o.clock.now();
     this.candidate = { block: produced.block, checksum: produced.checksum, txs: produced.txs, sigs, setAt: now, lastSigAt: now, mine: true };
-    this.signed.add(latin1Key(produced.checksum));
+    this.signed.set(latin1Key(produced.checksum), sigs[0]!.difficulty);
     this.o.log.debug({ height: Number(n), txs: produced.txs.length, reason }, 'block proposed');
     this.o.peers()?.pushBlock(this.candidateBytes(this.candidate), produced.txs.map((k) => k.bytes));
     await this.tryAccept();
@@ -421,7 +424,7 @@ export class ConsensusEngine {
     const mine = await this.o.acceptance.verifiedEntries({ ...c.block, signatures: [sig] }, c.checksum, false);
     if (mine.length === 0) return;
     c.sigs = addSignatures(c.sigs, mine);
-    this.signed.add(latin1Key(c.checksum));
+    this.signed.set(latin1Key(c.checksum), mine[0]!.difficulty);
     this.o.peers()?.pushSignatures(c.block.num, c.checksum, [sig]);
   }
 
@@ -455,13 +458,28 @@ export class ConsensusEngine {
     if (num > tip || num + 5n <= tip || this.isFrozen(num)) return IGNORE;
     const stored = this.o.chain.getBlock(num);
     if (!stored || !equalBytes(stored.checksum, checksum)) return IGNORE;
-    const added = await this.o.chain.addBlockSignatures(num, sigs).catch((err: unknown) => {
-      if (err instanceof BlockError) return [];
-      throw err;
-    });
+    const added = await this.mergeIntoRow(num, sigs);
     if (added.length === 0) return IGNORE;
     this.o.peers()?.pushSignatures(num, checksum, added, from);
     return ACCEPT;
+  }
+
+  /**
+   * Adds signatures to stored block `num`'s row as §5.2 adds them (one per signer; a signer's
+   * better solution replaces its entry), while the row may still change. Returns what changed.
+   */
+  private async mergeIntoRow(num: bigint, sigs: readonly BlockSignature[]): Promise<BlockSignature[]> {
+    const stored = this.o.chain.getBlock(num);
+    if (!stored || this.isFrozen(num)) return [];
+    const { acceptance } = this.o;
+    const incoming = await acceptance.verifiedEntries({ ...stored.block, signatures: [...sigs] }, stored.checksum, acceptance.livePresence(stored.block));
+    if (incoming.length === 0) return [];
+    const current = await acceptance.verifiedEntries(stored.block, stored.checksum, false);
+    const next = addSignatures(current, incoming);
+    const changed = next.filter((s) => !current.includes(s));
+    if (changed.length === 0 || this.o.chain.getBlock(num)?.block.signatures.length !== stored.block.signatures.length) return [];
+    await this.o.chain.setBlockSignatures(num, next.map((s) => s.sig));
+    return changed.map((s) => s.sig);
   }
 
   /** A block at a height we hold (within the last 5): the same block's row, or a competing tip. */
@@ -521,14 +539,21 @@ export class ConsensusEngine {
     for (let m = tip > 3n ? tip - 3n : 1n; m <= tip; m++) {
       if (m < BOOTSTRAP_BLOCKS || this.isFrozen(m) || m + 5n < networkHeight) continue;
       const stored = this.o.chain.getBlock(m);
-      if (!stored || this.signed.has(latin1Key(stored.checksum))) continue;
-      if (stored.block.signatures.some((s) => equalBytes(s.signer, this.o.me))) continue;
+      if (!stored) continue;
+      // Signed already, with the solution we would sign with now: nothing better to add (§5.2: every 10 s
+      // the last blocks are signed again when the miner found a better solution).
+      const key = latin1Key(stored.checksum);
+      const best = this.o.signer.bestDifficulty?.(m, stored.block.version) ?? null;
+      const mine = stored.block.signatures.find((s) => equalBytes(s.signer, this.o.me));
+      const signedWith = this.signed.get(key) ?? (mine ? (storedEntryDifficulty(mine, stored.block, (n) => this.o.chain.getBlock(n)?.checksum) ?? 0n) : undefined);
+      if (mine && (best === null || best <= signedWith!)) continue;
+      if (!mine && this.signed.has(key) && (best === null || best <= this.signed.get(key)!)) continue;
       const sig = await this.o.signer.signBlock(m, stored.block.version, stored.checksum);
       if (!sig) continue;
-      this.signed.add(latin1Key(stored.checksum));
-      const added = await this.o.chain.addBlockSignatures(m, [sig]).catch(() => []);
+      this.signed.set(key, best ?? 0n);
+      const added = await this.mergeIntoRow(m, [sig]);
       if (added.length > 0) this.o.peers()?.pushSignatures(m, stored.checksum, added);
     }
-    if (this.signed.size > 64) for (const k of [...this.signed].slice(0, this.signed.size - 64)) this.signed.delete(k);
+    if (this.signed.size > 64) for (const k of [...this.signed.keys()].slice(0, this.signed.size - 64)) this.signed.delete(k);
   }
 }

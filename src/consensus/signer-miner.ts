@@ -390,6 +390,11 @@ export class SignerMiner {
     return best(this.heldSolutions().filter((s) => signerPowInWindow(s.solution.blockNum, num, version) && s.difficulty >= min));
   }
 
+  /** The difficulty of the solution `signBlock` would sign block `num` with now, or null. */
+  bestDifficulty(num: bigint, version: number): bigint | null {
+    return this.activeSolution(num, version)?.difficulty ?? null;
+  }
+
   /**
    * Signs block `num` (version `version`) with checksum `checksum` (reference-network §5.2): the
    * entry names our address, carries the active solution, and signs `sha3_512sq(checksum ‖

@@ -10,8 +10,13 @@ import { systemClock } from '../../src/clock.js';
 import { ConsensusEngine, type EnginePeers } from '../../src/consensus/engine.js';
 import { consensusTiming, electedSigners, electionOffset } from '../../src/consensus/rules.js';
 import { equalBytes } from '../../src/formats/bytes.js';
+import { generateKeyPairSync } from 'node:crypto';
+import { signerPowChallengePrefix, signerPowSearch, SIGNER_POW_MINER_SOLUTION } from '../../src/core/signer-pow.js';
+import { makeBlockSignature, storedEntryDifficulty } from '../../src/consensus/block-signatures.js';
+import { signerPowTargetForDifficulty } from '../../src/consensus/signer-pow.js';
+import { publicKeyToBytes } from '../../src/formats/rsa.js';
 import { silentLog } from '../chain/fixture.js';
-import { openReferenceChain, type ReferenceChain } from './reference-chain.js';
+import { openReferenceChain, TEST_MIN_SIGNER_DIFFICULTY, type ReferenceChain } from './reference-chain.js';
 
 const open: { c: ReferenceChain; engine: ConsensusEngine }[] = [];
 afterEach(async () => {
@@ -116,4 +121,30 @@ describe('ConsensusEngine', () => {
     expect((await engine.receiveSignatures(31n, b.checksum, [late!], 'peer-d')).action).toBe('accept');
     expect(c.t.chain.getBlock(31n)!.block.signatures).toHaveLength(4);
   });
+
+  it('a better solution of a signer replaces its entry in a stored block that is not frozen yet (§5.2)', async () => {
+    const { c, engine } = await engineOn(4);
+    await c.grow(30n, [0, 1, 2, 3]);
+    const stored = c.t.chain.getBlock(30n)!;
+    const signer = c.masters[1]!;
+    const old = stored.block.signatures.find((s) => equalBytes(s.signer, signer.address))!;
+    const difficultyOf = (sig: BlockSignature) => storedEntryDifficulty(sig, stored.block, (n) => c.t.chain.getBlock(n)?.checksum)!;
+    // A solution found at a thousand times the minimum: almost surely better than the stored one.
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const signingPubKey = publicKeyToBytes(publicKey);
+    const prefix = signerPowChallengePrefix({ blockNum: 29n, blockChecksum: c.t.chain.getBlock(29n)!.checksum, recipientAddress: signer.address, signingPubKey });
+    const found = signerPowSearch(prefix, new Uint8Array(SIGNER_POW_MINER_SOLUTION), signerPowTargetForDifficulty(1000n * TEST_MIN_SIGNER_DIFFICULTY), 1 << 20);
+    const better = makeBlockSignature(stored.checksum, signer.address, { blockNum: 29n, solution: found.solution!, signingPubKey }, privateKey);
+    const replaces = difficultyOf(better) > difficultyOf(old);
+    expect((await engine.receiveSignatures(30n, stored.checksum, [better], 'peer-x')).action).toBe(replaces ? 'accept' : 'ignore');
+    const row = c.t.chain.getBlock(30n)!.block.signatures;
+    expect(row).toHaveLength(4);
+    const now = row.find((s) => equalBytes(s.signer, signer.address))!;
+    expect(Buffer.from(now.signature!).equals(Buffer.from((replaces ? better : old).signature!))).toBe(true);
+    // The replacement moved to the end of the row (the reference removes the old entry and appends).
+    if (replaces) expect(equalBytes(row.at(-1)!.signer, signer.address)).toBe(true);
+    // A worse one never replaces.
+    expect((await engine.receiveSignatures(30n, stored.checksum, [old], 'peer-x')).action).toBe('ignore');
+  });
 });
+
