@@ -4,6 +4,8 @@
  * errors and the exact interface.md texts live here once.
  */
 import { BlockError, TxError, TxErrorCode } from '../chain/errors.js';
+import { NameCodecError } from '../names/reader.js';
+import { NameRuleError } from '../names/rules.js';
 import { PoolBusyError } from '../pool/errors.js';
 import { RpcCode, RpcError } from './types.js';
 
@@ -28,6 +30,8 @@ export function toRpcError(err: unknown): RpcError | null {
   if (err instanceof TxError) return new RpcError(TX_RPC_CODE[err.code], err.message);
   if (err instanceof BlockError) return new RpcError(RpcCode.InvalidParams, err.message);
   if (err instanceof PoolBusyError) return new RpcError(RpcCode.ServerBusy, err.message);
+  // A name operation that breaks a rule of reference-names (the message names the rule).
+  if (err instanceof NameRuleError || err instanceof NameCodecError) return new RpcError(RpcCode.InvalidParams, err.message);
   return null;
 }
 

@@ -10,10 +10,9 @@ import { POW_MAX_NONCE } from '../../core/pow.js';
 import { buildClaim } from '../../mining/claim.js';
 import { powFieldOf } from '../../mining/pow-field.js';
 import type { NodeModules } from '../../node/modules.js';
-import { PoolBusyError } from '../../pool/errors.js';
 
 import { submissionError } from '../errors.js';
-import { invalidParams, methodFor, RpcCode, RpcError } from '../types.js';
+import { invalidParams, methodFor } from '../types.js';
 
 /** The modules these operations use. */
 export type MiningClaimModules = Pick<NodeModules, 'chain' | 'pool' | 'wallet' | 'mempool' | 'mining' | 'clock' | 'network'>;
@@ -36,11 +35,8 @@ export const miningClaimMethods = [
       if (!found) throw invalidParams('Invalid block number specified');
       const key = ctx.wallet.primary;
       const solver = found.block.version >= BLOCK_VERSION_V10 ? key.primary : addressWithChecksum(key.primary);
-      const [ok] = await ctx.pool
-        .verifyPow([{ blockChecksum: found.checksum, solverAddress: solver, nonce: p.nonce, difficulty: found.block.difficulty, blockVersion: found.block.version }])
-        .catch((err: unknown) => {
-          throw err instanceof PoolBusyError ? new RpcError(RpcCode.ServerBusy, err.message) : err;
-        });
+      // A full PoW queue answers -32005 (rpc/errors.ts).
+      const [ok] = await ctx.pool.verifyPow([{ blockChecksum: found.checksum, solverAddress: solver, nonce: p.nonce, difficulty: found.block.difficulty, blockVersion: found.block.version }]);
       if (ok !== true) return false;
       if (powFieldOf(ctx.chain.store, p.blocknum)) throw invalidParams(`Block ${p.blocknum} is already solved: its PoW field is set`);
       const pending = ctx.mining.pendingClaimFor(ctx.mempool.page(0, ctx.mempool.size), p.blocknum);

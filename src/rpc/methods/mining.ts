@@ -5,8 +5,7 @@ import { addressWithChecksum } from '../../formats/address.js';
 import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
 import type { NodeModules } from '../../node/modules.js';
 
-import { PoolBusyError } from '../../pool/errors.js';
-import { invalidParams, methodFor, RpcCode, RpcError } from '../types.js';
+import { invalidParams, methodFor } from '../types.js';
 
 /** The modules these operations use. */
 export type MiningModules = Pick<NodeModules, 'chain' | 'pool' | 'wallet'>;
@@ -18,12 +17,6 @@ const MAX_NONCE_BYTES = 64;
 /** Solver address of the hash input: without checksum from block v10, with it before. */
 const solverAddress = (ctx: MiningModules, blockVersion: number): Uint8Array =>
   blockVersion >= BLOCK_VERSION_V10 ? ctx.wallet.primary.primary : addressWithChecksum(ctx.wallet.primary.primary);
-
-/** A full PoW queue answers -32005 with the pool's retry-later message. */
-const busyAsRpcError = <T>(work: Promise<T>): Promise<T> =>
-  work.catch((err: unknown) => {
-    throw err instanceof PoolBusyError ? new RpcError(RpcCode.ServerBusy, err.message) : err;
-  });
 
 export const miningMethods = [
   method({
@@ -42,7 +35,8 @@ export const miningMethods = [
       if (nonce.length < 1 || nonce.length > MAX_NONCE_BYTES) throw invalidParams('Invalid nonce was specified');
       const found = ctx.chain.getBlock(p.blocknum);
       if (!found) throw invalidParams('Invalid block number specified');
-      const [ok] = await busyAsRpcError(ctx.pool.verifyPow([
+      // A full PoW queue answers -32005 with the pool's retry-later message (rpc/errors.ts).
+      const [ok] = await ctx.pool.verifyPow([
         {
           blockChecksum: found.checksum,
           solverAddress: solverAddress(ctx, found.block.version),
@@ -50,7 +44,7 @@ export const miningMethods = [
           difficulty: p.diff,
           blockVersion: found.block.version,
         },
-      ]));
+      ]);
       return ok === true;
     },
   }),

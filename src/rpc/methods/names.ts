@@ -29,8 +29,7 @@ import {
   type UpdateRecordPayload,
 } from '../../names/payloads.js';
 import { encryptRecordValue } from '../../names/record-crypto.js';
-import { liveName, NameRuleError, signNamePayload, verifyNameTx } from '../../names/rules.js';
-import { NameCodecError } from '../../names/reader.js';
+import { liveName, signNamePayload, verifyNameTx } from '../../names/rules.js';
 import type { NodeModules } from '../../node/modules.js';
 
 import type { WalletKey } from '../../wallet/wallet.js';
@@ -73,12 +72,7 @@ function addressOr(ctx: NameModules, text: string | undefined, what: string): Ui
 async function submitNameTx(ctx: NameModules, payload: NamePayload, amount: bigint, extra: TxOutput[] = []): Promise<TransactionStringForm> {
   const s = system(ctx);
   const outputs: TxOutput[] = [{ address: NAME_POOL_ADDRESS, amount, data: encodeNamePayload(payload) }, ...extra];
-  try {
-    verifyNameTx(s.state, s.env, outputs, nextHeight(ctx));
-  } catch (err) {
-    if (err instanceof NameRuleError || err instanceof NameCodecError) throw invalidParams(err.message);
-    throw err;
-  }
+  verifyNameTx(s.state, s.env, outputs, nextHeight(ctx)); // rule errors are -32602 (rpc/errors.ts)
   const builder = new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network, ctx.clock);
   const k = builder.buildSigned({ key: ctx.wallet.primary, outputs, type: TransactionType.RegName });
   const error = await ctx.mempool.submit(k);
@@ -126,12 +120,7 @@ function signed<P extends SignedNamePayload>(ctx: NameModules, current: NameReco
       `This node's wallet does not hold the ${recovery ? 'recovery' : 'owner'} key ${new Address(signerAddress).base58Address}; pass sig and sigPk`,
     );
   }
-  try {
-    return signNamePayload<P>(current, unsigned, key.publicKey, (d) => key.sign(d));
-  } catch (err) {
-    if (err instanceof NameRuleError) throw invalidParams(err.message);
-    throw err;
-  }
+  return signNamePayload<P>(current, unsigned, key.publicKey, (d) => key.sign(d));
 }
 
 const nameParam = { name: 'name', kind: 'string', required: true, description: 'Plain-text name' } as const satisfies ParamDef;
