@@ -130,4 +130,22 @@ describe('ReferenceAcceptance', () => {
     expect(await c.acceptance.offerRow(m, new Uint8Array(64), three)).toBeNull();
     expect(await c.acceptance.offerRow(m, stored.checksum, three)).toEqual(three);
   });
+
+  it('addBlockSignatures adds the verified signature of a new signer signature to a stored block, drops an invalid one, and changes no frozen row', async () => {
+    const c = await chainOf(5);
+    await c.grow(30n, [0, 1, 2]);
+    const tip = c.t.chain.getBlock(30n)!;
+    const late = (await c.masters[3]!.signer.signBlock(30n, tip.block.version, tip.checksum))!;
+    const forged = { ...(await c.masters[4]!.signer.signBlock(30n, tip.block.version, tip.checksum))!, signature: new Uint8Array(256).fill(7) };
+    expect(await c.t.chain.addBlockSignatures(30n, [late, forged])).toEqual([late]);
+    expect(c.t.chain.getBlock(30n)!.block.signatures).toHaveLength(4);
+    // Adding the same again changes nothing.
+    expect(await c.t.chain.addBlockSignatures(30n, [late])).toEqual([]);
+    // Block 24 is five below the tip: its row is final.
+    const old = c.t.chain.getBlock(24n)!;
+    const tooLate = (await c.masters[3]!.signer.signBlock(24n, old.block.version, old.checksum))!;
+    expect(await c.t.chain.addBlockSignatures(24n, [tooLate])).toEqual([]);
+    expect(c.t.chain.getBlock(24n)!.block.signatures).toHaveLength(3);
+  });
 });
+
