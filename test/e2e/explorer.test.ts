@@ -54,6 +54,8 @@ describe('block reads', () => {
     const hash = await node.call<string>('getbestblockhash', {}, { get: true });
     const after = await node.height();
     expect(hash).toMatch(/^[0-9a-f]{128}$/);
+    // POST gives the same shape.
+    expect(await node.call<string>('getbestblockhash')).toMatch(/^[0-9a-f]{128}$/);
     const candidates: string[] = [];
     for (let n = before; n <= after; n++) candidates.push((await node.call('getblock', { num: n }))['Block Checksum']);
     expect(candidates).toContain(hash);
@@ -132,8 +134,11 @@ describe('block reads', () => {
 describe('wallet reads', () => {
   it('listwallets, supply, walletlist, gettotalbalance', async () => {
     expect(await node.call('listwallets', {}, { get: true })).toEqual([node.address]);
+    expect(await node.call('listwallets')).toEqual([node.address]);
     const supply = await node.call<string>('supply');
     expect(supply).toMatch(/^\d+\.\d{8}$/);
+    expect(await node.call<string>('supply', {}, { get: true })).toMatch(/^\d+\.\d{8}$/);
+    expect((await node.call<Record<string, string>[]>('walletlist')).map((w) => w.id)).toContain(node.address);
     const list = await node.call<Record<string, string>[]>('walletlist', {}, { get: true });
     const mine = list.find((w) => w.id === node.address);
     expect(Object.keys(mine!)).toEqual(['id', 'balance', 'type', 'requiredSigs', 'allowedSigners', 'extraData', 'publicKey']);
