@@ -299,7 +299,7 @@ export class PeerNetwork {
     if (this.choosePrimary()) this.announceOwnKeepAlive(link);
     // Tell the new peer who we are (if our keep-alives go to its type): presence, then keep-alives follow.
     if (keepAliveTargets(this.local.nodeType).includes(link.peerType)) {
-      const own = this.ownPresence();
+      const own = this.ownPresence(link);
       if (own) link.send({ code: MessageCode.updatePresence, presence: own });
     }
     this.o.onOpen?.(link);
@@ -510,8 +510,13 @@ export class PeerNetwork {
     this.broadcast({ code: MessageCode.keepAlivePresence, keepAlive: current.bytes }, keepAliveTargets(this.local.nodeType), except);
   }
 
-  /** Our presence bytes (with a keep-alive refreshed if due), or null when we have nothing to announce yet. */
-  private ownPresence(): Uint8Array | null {
+  /**
+   * Our presence bytes for the newly opened `link` (with a keep-alive refreshed if due), or null
+   * when we have nothing to announce yet. A keep-alive made here is new to every link: the others
+   * get it now too, since the timer sees it as already sent (a master whose first signer PoW
+   * solution came after its first links would otherwise stay unknown to them for 100 s).
+   */
+  private ownPresence(link: Link): Uint8Array | null {
     const host = this.keepAliveHost();
     if (!host) return null;
     // Not forced: a new keep-alive per opened link would step its timestamp 2 s each time and
@@ -519,6 +524,7 @@ export class PeerNetwork {
     const current = this.producer.current(host);
     if (!current) return null; // a master without a signer PoW solution yet
     this.presence.addOwn(this.local.publicKey, current.keepAlive);
+    if (current.fresh) this.broadcast({ code: MessageCode.keepAlivePresence, keepAlive: current.bytes }, keepAliveTargets(this.local.nodeType), link);
     return this.presence.encodePresenceOf(this.local.address);
   }
 

@@ -110,6 +110,45 @@ describe('PeerNetwork: presence over links between masters, a relay and a client
   });
 });
 
+describe('PeerNetwork: a master whose signer PoW solution comes after its first links', () => {
+  it('announces its first keep-alive to the links it already had when a new link opens before the keep-alive timer', async () => {
+    const clock = new ManualClock();
+    // Masters that require and (here trivially) check the signer PoW in keep-alives (§3.3–§3.4).
+    const master = (id: TestIdentity, endpoint: string, solution: () => Uint8Array | null) => {
+      const local: LocalNode = {
+        network: 'reg', genesisChecksum: GENESIS, nodeType: 'M', address: id.address, publicKey: id.publicKey,
+        productVersion: 'dltnode-test', endpoint, sign: id.sign,
+        tip: () => ({ height: 5n, checksum: new Uint8Array(64) }), networkHeight: () => 5n, acceptingPeers: () => true,
+      };
+      return new PeerNetwork({ local, clock, presence: { requireMasterPow: true, checkMasterPow: () => true, ownPowSolution: solution } });
+    };
+    const pow = Uint8Array.of(1, 2, 3);
+    const m1 = master(ids[0]!, '127.0.0.1:10001', () => pow);
+    let late: Uint8Array | null = null;
+    const m3 = master(ids[1]!, '127.0.0.1:10003', () => late);
+    const r = net(ids[2]!, 'R', '127.0.0.1:10004', clock).n;
+    for (const x of [m1, m3, r]) x.start();
+    const sockets = wire(m3, m1, '127.0.0.1:10001');
+    await pump(...sockets);
+    // No solution yet: m3 announces nothing, m1 does not know it.
+    expect(m1.presence.get(ids[1]!.address)).toBeNull();
+    // The solution arrives, and a relay links to m3 before m3's keep-alive timer runs: the
+    // keep-alive made for the relay's presence is the first one, and m1 must hear of it too.
+    late = pow;
+    sockets.push(...wire(r, m3, '127.0.0.1:10003'));
+    await pump(...sockets);
+    for (let i = 0; i < 5; i++) {
+      clock.advance(1_000);
+      await pump(...sockets);
+    }
+    expect(r.presence.get(ids[1]!.address)).not.toBeNull();
+    // Well before the 100 s master keep-alive interval.
+    expect(m1.presence.get(ids[1]!.address)).not.toBeNull();
+    for (const x of [m1, m3, r]) x.stop();
+    await pump(...sockets);
+  });
+});
+
 describe('PeerNetwork: a flood of sockets that never say hello', () => {
   it('refuses inbound sockets beyond the pending-handshake cap, and frees them at the hello deadline', async () => {
     const clock = new ManualClock();
