@@ -236,6 +236,15 @@ export async function pump(...sockets: MemorySocket[]): Promise<void> {
   }
 }
 
+/** Lets `steps` clock steps pass, delivering everything before each step and after the last. */
+export async function settle(clock: ManualClock, sockets: readonly MemorySocket[], steps = 4, stepMs = 1_000): Promise<void> {
+  for (let i = 0; i < steps; i++) {
+    await pump(...sockets);
+    clock.advance(stepMs);
+  }
+  await pump(...sockets);
+}
+
 const WS_CONNECTING = 0;
 const WS_OPEN = 1;
 const WS_CLOSING = 2;

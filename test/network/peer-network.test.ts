@@ -6,7 +6,7 @@ import { PeerNetwork } from '../../src/network/peer-network.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import type { Message, NodeType } from '../../src/network/protocol/messages.js';
 import { sectorPrefix } from '../../src/formats/address.js';
-import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, type TestIdentity } from './helpers.js';
+import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, settle as settleNet, type TestIdentity } from './helpers.js';
 
 let ids: TestIdentity[];
 beforeAll(async () => {
@@ -48,13 +48,7 @@ describe('PeerNetwork: presence over links between masters, a relay and a client
       ...wire(r.n, m1.n, '127.0.0.1:10001'),
       ...wire(c.n, r.n, '127.0.0.1:10003'),
     ];
-    const settle = async (ms = 0) => {
-      for (let i = 0; i < 4; i++) {
-        await pump(...sockets);
-        clock.advance(ms || 1_000);
-      }
-      await pump(...sockets);
-    };
+    const settle = (ms = 1_000) => settleNet(clock, sockets, 4, ms);
     await settle();
 
     // m1 knows itself, m2, the relay, and the relay's client (the relay announces its clients'
@@ -136,11 +130,7 @@ describe('PeerNetwork: a master whose signer PoW solution comes after its first 
     // keep-alive made for the relay's presence is the first one, and m1 must hear of it too.
     late = pow;
     sockets.push(...wire(r, m3, '127.0.0.1:10003'));
-    await pump(...sockets);
-    for (let i = 0; i < 5; i++) {
-      clock.advance(1_000);
-      await pump(...sockets);
-    }
+    await settleNet(clock, sockets, 5);
     expect(r.presence.get(ids[1]!.address)).not.toBeNull();
     // Well before the 100 s master keep-alive interval.
     expect(m1.presence.get(ids[1]!.address)).not.toBeNull();

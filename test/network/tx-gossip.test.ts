@@ -6,7 +6,7 @@ import { MessageCode } from '../../src/network/protocol/codes.js';
 import type { Message } from '../../src/network/protocol/messages.js';
 import { walletKey } from '../../src/network/scoring.js';
 import { TxGossip, type AdmitOutcome, type GossipMempool } from '../../src/network/tx-gossip.js';
-import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, type TestIdentity } from './helpers.js';
+import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, settle as settleNet, type TestIdentity } from './helpers.js';
 
 let ids: TestIdentity[];
 beforeAll(async () => {
@@ -73,13 +73,7 @@ describe('TxGossip between three masters (m2 → m1 ← m3)', () => {
     const clock = new ManualClock();
     const [m1, m2, m3] = [master(ids[0]!, 1, clock), master(ids[1]!, 2, clock), master(ids[2]!, 3, clock)];
     const sockets = [...wire(m2.network, m1.network, '127.0.0.1:1'), ...wire(m3.network, m1.network, '127.0.0.1:1')];
-    const settle = async () => {
-      for (let i = 0; i < 4; i++) {
-        await pump(...sockets);
-        clock.advance(1_000);
-      }
-      await pump(...sockets);
-    };
+    const settle = () => settleNet(clock, sockets);
     await settle();
     expect(m1.network.links()).toHaveLength(2);
 
@@ -121,13 +115,7 @@ describe('TxGossip while synchronizing', () => {
     let syncing = true;
     const [m1, m2, m3] = [master(ids[0]!, 1, clock, () => !syncing), master(ids[1]!, 2, clock), master(ids[2]!, 3, clock)];
     const sockets = [...wire(m2.network, m1.network, '127.0.0.1:1'), ...wire(m3.network, m1.network, '127.0.0.1:1')];
-    const settle = async () => {
-      for (let i = 0; i < 4; i++) {
-        await pump(...sockets);
-        clock.advance(1_000);
-      }
-      await pump(...sockets);
-    };
+    const settle = () => settleNet(clock, sockets);
     await settle();
     const tx = Uint8Array.of(3, 3, 3, 3, 1);
     await m2.mempool.admit([tx]);
