@@ -13,10 +13,8 @@
  */
 import type { Network } from '../codec/types.js';
 import type { Clock } from '../clock.js';
-import { sha3_512sq } from '../core/hash.js';
 import type { Emitter } from '../events.js';
-import { equalBytes, concatBytes } from '../formats/bytes.js';
-import { addressToText } from '../formats/address.js';
+import { equalBytes } from '../formats/bytes.js';
 import { MAX_BLOCK_FUTURE_DRIFT_SECONDS, TransactionType } from '../formats/constants.js';
 import type { Logger } from '../log/logger.js';
 import { bytesKey, u64Key } from '../state/keys.js';

@@ -21,7 +21,7 @@ import { TxError, TxErrorCode } from '../chain/errors.js';
 import type { Emitter } from '../events.js';
 import { decodeStoredTx, encodeStoredTx, type KnownTx } from '../chain/tx-codec.js';
 import { checkSourceWallets, checkTransaction, inputSources, resolveTxSigner } from '../chain/validate.js';
-import type { PendingView, TxView } from '../chain/extensions.js';
+import type { PendingView } from '../chain/extensions.js';
 import type { WalletState } from '../chain/wallet-state.js';
 import type { SignatureVerifier } from '../chain/chain.js';
 import type { Logger } from '../log/logger.js';

@@ -5,27 +5,15 @@
  * included), the chain goes on with one master stopped, stalls when two of four stop at once (the
  * required consensus, 3 of 4 signers, cannot be met) and resumes when one comes back.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
-import { freeFixedPort, keepLogsOnFailure, startNode, type NodeProcess } from './harness.js';
+import { freeFixedPort, nodeGroup, startNode, type NodeProcess } from './harness.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'dltnode-consensus-'));
+const { dir, running } = nodeGroup('dltnode-consensus');
 const BLOCK_INTERVAL = 0.5;
 let plan: DevnetNode[];
 let genesisPath: string;
-const running = new Map<string, NodeProcess>();
 const peerPorts = new Map<string, number>();
-
-afterAll(async () => {
-  for (const n of running.values()) await n.stop(true);
-  rmSync(dir, { recursive: true, force: true });
-}, 60_000);
-
-// A failed test leaves every node's log beside the test's temporary files, for the reader.
-keepLogsOnFailure(running, 'dltnode-consensus');
 
 async function start(name: string): Promise<NodeProcess> {
   const node = plan.find((n) => n.name === name)!;

@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, expect } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
 import { generateWalletKey } from '../../src/formats/rsa.js';
 import { addressToText, primaryAddressFromPublicKey } from '../../src/formats/address.js';
 import { publicKeyOf } from '../../src/formats/rsa.js';
@@ -289,4 +289,20 @@ export function keepLogsOnFailure(running: ReadonlyMap<string, NodeProcess>, pre
     for (const [name, n] of running) writeFileSync(join(logs, `${name}.log`), n.output());
     console.error(`node logs of the failed test: ${logs}`);
   });
+}
+
+/**
+ * The nodes of a multi-node test file: a temporary folder for their data, the running processes by
+ * name, all stopped (and the folder removed) after the file, and their logs kept on a failure
+ * (`keepLogsOnFailure`). Call it at the top level of a test file.
+ */
+export function nodeGroup(prefix: string): { dir: string; running: Map<string, NodeProcess> } {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  const running = new Map<string, NodeProcess>();
+  afterAll(async () => {
+    for (const n of running.values()) await n.stop(true);
+    rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+  keepLogsOnFailure(running, prefix);
+  return { dir, running };
 }

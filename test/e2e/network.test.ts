@@ -6,32 +6,20 @@
  * the genesis; a node of another genesis or network is refused, the code and reason logged on both
  * sides; a peer that sends garbage is disconnected while the network goes on.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
 import { readGenesisFile, writeGenesisFile } from '../../src/config/genesis-file.js';
-import { freeFixedPort, keepLogsOnFailure, startNode, type NodeProcess } from './harness.js';
+import { freeFixedPort, nodeGroup, startNode, type NodeProcess } from './harness.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'dltnode-net-'));
+const { dir, running } = nodeGroup('dltnode-net');
 const BLOCK_INTERVAL = 0.5;
 let plan: DevnetNode[];
 let genesisPath: string;
-const running = new Map<string, NodeProcess>();
 const peerPorts = new Map<string, number>();
 
-afterAll(async () => {
-  for (const n of running.values()) await n.stop(true);
-  rmSync(dir, { recursive: true, force: true });
-}, 60_000);
-
-// A failed test leaves every node's log beside the test's temporary files, for the reader.
-keepLogsOnFailure(running, 'dltnode-net');
-
 const byName = (name: string): DevnetNode => plan.find((n) => n.name === name)!;
-
 
 /** Starts one node of the plan, dialling the peers the devnet topology gives it. */
 async function start(name: string, extra: string[] = []): Promise<NodeProcess> {

@@ -7,33 +7,22 @@
  * `activity`; a staking reward sent from outside is refused with a sentence naming the rule.
  */
 import { u64le } from '../../src/chain/block.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
 import { encodeTransaction } from '../../src/codec/transaction.js';
 import { buildStakingReward } from '../../src/consensus/rewards.js';
 import { difficultyToBits } from '../../src/consensus/signer-pow.js';
 import { addressFromText } from '../../src/formats/address.js';
 import { toHex } from '../../src/formats/bytes.js';
-import { freeFixedPort, keepLogsOnFailure, RpcCallError, startNode, type NodeProcess } from './harness.js';
+import { freeFixedPort, nodeGroup, RpcCallError, startNode } from './harness.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'dltnode-staking-'));
+const { dir, running } = nodeGroup('dltnode-staking');
 const MATURITY = 12;
 const PERIOD = 20;
 const TOP = 2 * PERIOD + 4;
 const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
 let plan: DevnetNode[];
 let floor: bigint;
-const running = new Map<string, NodeProcess>();
-
-afterAll(async () => {
-  for (const n of running.values()) await n.stop(true);
-  rmSync(dir, { recursive: true, force: true });
-}, 60_000);
-
-keepLogsOnFailure(running, 'dltnode-staking');
 
 beforeAll(async () => {
   const prepared = await prepareDevnet({

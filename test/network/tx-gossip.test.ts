@@ -6,7 +6,7 @@ import { MessageCode } from '../../src/network/protocol/codes.js';
 import type { Message } from '../../src/network/protocol/messages.js';
 import { walletKey } from '../../src/network/scoring.js';
 import { TxGossip, type AdmitOutcome, type GossipMempool } from '../../src/network/tx-gossip.js';
-import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, settle as settleNet, type TestIdentity } from './helpers.js';
+import { GENESIS, makeIdentity, ManualClock, MemorySocket, settle as settleNet, type TestIdentity } from './helpers.js';
 
 let ids: TestIdentity[];
 beforeAll(async () => {
