@@ -92,6 +92,8 @@ interface Candidate {
   setAt: number;
   lastSigAt: number;
   mine: boolean;
+  /** The difficulty of our solution whose signature on this block did not count (not tried again). */
+  uncountedWith?: bigint | null;
 }
 
 const ACCEPT: EngineOutcome = { action: 'accept' };
@@ -198,7 +200,11 @@ export class ConsensusEngine {
         this.o.log.warn({ height: Number(c.block.num), signatures: c.sigs.length }, 'candidate block not accepted in time; dropped');
         this.ban(c.checksum);
         this.candidate = null;
-      } else await this.tryAccept();
+      } else {
+        // Adopted before our signer miner had a solution (a master that just joined): sign now (§5.2).
+        await this.signCandidate();
+        await this.tryAccept();
+      }
     }
     if (!this.candidate) await this.maybeProduce();
     // §5.7: no block for 900 s → drop and redial every link, at most every 1800 s (scaled).
@@ -419,10 +425,16 @@ export class ConsensusEngine {
     if (c.sigs.some((s) => equalBytes(s.address, this.o.me))) return;
     const networkHeight = this.o.peers()?.networkHeight() ?? this.o.chain.height;
     if (c.block.num + 5n < networkHeight) return;
+    // The loop calls this every tick: a solution whose signature did not count is not tried again.
+    const best = this.o.signer.bestDifficulty?.(c.block.num, c.block.version) ?? null;
+    if (c.uncountedWith !== undefined && c.uncountedWith === best) return;
     const sig = await this.o.signer.signBlock(c.block.num, c.block.version, c.checksum);
     if (!sig || this.candidate !== c) return;
     const mine = await this.o.acceptance.verifiedEntries({ ...c.block, signatures: [sig] }, c.checksum, false);
-    if (mine.length === 0) return;
+    if (mine.length === 0) {
+      c.uncountedWith = best;
+      return;
+    }
     c.sigs = addSignatures(c.sigs, mine);
     this.signed.set(latin1Key(c.checksum), mine[0]!.difficulty);
     this.o.peers()?.pushSignatures(c.block.num, c.checksum, [sig]);

@@ -2,12 +2,13 @@
  * A master's consensus engine (reference-network §5.3, §5.7) fed by hand: it adopts a candidate and
  * signs it, switches to a competing candidate with more signatures and an elected signer, imports it
  * once acceptable, keeps its tip against a weaker block for the same height, gathers signatures that
- * arrive before and after their block, and merges late signatures into a stored block.
+ * arrive before and after their block, merges late signatures into a stored block, and signs a
+ * candidate it adopted before its signer miner had a solution once the solution is there.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeBlock, type BlockSignature } from '../../src/chain/block.js';
 import { systemClock } from '../../src/clock.js';
-import { ConsensusEngine, type EnginePeers } from '../../src/consensus/engine.js';
+import { ConsensusEngine, type BlockPowSigner, type EnginePeers } from '../../src/consensus/engine.js';
 import { consensusTiming, electedSigners, electionOffset } from '../../src/consensus/rules.js';
 import { equalBytes } from '../../src/formats/bytes.js';
 import { generateKeyPairSync } from 'node:crypto';
@@ -45,7 +46,7 @@ class FakePeers implements EnginePeers {
   redial() {}
 }
 
-async function engineOn(masters: number): Promise<{ c: ReferenceChain; engine: ConsensusEngine; peers: FakePeers }> {
+async function engineOn(masters: number, signerOf?: (own: BlockPowSigner) => BlockPowSigner): Promise<{ c: ReferenceChain; engine: ConsensusEngine; peers: FakePeers }> {
   const c = await openReferenceChain(masters);
   const peers = new FakePeers(() => c.t.chain.height);
   const engine = new ConsensusEngine({
@@ -53,7 +54,7 @@ async function engineOn(masters: number): Promise<{ c: ReferenceChain; engine: C
     mempool: c.t.mempool,
     producer: c.t.producer,
     acceptance: c.acceptance,
-    signer: c.masters[0]!.signer,
+    signer: signerOf ? signerOf(c.masters[0]!.signer) : c.masters[0]!.signer,
     me: c.masters[0]!.address,
     genesisNode: false,
     peers: () => peers,
@@ -146,5 +147,25 @@ describe('ConsensusEngine', () => {
     // A worse one never replaces.
     expect((await engine.receiveSignatures(30n, stored.checksum, [old], 'peer-x')).action).toBe('ignore');
   });
-});
 
+  it('signs a candidate adopted before its signer PoW solution existed, once the solution is found', async () => {
+    // A master that joins as block 8 is proposed has no solution yet (reference-network §5.2); the
+    // candidate must not wait out its timeout (10 intervals) for lack of our signature.
+    let solved = false;
+    const { c, engine, peers } = await engineOn(4, (own) => ({
+      signBlock: (num, version, checksum) => (solved ? own.signBlock(num, version, checksum) : Promise.resolve(null)),
+    }));
+    await c.grow(30n, [0, 1, 2, 3]);
+    const elected = electedIndex(c);
+    const proposer = elected <= 0 ? 1 : elected;
+    const x = await c.makeBlock([proposer]);
+    expect((await engine.receiveBlock(wire(x), x.txs.map((k) => k.bytes), 'peer-a')).action).toBe('accept');
+    expect(engine.pending).toMatchObject({ num: 31n, signatures: 1 });
+    expect(peers.signatures).toHaveLength(0);
+    solved = true;
+    // The loop ticks once a second at 30 s blocks: bounded wait for our signature.
+    for (let i = 0; i < 40 && (engine.pending?.signatures ?? 0) < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(engine.pending).toMatchObject({ num: 31n, signatures: 2 });
+    expect(peers.signatures.at(-1)!.num).toBe(31n);
+  });
+});

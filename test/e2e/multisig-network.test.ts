@@ -34,6 +34,11 @@ afterEach((ctx) => {
 
 const appliedOn = async (n: NodeProcess, id: string): Promise<number> => Number((await n.call('getTransaction', { id }).catch(() => ({ applied: '0' }))).applied);
 const waitApplied = (n: NodeProcess, id: string) => n.waitFor(async () => (await appliedOn(n, id)) || undefined, `${id} applied`, 30_000);
+/** Each step is checked against the submitting node's own tip, so a step waits until both masters applied the one before. */
+const waitAppliedOnBoth = async (id: string): Promise<void> => {
+  await waitApplied(m1, id);
+  await waitApplied(m2, id);
+};
 
 beforeAll(async () => {
   const prepared = await prepareDevnet({ masters: 2, relays: 0, clients: 0, blockInterval: 0.5, dir, json: true, basePort: null });
@@ -53,12 +58,12 @@ describe('a 2-of-2 multisig wallet shared by two masters', () => {
     const cosigner = plan[1]!.address;
     const wallet = await m1.call<string>('generateNewAddress');
     const fund = await m1.call('addTransaction', { to: `${wallet}_100` });
-    await waitApplied(m2, fund.id);
+    await waitAppliedOnBoth(fund.id);
 
     const add = await m1.call('addMultiSigKey', { wallet, signer: cosigner });
-    await waitApplied(m2, add.id);
+    await waitAppliedOnBoth(add.id);
     const sigs = await m1.call('changeMultiSigs', { wallet, sigs: '2' });
-    await waitApplied(m2, sigs.id);
+    await waitAppliedOnBoth(sigs.id);
     for (const n of [m1, m2]) {
       expect(await n.call('getWallet', { id: wallet })).toMatchObject({ type: 'Multisig', requiredSigs: '2', allowedSigners: `(2 keys): ${wallet},${cosigner}` });
     }
