@@ -25,7 +25,7 @@ describe('concurrent payments the wallet covers', () => {
   it(`${PAYMENTS} concurrent addTransaction calls all succeed while a derived address holds 1 coin`, async () => {
     const small = await node.call<string>('generateNewAddress');
     const funding = await node.call('addTransaction', { to: `${small}_1` });
-    await node.waitFor(async () => Number((await node.call('getTransaction', { id: funding.id })).applied) || undefined, 'the funding applied');
+    await node.waitApplied(funding.id);
     expect(parseAmount((await node.call('getWallet', { id: small })).balance)).toBe(100_000_000n);
 
     const replies = await Promise.all(Array.from({ length: PAYMENTS }, () => node.rpc('addTransaction', { to: `${STRANGER}_0.01` })));
@@ -39,7 +39,7 @@ describe('concurrent payments the wallet covers', () => {
       const pending = await node.call<Record<string, unknown>>('txu', { count: 1000 });
       return ids.every((id) => !(id in pending)) || undefined;
     }, 'every payment applied', 60_000);
-    for (const id of ids.slice(0, 20)) expect(Number((await node.call('getTransaction', { id })).applied)).toBeGreaterThan(0);
+    for (const id of ids.slice(0, 20)) expect(await node.appliedAt(id)).toBeGreaterThan(0);
     expect(parseAmount((await node.call('getWallet', { id: small })).balance)).toBeGreaterThanOrEqual(0n);
   }, 120_000);
 });

@@ -88,6 +88,13 @@ export interface NodeProcess {
   waitForHeight(height?: number, timeoutMs?: number): Promise<number>;
   /** Polls `check` until it returns a truthy value. */
   waitFor<T>(check: () => Promise<T | undefined | false>, what: string, timeoutMs?: number): Promise<T>;
+  /** The block that applied transaction `id`, 0 while it is pending (getTransaction's `applied`). */
+  appliedAt(id: string): Promise<number>;
+  /**
+   * Resolves with the block that applied `id`. With `unknownIsPending`, "was not found" counts as
+   * pending (a transaction made on another node that has not arrived here yet).
+   */
+  waitApplied(id: string, options?: { timeoutMs?: number; unknownIsPending?: boolean }): Promise<number>;
   /** Sends `signal` and waits for the process to exit; returns its exit code (null when killed). */
   kill(signal?: NodeJS.Signals): Promise<number | null>;
   /** Graceful stop (SIGTERM) and removal of the data directory unless `keepData`. */
@@ -230,6 +237,7 @@ export async function startNode(options: StartOptions = {}): Promise<NodeProcess
   };
 
   const height = async () => (await call<Record<string, number>>('status'))['Block Height']!;
+  const appliedAt = async (id: string) => Number((await call('getTransaction', { id })).applied);
 
   const node: NodeProcess = {
     url,
@@ -241,6 +249,17 @@ export async function startNode(options: StartOptions = {}): Promise<NodeProcess
     http,
     height,
     waitFor,
+    appliedAt,
+    waitApplied(id, { timeoutMs, unknownIsPending = false } = {}) {
+      return waitFor(async () => {
+        try {
+          return (await appliedAt(id)) || undefined;
+        } catch (err) {
+          if (unknownIsPending && err instanceof RpcCallError && err.message.endsWith(`Transaction ${id} was not found`)) return undefined;
+          throw err;
+        }
+      }, `${id} applied`, timeoutMs);
+    },
     async waitForHeight(target, timeoutMs) {
       const goal = target ?? (await height()) + 1;
       return waitFor(async () => {

@@ -32,8 +32,7 @@ afterEach((ctx) => {
   console.error(`node logs of the failed test: ${logs}`);
 });
 
-const appliedOn = async (n: NodeProcess, id: string): Promise<number> => Number((await n.call('getTransaction', { id }).catch(() => ({ applied: '0' }))).applied);
-const waitApplied = (n: NodeProcess, id: string) => n.waitFor(async () => (await appliedOn(n, id)) || undefined, `${id} applied`, 30_000);
+const waitApplied = (n: NodeProcess, id: string) => n.waitApplied(id, { timeoutMs: 30_000, unknownIsPending: true });
 /** Each step is checked against the submitting node's own tip, so a step waits until both masters applied the one before. */
 const waitAppliedOnBoth = async (id: string): Promise<void> => {
   await waitApplied(m1, id);
@@ -72,15 +71,15 @@ describe('a 2-of-2 multisig wallet shared by two masters', () => {
     await m2.waitFor(async () => (await m2.call('txu'))[spend.id] !== undefined, 'the spend in master-2 pool');
     const h = await m2.height();
     await m2.waitForHeight(h + 3);
-    expect(await appliedOn(m1, spend.id)).toBe(0);
-    expect(await appliedOn(m2, spend.id)).toBe(0);
+    expect(await m1.appliedAt(spend.id)).toBe(0);
+    expect(await m2.appliedAt(spend.id)).toBe(0);
 
     const co = await m2.call('addMultiSigTxSignature', { wallet, origtx: spend.id });
     const block = await waitApplied(m1, spend.id);
     await waitApplied(m2, spend.id);
     for (const n of [m1, m2]) {
-      expect(await appliedOn(n, spend.id)).toBe(block);
-      expect(await appliedOn(n, co.id)).toBe(block);
+      expect(await n.appliedAt(spend.id)).toBe(block);
+      expect(await n.appliedAt(co.id)).toBe(block);
       expect(parseAmount((await n.call('getWallet', { id: STRANGER })).balance)).toBe(parseAmount('7'));
     }
     expect(await m1.call('getWallet', { id: wallet })).toEqual(await m2.call('getWallet', { id: wallet }));

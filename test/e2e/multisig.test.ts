@@ -35,8 +35,6 @@ const expectErrorBoth = async (method: string, params: Record<string, unknown>, 
   await expectError(method, params, code, message, true);
   await expectError(method, params, code, message, false);
 };
-const appliedAt = async (id: string): Promise<number> => Number((await node.call('getTransaction', { id })).applied);
-const waitApplied = (id: string) => node.waitFor(async () => (await appliedAt(id)) || undefined, `${id} applied`);
 
 /** Checks a multisig transaction's string form member by member; returns it. */
 function expectForm(tx: any, type: number, wallet: string, to: Record<string, string>): any {
@@ -68,7 +66,7 @@ beforeAll(async () => {
   d3 = await node.call<string>('generateNewAddress');
   pubKey = await node.call<string>('myPubKey');
   const fund = await node.call('addTransaction', { to: `${d1}_1000` });
-  await waitApplied(fund.id);
+  await node.waitApplied(fund.id);
 }, 60_000);
 afterAll(async () => {
   await node?.stop();
@@ -83,10 +81,10 @@ describe('a 2-of-3 multisig wallet from the node wallet addresses', () => {
       signerPubKey: fromHex(pubKey),
       signerNonce: expect.any(Uint8Array),
     });
-    await waitApplied(add2.id);
+    await node.waitApplied(add2.id);
     expect(await node.call('getWallet', { id: d1 })).toMatchObject({ id: d1, type: 'Multisig', requiredSigs: '1', allowedSigners: `(2 keys): ${d1},${d2}` });
     const add3 = expectForm(await node.call('addMultiSigKey', { wallet: d1, signer: d3 }), 998, d1, { [d1]: '0.00000000' });
-    await waitApplied(add3.id);
+    await node.waitApplied(add3.id);
     const w = await node.call('getWallet', { id: d1 });
     expect(Object.keys(w)).toEqual(['id', 'balance', 'type', 'requiredSigs', 'allowedSigners', 'extraData', 'publicKey']);
     expect(w).toMatchObject({ type: 'Multisig', requiredSigs: '1', allowedSigners: `(3 keys): ${d1},${d2},${d3}`, extraData: 'null' });
@@ -97,7 +95,7 @@ describe('a 2-of-3 multisig wallet from the node wallet addresses', () => {
   it('changeMultiSigs (POST, one signature suffices while 1 is required) sets 2 of 3', async () => {
     const ch = expectForm(await node.call('changeMultiSigs', { wallet: d1, sigs: '2' }), 998, d1, { [d1]: '0.00000000' });
     expect(decodeMultisigChange(fromHex(ch.data))).toMatchObject({ kind: MultisigChangeType.ChangeReqSigs, requiredSigs: 2 });
-    await waitApplied(ch.id);
+    await node.waitApplied(ch.id);
     expect(await node.call('getWallet', { id: d1 }, { get: true })).toMatchObject({ type: 'Multisig', requiredSigs: '2' });
   });
 
@@ -109,7 +107,7 @@ describe('a 2-of-3 multisig wallet from the node wallet addresses', () => {
     // Three blocks later it is still pending, unapplied, and nothing moved.
     const h = await node.height();
     await node.waitForHeight(h + 3);
-    expect(await appliedAt(spend.id)).toBe(0);
+    expect(await node.appliedAt(spend.id)).toBe(0);
     expect(await node.call('txu')).toHaveProperty(spend.id);
     expect(await balanceOf(d1)).toBe(before);
     expect(await balanceOf(STRANGER)).toBe(0n);
@@ -118,8 +116,8 @@ describe('a 2-of-3 multisig wallet from the node wallet addresses', () => {
     const payload = decodeMultisigTxData(fromHex(co.data));
     expect(toHex(payload.origTxId!)).toBe(toHex(parseTransactionId(spend.id).binary));
     expect(payload.signerNonce).not.toEqual(decodeMultisigTxData(fromHex(spend.data)).signerNonce); // another signer: d2
-    const block = await waitApplied(spend.id);
-    expect(await appliedAt(co.id)).toBe(block);
+    const block = await node.waitApplied(spend.id);
+    expect(await node.appliedAt(co.id)).toBe(block);
     expect(await balanceOf(STRANGER)).toBe(parseAmount('10'));
     expect(await balanceOf(d1)).toBe(before - parseAmount(spend.totalAmount) - parseAmount(co.totalAmount));
     // The node's primary address signs the blocks: it gains the fees less the foundation share.
@@ -132,10 +130,10 @@ describe('a 2-of-3 multisig wallet from the node wallet addresses', () => {
     expect(decodeMultisigChange(fromHex(del.data))).toMatchObject({ kind: MultisigChangeType.DelSigner, address: no(d3) });
     const h = await node.height();
     await node.waitForHeight(h + 2);
-    expect(await appliedAt(del.id)).toBe(0);
+    expect(await node.appliedAt(del.id)).toBe(0);
     const co = expectForm(await node.call('addMultiSigTxSignature', { wallet: d1, origtx: del.id }, { get: true }), 999, d1, { [d1]: '0.00000000' });
-    await waitApplied(del.id);
-    expect(await appliedAt(co.id)).toBe(await appliedAt(del.id));
+    await node.waitApplied(del.id);
+    expect(await node.appliedAt(co.id)).toBe(await node.appliedAt(del.id));
     expect(await node.call('getWallet', { id: d1 })).toMatchObject({ type: 'Multisig', requiredSigs: '2', allowedSigners: `(2 keys): ${d1},${d2}` });
   });
 });
@@ -177,7 +175,7 @@ describe('errors of every multisig operation (GET and POST)', () => {
     const r = await node.rpc('addMultiSigTxSignature', { wallet: d1, origtx: spend.id });
     expect(r.error?.code).toBe(-32602);
     expect(r.error?.message).toMatch(/has signed this transaction already|is already applied/);
-    await waitApplied(co.id);
+    await node.waitApplied(co.id);
   });
 
   it('addMultiSigKey and delMultiSigKey', async () => {

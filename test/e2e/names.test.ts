@@ -31,8 +31,6 @@ async function signerEarnings(from: number, to: number): Promise<bigint> {
   }
   return sum;
 }
-const applied = async (id: string): Promise<number> =>
-  node.waitFor(async () => Number((await node.call('getTransaction', { id })).applied) || undefined, `${id} applied`);
 const error = async (method: string, params: Record<string, unknown>, get = false) => (await node.rpc(method, params, { get })).error;
 
 beforeAll(async () => {
@@ -47,11 +45,11 @@ describe('names over RPC', () => {
   it('registers, reads, adds records and reads them back', async () => {
     const tx = await node.call('registerName', { name: 'e2e', registrationTime: 6 * MONTH, capacity: 10 }, { get: true });
     expect(tx).toMatchObject({ type: '4', amount: '30000.00000000', to: { '125D6XDzTZzQUWsyQZmQZmQZmQZmQZmQZmQZmQZmQZmQb8t25': '30000.00000000' } });
-    await applied(tx.id);
+    await node.waitApplied(tx.id);
     expect(await node.call('getRegName', { name: 'e2e' })).toMatchObject({ capacity: 10, nextPkHash: node.address, recoveryHash: node.address });
     const upd = await node.call('updateNameRecord', { name: 'e2e', 'records[]': ['www,1,a, b, c'] });
     expect(upd.amount).toBe('0.00000000');
-    await applied(upd.id);
+    await node.waitApplied(upd.id);
     const records = await node.call('getRegNameDataRecords', { name: 'e2e' });
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ type: 1 });
@@ -83,12 +81,12 @@ describe('names over RPC', () => {
   });
   it('expires a name after the grace period; then it can be registered again', async () => {
     const tx = await node.call('registerName', { name: 'brief', registrationTime: 6 * MONTH, capacity: 10 });
-    await applied(tx.id);
+    await node.waitApplied(tx.id);
     const { expirationBlockHeight } = await node.call('getRegName', { name: 'brief' });
     await node.waitForHeight(Number(expirationBlockHeight) + 1, 60_000);
     expect(await node.call('getRegName', { name: 'brief' })).toBeTruthy(); // grace period
     await node.waitForHeight(Number(expirationBlockHeight) + GRACE + 1, 60_000);
     expect(await error('getRegName', { name: 'brief' })).toMatchObject({ code: -32602 });
-    await applied((await node.call('registerName', { name: 'brief', registrationTime: 6 * MONTH, capacity: 10 })).id);
+    await node.waitApplied((await node.call('registerName', { name: 'brief', registrationTime: 6 * MONTH, capacity: 10 })).id);
   }, 120_000);
 });

@@ -106,8 +106,8 @@ describe('a network of masters, a relay and clients', () => {
     const masters = ['master-1', 'master-2', 'master-3'].map((n) => running.get(n)!);
     // Pending or already applied on every master, within a few seconds.
     for (const m of masters) await m.waitFor(async () => (await m.rpc('getTransaction', { id: tx.id })).error === null, `the payment at ${m.url}`, 5_000);
-    for (const m of masters) await m.waitFor(async () => Number((await m.call('getTransaction', { id: tx.id })).applied) > 0, 'the payment applied', 15_000);
-    const height = Number((await masters[0]!.call('getTransaction', { id: tx.id })).applied);
+    for (const m of masters) await m.waitApplied(tx.id, { timeoutMs: 15_000 });
+    const height = await masters[0]!.appliedAt(tx.id);
     for (const m of masters) await m.waitForHeight(height + 1, 10_000);
     const all = [...running.values()];
     for (const n of all) await n.waitForHeight(height, 15_000);

@@ -19,9 +19,6 @@ const INVALID_CHECKSUM = STRANGER.slice(0, -1) + (STRANGER.endsWith('r') ? 's' :
 const balanceOf = async (id: string): Promise<bigint> => parseAmount((await node.call('getWallet', { id })).balance);
 const expectError = (method: string, params: Record<string, unknown>, code: number, message: string | RegExp, get = false) =>
   expectRpcError(node, method, params, code, message, get);
-/** Waits until the transaction with this id is applied; returns its block. */
-const applied = async (id: string): Promise<number> =>
-  node.waitFor(async () => Number((await node.call('getTransaction', { id })).applied) || undefined, `${id} applied`);
 
 beforeAll(async () => {
   node = await startNode();
@@ -53,7 +50,7 @@ describe('walk-through: pay, see it pending, see it applied', () => {
     const inPool = pending[tx.id];
     if (inPool) expect(inPool).toEqual(tx); // may already be applied at a fast block interval
 
-    const block = await applied(tx.id);
+    const block = await node.waitApplied(tx.id);
     expect(block).toBeGreaterThan(0);
     expect(await node.call('txu')).not.toHaveProperty(tx.id);
     const recent = await node.call<Record<string, any>>('txa', { count: 50 });
@@ -82,7 +79,7 @@ describe('addTransaction modes', () => {
   beforeAll(async () => {
     derived = await node.call<string>('generateNewAddress');
     const tx = await node.call('addTransaction', { to: `${derived}_100` });
-    await applied(tx.id);
+    await node.waitApplied(tx.id);
   });
 
   it('advanced mode: from must equal to + fee exactly', async () => {
@@ -95,7 +92,7 @@ describe('addTransaction modes', () => {
     expect(tx.fee).toBe(exactFee);
     expect(Object.keys(tx.from)).toHaveLength(1);
     expect(Object.keys(tx.from)[0]).not.toBe('1'); // the derived address' 16-byte nonce
-    await applied(tx.id);
+    await node.waitApplied(tx.id);
   });
 
   it('advanced mode with autofee adds the fee to the first input', async () => {
@@ -179,7 +176,7 @@ describe('raw transactions and decoding', () => {
     expect(sent).toMatchObject({ to: { [STRANGER]: '3.00000000' }, applied: '0' });
     expect(await node.call('decodeRawTransaction', { transaction: signed })).toEqual(sent);
     await expectError('sendRawTransaction', { transaction: signed }, -32602, /already (pending|applied)/);
-    await applied(sent.id);
+    await node.waitApplied(sent.id);
   });
 
   it('decodeTransaction gives the decoded form', async () => {

@@ -156,7 +156,7 @@ describe('status and blocks', () => {
   it('the wallet-state checksum changes when a block moves coins', async () => {
     const before = (await node.call('status', { vv: true }))['WS Checksum'];
     const tx = await node.call('addTransaction', { to: `${STRANGER}_1` });
-    await node.waitFor(async () => Number((await node.call('getTransaction', { id: tx.id })).applied) || undefined, 'applied');
+    await node.waitApplied(tx.id);
     expect((await node.call('status', { vv: true }))['WS Checksum']).not.toBe(before);
   });
 
