@@ -297,11 +297,10 @@ export class SignerMiner {
     const interval = this.deps.blockIntervalSeconds ?? REFERENCE_BLOCK_INTERVAL;
     const nowS = clock.now() / 1000;
     let candidate = { num: height, ...tip };
-    if (Number(tip.block.timestamp) + consensusTiming(interval).longTimeNoBlock < nowS) {
-      const older = height > 6n ? chain.getBlock(height - 6n) : null;
-      if (!older) return 'waiting';
-      candidate = { num: height - 6n, ...older };
-    }
+    // A chain of 6 blocks or fewer has no block 6 back: it mines over its tip (a network whose
+    // genesis is older than the long-time-no-block limit when its first master starts).
+    const older = height > 6n && Number(tip.block.timestamp) + consensusTiming(interval).longTimeNoBlock < nowS ? chain.getBlock(height - 6n) : null;
+    if (older) candidate = { num: height - 6n, ...older };
     const minCalc = minCalculationBlocks(tip.block.version);
     const sinceBlockS = (clock.now() - (chain.tip?.receivedAtMs ?? clock.now())) / 1000;
     const stuck = sinceBlockS >= (SIGNATURE_PL_CHECK_TIMEOUT_SECONDS * interval) / REFERENCE_BLOCK_INTERVAL;

@@ -293,6 +293,14 @@ describe('SignerMiner', () => {
     expect(t.miner.heldSolutions().some((s) => s.solution.blockNum === 104n)).toBe(true);
   });
 
+  it('mines over the tip of a chain of 6 blocks or fewer whose tip is stale (a genesis older than the limit when its first master starts)', async () => {
+    const t = setup({ min: 1n, height: 1n, interval: 1 });
+    t.clock.advance(200_000); // block 1 is 200 s old: past the 60 s limit of a 1 s network, no block 6 back
+    await t.stepUntil('searched');
+    expect(t.pool.log[t.pool.log.length - 1]!.job.prefix[0]).toBe(1); // varint(1): over block 1
+    expect(t.miner.heldSolutions().some((s) => s.solution.blockNum === 1n)).toBe(true);
+  });
+
   it('a devnet scales the seconds limits by its block interval (1 s: stuck after 15 s)', async () => {
     const t = setup({ min: 1n, height: 100n, interval: 1 });
     await t.stepUntil('searched');
