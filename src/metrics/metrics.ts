@@ -45,6 +45,10 @@ export interface NetworkMetricsSnapshot {
   framesOut: Record<string, number>;
   /** Announced transactions already seen (gossip dedup hits). */
   dedupHits: number;
+  /** Pushed transactions not taken because too many waited for admission (since start). */
+  admissionRefused: number;
+  /** Transactions from peers waiting for admission now. */
+  admissionWaiting: number;
   /** Network height − our tip. */
   syncLagBlocks: number;
   /** Bytes queued for peers (our queues and the sockets' buffers). */
@@ -161,6 +165,22 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
     registers: [registry],
     collect() {
       this.set(network()?.dedupHits ?? 0);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}gossip_admission_refused`,
+    help: 'Transactions from peers not taken because too many waited for admission (since start)',
+    registers: [registry],
+    collect() {
+      this.set(network()?.admissionRefused ?? 0);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}gossip_admission_waiting`,
+    help: 'Transactions from peers waiting for admission',
+    registers: [registry],
+    collect() {
+      this.set(network()?.admissionWaiting ?? 0);
     },
   });
   new Gauge({

@@ -115,10 +115,11 @@ function rejectedCodeOf(err: TxError): number {
 }
 
 /** The mempool as gossip sees it: v7 bytes in, accept / ignore / reject out (the error codes' actions). */
-function gossipMempool(mempool: Mempool, network: Network): GossipMempool {
+function gossipMempool(mempool: Mempool, network: Network, log: Logger): GossipMempool {
   return {
-    admit: (transactions, source) =>
-      Promise.all(
+    admit: async (transactions, source) => {
+      let failure: unknown = null;
+      const outcomes = await Promise.all(
         transactions.map(async (bytes): Promise<AdmitOutcome> => {
           let k: KnownTx;
           try {
@@ -126,11 +127,22 @@ function gossipMempool(mempool: Mempool, network: Network): GossipMempool {
           } catch {
             return { action: 'reject', txid: null, rejectedCode: RejectedCode.invalid };
           }
-          const error = await mempool.submit(k, { peer: source });
+          let error: TxError | null;
+          try {
+            error = await mempool.submit(k, { peer: source });
+          } catch (err) {
+            // Not the transaction's fault (the verifier's queue is full, the node is closing): not
+            // taken now, no penalty; its announcers are asked again.
+            failure = err;
+            return { action: 'ignore', txid: null };
+          }
           if (!error) return { action: 'accept', txid: k.id };
           return error.action === 'REJECT' ? { action: 'reject', txid: k.id, rejectedCode: rejectedCodeOf(error) } : { action: 'ignore', txid: k.id };
         }),
-      ),
+      );
+      if (failure) log.warn({ peer: source, count: outcomes.filter((o) => o.action === 'ignore' && o.txid === null).length, err: (failure as Error).message }, 'transactions from a peer could not be checked now; not taken');
+      return outcomes;
+    },
     get: (txid) => mempool.get(txid)?.bytes ?? null,
     all: () => mempool.candidates(Number.MAX_SAFE_INTEGER).map((k) => k.bytes),
   };
@@ -338,7 +350,14 @@ export class NodeNetwork {
             onChange: ({ relay, host, action }) => o.log.info({ relay: addressToText(relay), host }, `sector relay ${action}`),
           })
         : null;
-    this.gossip = new TxGossip({ network: this.peers, mempool: gossipMempool(o.mempool, o.network), clock, relaying: () => this.role === 'relay' || !this.sync.synchronizing });
+    this.gossip = new TxGossip({
+      network: this.peers,
+      mempool: gossipMempool(o.mempool, o.network, o.log),
+      clock,
+      relaying: () => this.role === 'relay' || !this.sync.synchronizing,
+      onRefused: (link, count) =>
+        o.log.warn({ peer: link.peer?.addressText ?? link.remote, count, waiting: this.gossip.admission.load.waiting }, 'transactions pushed faster than they are checked; batch not taken'),
+    });
     this.sync = new BlockSync({
       network: this.peers,
       chain: syncChain(
@@ -465,6 +484,8 @@ export class NodeNetwork {
       framesIn: named(this.peers.stats.framesIn),
       framesOut: named(this.peers.stats.framesOut),
       dedupHits: this.gossip.seen.hits,
+      admissionRefused: this.gossip.admission.refused,
+      admissionWaiting: this.gossip.admission.load.waiting,
       syncLagBlocks: Number(this.networkHeight() - this.o.chain.height),
       sendQueueBytes: links.reduce((n, l) => n + l.pendingBytes, 0),
     };

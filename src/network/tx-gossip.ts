@@ -7,6 +7,7 @@
  * It knows the mempool only through `GossipMempool`, a small interface the node adapts its
  * mempool to (the mempool's own error codes map to the three actions).
  */
+import { AdmissionGate, DEFAULT_ADMISSION_LIMITS, type AdmissionGateLimits } from './admission-gate.js';
 import { systemClock, type NetClock, type TimerHandle } from './clock.js';
 import { PullTracker } from './inventory.js';
 import type { Link } from './link.js';
@@ -50,6 +51,8 @@ export class TxGossip {
   private timer: TimerHandle | null = null;
   /** Announcements held while the node synchronizes (by txid). */
   private readonly held = new Map<string, { txid: Uint8Array; except: Link | undefined }>();
+  /** Flow control of what peers push: bounded admission, bounded waiting. */
+  readonly admission: AdmissionGate<Link>;
 
   constructor(
     private readonly o: {
@@ -58,9 +61,13 @@ export class TxGossip {
       clock?: NetClock;
       /** False while syncing: a syncing node relays no transactions (§6). */
       relaying?: () => boolean;
+      admissionLimits?: AdmissionGateLimits;
+      /** Told when a pushed batch is refused because too many transactions wait for admission. */
+      onRefused?: (link: Link, count: number) => void;
     },
   ) {
     this.clock = o.clock ?? systemClock;
+    this.admission = new AdmissionGate<Link>(o.admissionLimits ?? DEFAULT_ADMISSION_LIMITS);
     this.seen = new SeenSet({ capacity: TX_SEEN_CAPACITY, ttlMs: TX_SEEN_TTL_MS, clock: this.clock });
     this.pulls = new PullTracker<Link>({ clock: this.clock, seen: this.seen });
   }
@@ -89,7 +96,10 @@ export class TxGossip {
     switch (m.code) {
       case MessageCode.inventory2: {
         const want: Uint8Array[] = [];
-        for (const it of m.items) if (it.type === 0 && this.pulls.announced('transaction', idKey(it.txid), link)) want.push(it.txid);
+        // While many pushed transactions wait for admission, announcements are noted but not
+        // pulled now: the tracker asks for them when their retry falls due.
+        const congested = this.admission.congested;
+        for (const it of m.items) if (it.type === 0 && this.pulls.announced('transaction', idKey(it.txid), link) && !congested) want.push(it.txid);
         for (let i = 0; i < want.length; i += MAX_TXIDS_PER_REQUEST) {
           link.send({ code: MessageCode.getTransactions2, tag: 0n, txids: want.slice(i, i + MAX_TXIDS_PER_REQUEST) });
         }
@@ -144,7 +154,9 @@ export class TxGossip {
 
   private async receive(link: Link, transactions: Uint8Array[]): Promise<void> {
     if (transactions.length === 0) return;
-    const outcomes = await this.o.mempool.admit(transactions, link.peer?.addressText ?? link.remote);
+    const outcomes = await this.admission.run(link, transactions.length, () => this.o.mempool.admit(transactions, link.peer?.addressText ?? link.remote));
+    // Not received: their announcers are asked again (PullTracker), a pusher pushes again.
+    if (outcomes === 'refused') return this.o.onRefused?.(link, transactions.length);
     for (const r of outcomes) {
       if (r.txid) this.pulls.received(idKey(r.txid));
       if (r.action === 'accept') this.announce(r.txid, link);

@@ -5,6 +5,7 @@ import { PeerNetwork } from '../../src/network/peer-network.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import type { Message } from '../../src/network/protocol/messages.js';
 import { walletKey } from '../../src/network/scoring.js';
+import type { AdmissionGateLimits } from '../../src/network/admission-gate.js';
 import { TxGossip, type AdmitOutcome, type GossipMempool } from '../../src/network/tx-gossip.js';
 import { GENESIS, makeIdentity, ManualClock, MemorySocket, settle as settleNet, type TestIdentity } from './helpers.js';
 
@@ -36,8 +37,30 @@ class FakeMempool implements GossipMempool {
   }
 }
 
-function master(id: TestIdentity, port: number, clock: ManualClock, relaying: () => boolean = () => true) {
-  const mempool = new FakeMempool();
+/** A FakeMempool whose admissions finish only when `open()` is called (a verifier that is behind). */
+class SlowMempool extends FakeMempool {
+  private waiting: (() => void)[] = [];
+  calls = 0;
+  override async admit(transactions: Uint8Array[]): Promise<AdmitOutcome[]> {
+    this.calls++;
+    await new Promise<void>((r) => this.waiting.push(r));
+    return super.admit(transactions);
+  }
+  open(): void {
+    const w = this.waiting;
+    this.waiting = [];
+    w.forEach((r) => r());
+  }
+}
+
+function master(
+  id: TestIdentity,
+  port: number,
+  clock: ManualClock,
+  relaying: () => boolean = () => true,
+  extra: { mempool?: FakeMempool; admissionLimits?: AdmissionGateLimits; refused?: number[] } = {},
+) {
+  const mempool = extra.mempool ?? new FakeMempool();
   const rest: { link: Link; message: Message }[] = [];
   let gossip!: TxGossip;
   const local: LocalNode = {
@@ -52,7 +75,11 @@ function master(id: TestIdentity, port: number, clock: ManualClock, relaying: ()
       if (!(await gossip.handle(link, m))) rest.push({ link, message: m });
     },
   });
-  gossip = new TxGossip({ network, mempool, clock, relaying });
+  gossip = new TxGossip({
+    network, mempool, clock, relaying,
+    ...(extra.admissionLimits ? { admissionLimits: extra.admissionLimits } : {}),
+    onRefused: (_link, count) => extra.refused?.push(count),
+  });
   network.start();
   gossip.start();
   return { network, gossip, mempool, rest };
@@ -128,6 +155,47 @@ describe('TxGossip while synchronizing', () => {
     await settle();
     expect(m3.mempool.get(tx.slice(0, 4))).not.toBeNull();
     for (const m of [m1, m2, m3]) {
+      m.gossip.stop();
+      m.network.stop();
+    }
+  });
+});
+
+describe('TxGossip under a push faster than the node checks', () => {
+  it('checks a bounded number at once, queues a bounded number, does not take (nor score) the rest, and pulls those when announced again', async () => {
+    const clock = new ManualClock();
+    const slow = new SlowMempool();
+    const refused: number[] = [];
+    const m1 = master(ids[0]!, 1, clock, () => true, { mempool: slow, admissionLimits: { admitting: 4, waiting: 8, waitingPerSource: 8 }, refused });
+    const m2 = master(ids[1]!, 2, clock);
+    const sockets = wire(m2.network, m1.network, '127.0.0.1:1');
+    const settle = () => settleNet(clock, sockets);
+    await settle();
+    const batch = (first: number) => Array.from({ length: 4 }, (_, i) => Uint8Array.of(0, 0, first, i, 7));
+    const batches = [0, 1, 2, 3, 4].map(batch);
+    const link = m2.network.links()[0]!;
+    for (const b of batches) link.send({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: b });
+    await settle();
+    // One batch in admission, two waiting (8), two not taken.
+    expect(slow.calls).toBe(1);
+    expect(m1.gossip.admission.load).toEqual({ admitting: 4, waiting: 8 });
+    expect(refused).toEqual([4, 4]);
+    for (let i = 0; i < 3; i++) {
+      slow.open();
+      await settle();
+    }
+    expect(slow.admitted).toBe(12);
+    expect(m1.gossip.admission.load).toEqual({ admitting: 0, waiting: 0 });
+    // Not taken is not misbehaving.
+    expect(m1.network.scores.score(walletKey(addressToText(ids[1]!.address)))).toBe(0);
+    // The batches not taken were not marked seen: announced again, m1 pulls them.
+    for (const b of batches.slice(3)) for (const tx of b) m2.mempool.txs.set(Buffer.from(tx.slice(0, 4)).toString('hex'), tx);
+    link.send({ code: MessageCode.inventory2, items: batches.slice(3).flat().map((tx) => ({ type: 0 as const, txid: tx.slice(0, 4) })) });
+    await settle();
+    slow.open();
+    await settle();
+    expect(slow.admitted).toBe(20);
+    for (const m of [m1, m2]) {
       m.gossip.stop();
       m.network.stop();
     }
