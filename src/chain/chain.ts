@@ -159,6 +159,16 @@ export interface ChainDeps {
   superBlockPeriod?: bigint;
 }
 
+/** A block as stored: decoded, its checksum, and its bytes (row 12 included). */
+export interface StoredBlock {
+  readonly block: Block;
+  readonly checksum: Uint8Array;
+  readonly bytes: Uint8Array;
+}
+
+/** How many decoded blocks `getBlock` keeps (the tip and the few below it that consensus reads). */
+const DECODED_BLOCKS_KEPT = 12;
+
 export class Chain {
   readonly store: Store;
   readonly network: Network;
@@ -180,6 +190,8 @@ export class Chain {
    * second time (the result is the transition's, for the same parent, transactions and header).
    */
   private prepared: { parent: Uint8Array | null; checksum: Uint8Array; result: TransitionResult; writes: RecordedWrite[] } | null = null;
+  /** Blocks decoded lately (`getBlock`), by number, least recently used first. */
+  private readonly decodedBlocks = new Map<bigint, StoredBlock>();
   /** Imports and signature additions run one at a time, in call order. */
   private writing: Promise<unknown> = Promise.resolve();
 
@@ -224,12 +236,26 @@ export class Chain {
     return bytes ? decodeWalletState(bytes) : emptyWallet();
   }
 
-  getBlock(num: bigint): { block: Block; checksum: Uint8Array; bytes: Uint8Array } | null {
+  /**
+   * A stored block, decoded. The last few decoded are kept and served again while the stored bytes
+   * are the same (compared on every read, so no write path can leave a stale one): consensus, the
+   * signer miner and `status` read the tip and its neighbours many times a second, and a large
+   * block takes milliseconds to decode. What it returns is frozen: callers copy, never edit.
+   */
+  getBlock(num: bigint): StoredBlock | null {
     if (num < 1n) return null;
     const bytes = this.store.db('blocks').getBinary(u64Key(num));
     if (!bytes) return null;
+    const hit = this.decodedBlocks.get(num);
+    if (hit && Buffer.compare(hit.bytes, bytes) === 0) return hit;
     const { block, headerLength } = decodeBlock(bytes, this.superBlockPeriod);
-    return { block, checksum: blockChecksum(bytes.subarray(0, headerLength)), bytes };
+    Object.freeze(block.signatures);
+    Object.freeze(block.txIds);
+    const found: StoredBlock = Object.freeze({ block: Object.freeze(block), checksum: blockChecksum(bytes.subarray(0, headerLength)), bytes });
+    this.decodedBlocks.delete(num);
+    this.decodedBlocks.set(num, found);
+    if (this.decodedBlocks.size > DECODED_BLOCKS_KEPT) this.decodedBlocks.delete(this.decodedBlocks.keys().next().value!);
+    return found;
   }
 
   /** The transactions of a stored block, in block order (sync answers, block explorers). */
