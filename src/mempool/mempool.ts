@@ -108,6 +108,8 @@ export class Mempool {
   private nextSeq = 1n;
   /** Submissions of the current macrotask, admitted together (`submit`). */
   private queue: { k: KnownTx; source: AdmitSource; spends: Map<string, bigint>; resolve(error: TxError | null): void; reject(err: unknown): void }[] = [];
+  /** Wallets read for the queued submissions' pending-spend estimate (dropped with the queue). */
+  private queueWallets: ((address: Uint8Array) => WalletState) | null = null;
   private readonly unsubscribe: () => void;
   /** The removal of the records of what the last block included (see `pruned`). */
   private pruning: Promise<void> = Promise.resolve();
@@ -225,8 +227,11 @@ export class Mempool {
    */
   submit(k: KnownTx, source: AdmitSource = 'rpc'): Promise<TxError | null> {
     let spends: Map<string, bigint>;
+    // One wallet reader for the submissions of this macrotask (a peer's frame, an RPC burst): a
+    // sender's wallet is read once; the estimate is checked afresh on admission.
+    const walletOf = (this.queueWallets ??= batchWalletReader(this.chain));
     try {
-      spends = this.signerSpends(k).spends;
+      spends = this.signerSpends(k, walletOf).spends;
     } catch {
       spends = new Map(); // no signer: admission refuses it with its code
     }
@@ -240,6 +245,7 @@ export class Mempool {
   private drainQueue(): void {
     const queue = this.queue;
     this.queue = [];
+    this.queueWallets = null;
     // Chunks finish (verified, stored, answered) as their signatures come back from the pool, so
     // answered clients send again while the rest verify: the event loop and the pool overlap.
     for (let at = 0; at < queue.length; at += ADMIT_CHUNK) {
@@ -313,12 +319,14 @@ export class Mempool {
     // The type rules, each against the committed state, the pool and the earlier items of this
     // batch that passed (a co-signature right behind the multisig transaction it signs).
     const base = this.chain.view();
+    const passed: typeof checked = [];
     for (let j = 0; j < checked.length; j++) {
       const c = checked[j]!;
       if (refused[j]) continue;
       try {
-        const earlier = checked.slice(0, j).filter((_, i) => !refused[i]);
-        this.chain.extensions.txType(c.k.tx.type)?.validate(c.k.tx, { ...base, pending: this.pendingView(earlier) });
+        const hook = this.chain.extensions.txType(c.k.tx.type);
+        if (hook) hook.validate(c.k.tx, { ...base, pending: this.pendingView(passed.slice()) });
+        passed.push(c);
       } catch (err) {
         refused[j] = asTxError(err);
       }
