@@ -159,46 +159,25 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
       for (const [message, v] of Object.entries(n?.framesOut ?? {})) this.set({ direction: 'out', message }, v);
     },
   });
-  new Gauge({
-    name: `${METRIC_PREFIX}gossip_dedup_hits`,
-    help: 'Announced transactions already seen (since start)',
-    registers: [registry],
-    collect() {
-      this.set(network()?.dedupHits ?? 0);
-    },
-  });
-  new Gauge({
-    name: `${METRIC_PREFIX}gossip_admission_refused`,
-    help: 'Transactions from peers not taken because too many waited for admission (since start)',
-    registers: [registry],
-    collect() {
-      this.set(network()?.admissionRefused ?? 0);
-    },
-  });
-  new Gauge({
-    name: `${METRIC_PREFIX}gossip_admission_waiting`,
-    help: 'Transactions from peers waiting for admission',
-    registers: [registry],
-    collect() {
-      this.set(network()?.admissionWaiting ?? 0);
-    },
-  });
-  new Gauge({
-    name: `${METRIC_PREFIX}sync_lag_blocks`,
-    help: 'Network height minus the local tip',
-    registers: [registry],
-    collect() {
-      this.set(network()?.syncLagBlocks ?? 0);
-    },
-  });
-  new Gauge({
-    name: `${METRIC_PREFIX}p2p_send_queue_bytes`,
-    help: 'Bytes queued for peers',
-    registers: [registry],
-    collect() {
-      this.set(network()?.sendQueueBytes ?? 0);
-    },
-  });
+  // One number of the network's snapshot each (read at scrape time, 0 without a network).
+  const networkNumbers: [name: string, help: string, read: (n: NetworkMetricsSnapshot) => number][] = [
+    ['gossip_dedup_hits', 'Announced transactions already seen (since start)', (n) => n.dedupHits],
+    ['gossip_admission_refused', 'Transactions from peers not taken because too many waited for admission (since start)', (n) => n.admissionRefused],
+    ['gossip_admission_waiting', 'Transactions from peers waiting for admission', (n) => n.admissionWaiting],
+    ['sync_lag_blocks', 'Network height minus the local tip', (n) => n.syncLagBlocks],
+    ['p2p_send_queue_bytes', 'Bytes queued for peers', (n) => n.sendQueueBytes],
+  ];
+  for (const [name, help, read] of networkNumbers) {
+    new Gauge({
+      name: `${METRIC_PREFIX}${name}`,
+      help,
+      registers: [registry],
+      collect() {
+        const n = network();
+        this.set(n ? read(n) : 0);
+      },
+    });
+  }
   const scrape = new Histogram({
     name: `${METRIC_PREFIX}metrics_scrape_duration_seconds`,
     help: 'Time to render the metrics exposition',
