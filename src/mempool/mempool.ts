@@ -108,8 +108,6 @@ export class Mempool {
   private nextSeq = 1n;
   /** Submissions of the current macrotask, admitted together (`submit`). */
   private queue: { k: KnownTx; source: AdmitSource; spends: Map<string, bigint>; resolve(error: TxError | null): void; reject(err: unknown): void }[] = [];
-  /** Wallets read for the queued submissions' pending-spend estimate (dropped with the queue). */
-  private queueWallets: ((address: Uint8Array) => WalletState) | null = null;
   private readonly unsubscribe: () => void;
   /** The removal of the records of what the last block included (see `pruned`). */
   private pruning: Promise<void> = Promise.resolve();
@@ -227,11 +225,11 @@ export class Mempool {
    */
   submit(k: KnownTx, source: AdmitSource = 'rpc'): Promise<TxError | null> {
     let spends: Map<string, bigint>;
-    // One wallet reader for the submissions of this macrotask (a peer's frame, an RPC burst): a
-    // sender's wallet is read once; the estimate is checked afresh on admission.
-    const walletOf = (this.queueWallets ??= batchWalletReader(this.chain));
+    // Read afresh (not through a reader kept until the queue drains): a block committed meanwhile
+    // may have stored the signer's key, and a signer that no longer resolves would leave these
+    // spends out of `submittedSpend`, so a payment built next could pick the same coins.
     try {
-      spends = this.signerSpends(k, walletOf).spends;
+      spends = this.signerSpends(k).spends;
     } catch {
       spends = new Map(); // no signer: admission refuses it with its code
     }
@@ -245,7 +243,6 @@ export class Mempool {
   private drainQueue(): void {
     const queue = this.queue;
     this.queue = [];
-    this.queueWallets = null;
     // Chunks finish (verified, stored, answered) as their signatures come back from the pool, so
     // answered clients send again while the rest verify: the event loop and the pool overlap.
     for (let at = 0; at < queue.length; at += ADMIT_CHUNK) {
