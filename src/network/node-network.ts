@@ -115,7 +115,7 @@ function rejectedCodeOf(err: TxError): number {
 }
 
 /** The mempool as gossip sees it: v7 bytes in, accept / ignore / reject out (the error codes' actions). */
-function gossipMempool(mempool: Mempool, network: Network, log: Logger): GossipMempool {
+export function gossipMempool(mempool: Mempool, network: Network, log: Logger): GossipMempool {
   return {
     admit: async (transactions, source) => {
       let failure: unknown = null;
