@@ -43,6 +43,10 @@ const PULL_CHECK_MS = 1_000;
 const MAX_HELD_ANNOUNCEMENTS = 100_000;
 /** A bulk sender waits while a link has this much unsent. */
 const BULK_PENDING_BYTES = 8 * 1024 * 1024;
+/** Announced transactions kept to pull once admission drains, at most (past it, their pull retries when due). */
+export const MAX_DEFERRED_PULLS = 100_000;
+/** Txids asked per deferred pull: one per completed batch, so admission clocks the pulls. */
+const DEFERRED_PULL_BATCH = 1_000;
 
 export class TxGossip {
   readonly seen: SeenSet;
@@ -53,6 +57,9 @@ export class TxGossip {
   private readonly held = new Map<string, { txid: Uint8Array; except: Link | undefined }>();
   /** Flow control of what peers push: bounded admission, bounded waiting. */
   readonly admission: AdmissionGate<Link>;
+  /** Announced while admission was congested, not pulled yet, in arrival order (from `deferredHead`). */
+  private deferred: { link: Link; txid: Uint8Array }[] = [];
+  private deferredHead = 0;
 
   constructor(
     private readonly o: {
@@ -77,6 +84,7 @@ export class TxGossip {
       this.timer = this.clock.setTimer(PULL_CHECK_MS, () => {
         this.retryPulls();
         this.releaseHeld();
+        this.pullDeferred();
         tick();
       });
     };
@@ -96,10 +104,14 @@ export class TxGossip {
     switch (m.code) {
       case MessageCode.inventory2: {
         const want: Uint8Array[] = [];
-        // While many pushed transactions wait for admission, announcements are noted but not
-        // pulled now: the tracker asks for them when their retry falls due.
-        const congested = this.admission.congested;
-        for (const it of m.items) if (it.type === 0 && this.pulls.announced('transaction', idKey(it.txid), link) && !congested) want.push(it.txid);
+        // While many transactions wait for admission, new announcements are kept and pulled as
+        // admission drains (`pullDeferred`), so a busy node asks only for what it can check.
+        const congested = this.admission.congested || this.deferredCount > 0;
+        for (const it of m.items) {
+          if (it.type !== 0 || !this.pulls.announced('transaction', idKey(it.txid), link)) continue;
+          if (!congested) want.push(it.txid);
+          else if (this.deferredCount < MAX_DEFERRED_PULLS) this.deferred.push({ link, txid: it.txid });
+        }
         for (let i = 0; i < want.length; i += MAX_TXIDS_PER_REQUEST) {
           link.send({ code: MessageCode.getTransactions2, tag: 0n, txids: want.slice(i, i + MAX_TXIDS_PER_REQUEST) });
         }
@@ -152,9 +164,41 @@ export class TxGossip {
     for (const h of held) if (this.o.mempool.get(h.txid)) this.o.network.announce({ type: 0, txid: h.txid }, MASTER_TYPES, h.except);
   }
 
+  private get deferredCount(): number {
+    return this.deferred.length - this.deferredHead;
+  }
+
+  /**
+   * Asks for up to one batch of the announcements kept while admission was congested, once it no
+   * longer is (after each admitted batch, and each second). Those that arrived meanwhile, or whose
+   * announcer left, are skipped (the tracker asks another announcer when their retry falls due).
+   */
+  private pullDeferred(): void {
+    if (this.deferredCount === 0 || this.admission.congested) return;
+    const byLink = new Map<Link, Uint8Array[]>();
+    let asked = 0;
+    while (asked < DEFERRED_PULL_BATCH && this.deferredHead < this.deferred.length) {
+      const d = this.deferred[this.deferredHead++]!;
+      if (d.link.state !== 'open' || !this.pulls.isPending(idKey(d.txid))) continue;
+      const list = byLink.get(d.link) ?? [];
+      list.push(d.txid);
+      byLink.set(d.link, list);
+      asked++;
+    }
+    if (this.deferredHead === this.deferred.length) {
+      this.deferred = [];
+      this.deferredHead = 0;
+    } else if (this.deferredHead > 4_096 && this.deferredHead * 2 > this.deferred.length) {
+      this.deferred = this.deferred.slice(this.deferredHead);
+      this.deferredHead = 0;
+    }
+    for (const [link, txids] of byLink) link.send({ code: MessageCode.getTransactions2, tag: 0n, txids });
+  }
+
   private async receive(link: Link, transactions: Uint8Array[]): Promise<void> {
     if (transactions.length === 0) return;
     const outcomes = await this.admission.run(link, transactions.length, () => this.o.mempool.admit(transactions, link.peer?.addressText ?? link.remote));
+    this.pullDeferred();
     // Not received: their announcers are asked again (PullTracker), a pusher pushes again.
     if (outcomes === 'refused') return this.o.onRefused?.(link, transactions.length);
     for (const r of outcomes) {
