@@ -322,7 +322,8 @@ export class Mempool {
       if (refused[j]) continue;
       try {
         const hook = this.chain.extensions.txType(c.k.tx.type);
-        if (hook) hook.validate(c.k.tx, { ...base, pending: this.pendingView(passed.slice()) });
+        // The view reads `passed` during this synchronous call only: as it stands before `c`.
+        if (hook) hook.validate(c.k.tx, { ...base, pending: this.pendingView(passed) });
         passed.push(c);
       } catch (err) {
         refused[j] = asTxError(err);
