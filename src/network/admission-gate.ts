@@ -4,8 +4,8 @@
  * admission at once (validation, the RSA check in the pool), so a peer pushing faster than the
  * pool verifies never overflows the verifier's bounded queue (a PoolBusyError would lose the whole
  * batch). Batches past that wait in arrival order; what waits is bounded per link and in total,
- * and a batch past those bounds is refused (the caller drops it: its announcers are asked again,
- * a pusher re-pushes), so a flood costs a bounded amount of memory.
+ * and a batch past those bounds is refused (the caller drops it without marking it seen, so a
+ * later announcement pulls it), so a flood costs a bounded amount of memory.
  */
 
 export interface AdmissionGateLimits {

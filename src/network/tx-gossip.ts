@@ -112,9 +112,7 @@ export class TxGossip {
           if (!congested) want.push(it.txid);
           else if (this.deferredCount < MAX_DEFERRED_PULLS) this.deferred.push({ link, txid: it.txid });
         }
-        for (let i = 0; i < want.length; i += MAX_TXIDS_PER_REQUEST) {
-          link.send({ code: MessageCode.getTransactions2, tag: 0n, txids: want.slice(i, i + MAX_TXIDS_PER_REQUEST) });
-        }
+        this.ask([[link, want]]);
         return m.items.every((it) => it.type === 0);
       }
       case MessageCode.getTransactions2: {
@@ -175,15 +173,10 @@ export class TxGossip {
    */
   private pullDeferred(): void {
     if (this.deferredCount === 0 || this.admission.congested) return;
-    const byLink = new Map<Link, Uint8Array[]>();
-    let asked = 0;
-    while (asked < DEFERRED_PULL_BATCH && this.deferredHead < this.deferred.length) {
+    const asks: { link: Link; txid: Uint8Array }[] = [];
+    while (asks.length < DEFERRED_PULL_BATCH && this.deferredHead < this.deferred.length) {
       const d = this.deferred[this.deferredHead++]!;
-      if (d.link.state !== 'open' || !this.pulls.isPending(idKey(d.txid))) continue;
-      const list = byLink.get(d.link) ?? [];
-      list.push(d.txid);
-      byLink.set(d.link, list);
-      asked++;
+      if (d.link.state === 'open' && this.pulls.isPending(idKey(d.txid))) asks.push(d);
     }
     if (this.deferredHead === this.deferred.length) {
       this.deferred = [];
@@ -192,14 +185,14 @@ export class TxGossip {
       this.deferred = this.deferred.slice(this.deferredHead);
       this.deferredHead = 0;
     }
-    for (const [link, txids] of byLink) link.send({ code: MessageCode.getTransactions2, tag: 0n, txids });
+    this.ask(byLink(asks));
   }
 
   private async receive(link: Link, transactions: Uint8Array[]): Promise<void> {
     if (transactions.length === 0) return;
     const outcomes = await this.admission.run(link, transactions.length, () => this.o.mempool.admit(transactions, link.peer?.addressText ?? link.remote));
     this.pullDeferred();
-    // Not received: their announcers are asked again (PullTracker), a pusher pushes again.
+    // Not received (not marked seen): the next announcement of these transactions pulls them.
     if (outcomes === 'refused') return this.o.onRefused?.(link, transactions.length);
     for (const r of outcomes) {
       if (r.txid) this.pulls.received(idKey(r.txid));
@@ -221,15 +214,25 @@ export class TxGossip {
   }
 
   private retryPulls(): void {
-    const byLink = new Map<Link, Uint8Array[]>();
-    for (const d of this.pulls.due()) {
-      if (d.peer.state !== 'open') continue;
-      const list = byLink.get(d.peer) ?? [];
-      list.push(Uint8Array.from(Buffer.from(d.key, 'latin1')));
-      byLink.set(d.peer, list);
-    }
-    for (const [link, ids] of byLink) {
-      for (let i = 0; i < ids.length; i += MAX_TXIDS_PER_REQUEST) link.send({ code: MessageCode.getTransactions2, tag: 0n, txids: ids.slice(i, i + MAX_TXIDS_PER_REQUEST) });
+    const due = this.pulls.due().filter((d) => d.peer.state === 'open');
+    this.ask(byLink(due.map((d) => ({ link: d.peer, txid: Uint8Array.from(Buffer.from(d.key, 'latin1')) }))));
+  }
+
+  /** Pull requests (`getTransactions2`) for these txids, per link, at most MAX_TXIDS_PER_REQUEST each. */
+  private ask(byLink: Iterable<[Link, Uint8Array[]]>): void {
+    for (const [link, txids] of byLink) {
+      for (let i = 0; i < txids.length; i += MAX_TXIDS_PER_REQUEST) link.send({ code: MessageCode.getTransactions2, tag: 0n, txids: txids.slice(i, i + MAX_TXIDS_PER_REQUEST) });
     }
   }
+}
+
+/** Txids grouped by the link to ask, in order. */
+function byLink(asks: readonly { link: Link; txid: Uint8Array }[]): Map<Link, Uint8Array[]> {
+  const out = new Map<Link, Uint8Array[]>();
+  for (const a of asks) {
+    const list = out.get(a.link);
+    if (list) list.push(a.txid);
+    else out.set(a.link, [a.txid]);
+  }
+  return out;
 }
