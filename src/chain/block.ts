@@ -19,7 +19,7 @@ import {
   encodeVarBytes,
   encodeVarUint,
 } from '../formats/varint.js';
-import { SUPERBLOCK_INTERVAL as SUPERBLOCK_INTERVAL_BLOCKS } from '../formats/constants.js';
+import { MAX_TRANSACTIONS_PER_BLOCK, SUPERBLOCK_INTERVAL as SUPERBLOCK_INTERVAL_BLOCKS } from '../formats/constants.js';
 import { StoreCorruptionError } from './errors.js';
 
 /** Every 1000th block is a superblock on the reference networks (reference-formats.md §14; the constant lives in formats). */
@@ -185,6 +185,58 @@ class Reader {
   }
 }
 
+/** Rows 1–11 (the checksummed header) from `r`, and the txid count row 5 announces. */
+function readHeader(r: Reader, maxTxCount: number, period: bigint): { block: Block; txCount: number } {
+  const version = Number(r.uint());
+  const num = r.uint();
+  const lastBlockChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
+  const signatureFreezeChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
+  const txCount = r.count(maxTxCount);
+  const pitRoot = r.varBytes(MAX_CHECKSUM_LENGTH);
+  const timestamp = r.uint();
+  const difficulty = r.uint();
+  const block: Block = {
+    version, num, lastBlockChecksum, signatureFreezeChecksum, pitRoot, timestamp, difficulty,
+    walletStateChecksum: null, regNameStateChecksum: null, totalFee: 0n, signatures: [], txIds: [],
+  };
+  if (num === 1n || isSuperBlock(num, period)) {
+    // A view with its own offset: `bytes` may be a Buffer over a shared pool, where `.slice()` is a view too.
+    const bits = r.fixed(8);
+    block.signerBits = new DataView(bits.buffer, bits.byteOffset, 8).getBigUint64(0, true);
+  }
+  if (isSuperBlock(num, period)) {
+    const lastSuperBlockNum = r.uint();
+    const lastSuperBlockChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
+    const n = r.count(Number(period));
+    const segments: Uint8Array[] = [];
+    for (let i = 0; i < n; i++) segments.push(r.varBytes(MAX_CHECKSUM_LENGTH) ?? new Uint8Array(0));
+    block.superBlock = { lastSuperBlockNum, lastSuperBlockChecksum, segments };
+  }
+  r.field = 'walletStateChecksum';
+  block.walletStateChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
+  if (version >= 11) {
+    r.field = 'regNameStateChecksum';
+    block.regNameStateChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
+    r.field = 'totalFee';
+    block.totalFee = r.amount();
+  }
+  return { block, txCount };
+}
+
+/**
+ * Decodes a block header alone (rows 1–11, the bytes the checksum covers), as light nodes hold
+ * it (reference-network §1: relays and clients follow headers only). `txIds` and `signatures`
+ * are empty; `txCount` is what row 5 announces.
+ * @throws BlockCodecError naming the field and the byte offset.
+ */
+export function decodeBlockHeader(bytes: Uint8Array, period: bigint = SUPERBLOCK_INTERVAL): { block: Block; txCount: number } {
+  const r = new Reader(bytes);
+  const header = readHeader(r, MAX_TRANSACTIONS_PER_BLOCK, period);
+  r.field = 'end';
+  if (r.offset !== bytes.length) r.fail(`${bytes.length - r.offset} trailing bytes`);
+  return header;
+}
+
 /**
  * Decodes block bytes received from a peer (or any untrusted source).
  * @param period the network's superblock period (row 9 is read on its multiples).
@@ -193,39 +245,7 @@ class Reader {
 export function decodeBlockWire(bytes: Uint8Array, period: bigint = SUPERBLOCK_INTERVAL): { block: Block; headerLength: number } {
   {
     const r = new Reader(bytes);
-    const version = Number(r.uint());
-    const num = r.uint();
-    const lastBlockChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
-    const signatureFreezeChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
-    const txCount = r.count(bytes.length);
-    const pitRoot = r.varBytes(MAX_CHECKSUM_LENGTH);
-    const timestamp = r.uint();
-    const difficulty = r.uint();
-    const block: Block = {
-      version, num, lastBlockChecksum, signatureFreezeChecksum, pitRoot, timestamp, difficulty,
-      walletStateChecksum: null, regNameStateChecksum: null, totalFee: 0n, signatures: [], txIds: [],
-    };
-    if (num === 1n || isSuperBlock(num, period)) {
-      // A view with its own offset: `bytes` may be a Buffer over a shared pool, where `.slice()` is a view too.
-      const bits = r.fixed(8);
-      block.signerBits = new DataView(bits.buffer, bits.byteOffset, 8).getBigUint64(0, true);
-    }
-    if (isSuperBlock(num, period)) {
-      const lastSuperBlockNum = r.uint();
-      const lastSuperBlockChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
-      const n = r.count(Number(period));
-      const segments: Uint8Array[] = [];
-      for (let i = 0; i < n; i++) segments.push(r.varBytes(MAX_CHECKSUM_LENGTH) ?? new Uint8Array(0));
-      block.superBlock = { lastSuperBlockNum, lastSuperBlockChecksum, segments };
-    }
-    r.field = 'walletStateChecksum';
-    block.walletStateChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
-    if (version >= 11) {
-      r.field = 'regNameStateChecksum';
-      block.regNameStateChecksum = r.varBytes(MAX_CHECKSUM_LENGTH);
-      r.field = 'totalFee';
-      block.totalFee = r.amount();
-    }
+    const { block, txCount } = readHeader(r, bytes.length, period);
     const headerLength = r.offset;
     r.field = 'signatures';
     const sigCount = r.count(bytes.length);

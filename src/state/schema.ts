@@ -60,6 +60,16 @@ export const SUB_DATABASES = {
     encoding: 'msgpack',
     shape: 'u64 BE height → UndoEntry[] (src/state/store.ts): the prior values of what that block wrote, kept for the last blocks (tip revert)',
   },
+  headers: {
+    name: 'headers',
+    encoding: 'binary',
+    shape: 'u64 BE height → block header bytes, rows 1–11 (src/chain/header-chain.ts; relays and clients, which hold no blocks)',
+  },
+  ownTransactions: {
+    name: 'ownTransactions',
+    encoding: 'msgpack',
+    shape: "binary txid → { bytes: v7 transaction, height: applied height or 0 while pending, sent: unix ms, rejected?: reason } (a light node's own and incoming transactions, src/wallet/light-wallet.ts)",
+  },
   meta: { name: 'meta', encoding: 'msgpack', shape: 'string → node metadata (tip, counters, sequences)' },
 } as const satisfies Record<string, SubDbSpec>;
 
