@@ -22,6 +22,7 @@ const address = fc.oneof(
   bytes(32, 32).map((b) => Uint8Array.of(0, ...b)),
   fc.tuple(fc.constantFrom(1, 2), bytes(44, 44)).map(([v, b]) => Uint8Array.of(v, ...b)),
 );
+const requestId = fc.integer({ min: 0, max: 0xffff_ffff });
 const nodeType = fc.constantFrom<NodeType>('M', 'H', 'W', 'R', 'C');
 const txid = bytes(1, 64);
 const checksum = bytes(1, 64);
@@ -72,6 +73,26 @@ const message: fc.Arbitrary<OutgoingMessage> = fc.oneof(
     from: u64,
     tip: u64,
     blocks: fc.array(fc.record({ block: bytes(1, 100), transactions: fc.array(bytes(1, 50), { maxLength: 3 }) }), { maxLength: 3 }),
+  }),
+  // Light clients (reference-network §7.3, §8).
+  fc.record({ code: fc.constant(MessageCode.getBalance2), requestId, address }),
+  fc.record({ code: fc.constant(MessageCode.balance2), requestId, address, balance: u64, walletType: fc.integer({ min: 0, max: 255 }), hasPublicKey: fc.boolean(), height: u64, checksum }),
+  fc.record({ code: fc.constant(MessageCode.getTransaction3), requestId, txid }),
+  fc.record({
+    code: fc.constant(MessageCode.transactionData2),
+    requestId,
+    txid,
+    status: fc.constantFrom(0, 1, 2) as fc.Arbitrary<0 | 1 | 2>,
+    height: u64,
+    transaction: fc.option(bytes(1, 80), { nil: null }),
+  }),
+  fc.record({ code: fc.constant(MessageCode.getBlockHeaders4), requestId, from: u64, count: fc.integer({ min: 1, max: 2000 }), addresses: fc.array(address, { maxLength: 4 }) }),
+  fc.record({
+    code: fc.constant(MessageCode.blockHeaders4),
+    requestId,
+    from: u64,
+    tip: u64,
+    headers: fc.array(fc.record({ header: bytes(1, 120), txIds: fc.array(txid, { maxLength: 3 }), transactions: fc.array(bytes(1, 50), { maxLength: 2 }) }), { maxLength: 3 }),
   }),
 ) as fc.Arbitrary<OutgoingMessage>;
 

@@ -19,6 +19,8 @@ export const MessageCode = Object.freeze({
   getKeepAlives: 6,
   /** Several keep-alives (§3.4). */
   keepAlivesChunk: 7,
+  /** Answer to getTransaction3: request id, txid, status (unknown, pending, applied at a height) and the v7 bytes (§7.3, light clients). */
+  transactionData2: 8,
   /** One full block: our block bytes (chain/block.ts), pushed by its proposer or answering getBlock3 (§5.1, §5.3). */
   blockData2: 9,
   /** One block signature with height and block checksum (§5.2). */
@@ -35,6 +37,10 @@ export const MessageCode = Object.freeze({
   updatePresence: 24,
   /** A stream message relay envelope: recipient + opaque stream-message bytes (§7.1). */
   s2data: 26,
+  /** Light clients (§7.3): request id + address → balance2 from a master (relays pass it on). */
+  getBalance2: 30,
+  /** Answer: request id, address, balance, wallet type, whether its public key is stored, and the tip it was read at. */
+  balance2: 31,
   /** One keep-alive (§3.4). */
   keepAlivePresence: 34,
   /** Ask the presence of a wallet (§3.4). */
@@ -43,10 +49,16 @@ export const MessageCode = Object.freeze({
   getUnappliedTransactions: 38,
   /** One type char → up to 10 presences of that type (§2.2). */
   getRandomPresences: 48,
+  /** Light clients (§8 TIV): request id, first height, count and the addresses of interest → blockHeaders4. */
+  getBlockHeaders4: 49,
+  /** Answer: headers in order; a block holding a transaction of interest also carries every txid and those transactions. */
+  blockHeaders4: 50,
   /** Height, tx mode, full-header flag → blockData2 (§5.3, §6). */
   getBlock3: 55,
   /** Tag (0 or −height) and txids → transactionsChunk3 (§4.1). */
   getTransactions2: 56,
+  /** Light clients (§7.3): request id + txid → transactionData2. */
+  getTransaction3: 58,
   /** Inventory items: transactions, blocks, block signatures, keep-alives (§4, §8). */
   inventory2: 59,
   /** Tag and a batch of full v7 transactions (§4.1). */
@@ -87,7 +99,9 @@ export const MAX_FRAME_BYTES = 32 * MiB;
  *   signatures, but one may reach 512,000 bytes (formats §14): 16 MiB;
  * - a block (header, signatures, txids; up to 307,020 txids, formats §14): 24 MiB;
  * - keep-alives (≤ 3 kB each, 500 per chunk), signature chunks (≤ 1,000 signatures): 4 MiB;
- * - a stream message (an avatar may be 500,000 bytes, rpc-messaging §3.6): 1 MiB.
+ * - a stream message (an avatar may be 500,000 bytes, rpc-messaging §3.6): 1 MiB;
+ * - light-client queries are one item (a filter of up to 64 addresses: 8 KiB); a header range
+ *   answer is cut to fit the largest frame, like a block range.
  */
 export const MAX_FRAME_BYTES_BY_CODE: Readonly<Record<MessageCodeValue, number>> = Object.freeze({
   [MessageCode.hello]: 8 * KiB,
@@ -95,6 +109,7 @@ export const MAX_FRAME_BYTES_BY_CODE: Readonly<Record<MessageCodeValue, number>>
   [MessageCode.rejected]: 1 * KiB,
   [MessageCode.getKeepAlives]: 1 * MiB,
   [MessageCode.keepAlivesChunk]: 4 * MiB,
+  [MessageCode.transactionData2]: 1 * MiB,
   [MessageCode.blockData2]: 24 * MiB,
   [MessageCode.blockSignature2]: 16 * KiB,
   [MessageCode.getBlockSignatures2]: 1 * KiB,
@@ -103,12 +118,17 @@ export const MAX_FRAME_BYTES_BY_CODE: Readonly<Record<MessageCodeValue, number>>
   [MessageCode.sectorNodes]: 4 * MiB,
   [MessageCode.updatePresence]: 256 * KiB,
   [MessageCode.s2data]: 1 * MiB + 1 * KiB,
+  [MessageCode.getBalance2]: 1 * KiB,
+  [MessageCode.balance2]: 1 * KiB,
   [MessageCode.keepAlivePresence]: 16 * KiB,
   [MessageCode.getPresence2]: 1 * KiB,
   [MessageCode.getUnappliedTransactions]: 1 * KiB,
   [MessageCode.getRandomPresences]: 1 * KiB,
+  [MessageCode.getBlockHeaders4]: 8 * KiB,
+  [MessageCode.blockHeaders4]: MAX_FRAME_BYTES,
   [MessageCode.getBlock3]: 1 * KiB,
   [MessageCode.getTransactions2]: 2 * MiB,
+  [MessageCode.getTransaction3]: 1 * KiB,
   [MessageCode.inventory2]: 2 * MiB,
   [MessageCode.transactionsChunk3]: 16 * MiB,
   [MessageCode.challenge]: 1 * KiB,

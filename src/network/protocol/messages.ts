@@ -35,6 +35,17 @@ export const MAX_SECTOR_NODES = 20;
 export const MAX_SIGNATURES_PER_CHUNK = 1000;
 /** Blocks per range request/answer during sync (reference keeps ~100 outstanding, §6). */
 export const MAX_BLOCKS_PER_RANGE = 500;
+/** Headers per header-range request/answer (light clients follow thousands per second). */
+export const MAX_HEADERS_PER_RANGE = 2000;
+/** Addresses a light client filters a header range by (its wallet's). */
+export const MAX_FILTER_ADDRESSES = 64;
+/** Largest block header (rows 1–11; a superblock lists up to 1,000 checksums). */
+export const MAX_HEADER_BYTES = 128 * 1024;
+/** Request ids of light-client queries: 32-bit, chosen by the asker (a relay rewrites them). */
+export const MAX_REQUEST_ID = 0xffff_ffff;
+/** Transaction status in transactionData2. */
+export const TxStatus = Object.freeze({ unknown: 0, pending: 1, applied: 2 } as const);
+export type TxStatusValue = (typeof TxStatus)[keyof typeof TxStatus];
 /** Transactions carried with one block in a range answer (formats §14 maximum + 10). */
 export const MAX_TRANSACTIONS_PER_BLOCK_MESSAGE = 307_030;
 /** Largest txid (binary txid: type/height prefix + 44-byte checksum, with room). */
@@ -289,6 +300,18 @@ export interface RangeBlock {
   transactions: Uint8Array[];
 }
 
+/**
+ * One header of a header-range answer (light clients, reference-network §1 "headers only"): the
+ * header bytes (rows 1–11); when the block holds a transaction touching an address of the
+ * request, every txid of the block (the light node checks them against row 6) and the full
+ * transactions of interest; else both empty.
+ */
+export interface HeaderEntry {
+  header: Uint8Array;
+  txIds: Uint8Array[];
+  transactions: Uint8Array[];
+}
+
 /** Reason bytes of `rejected` (reference §4.3). */
 export const RejectedCode = Object.freeze({ invalid: 0x20, dust: 0x21, insufficientFee: 0x22, duplicate: 0x23 } as const);
 
@@ -296,6 +319,7 @@ export type Message =
   | { code: typeof MessageCode.rejected; reason: number; txid: Uint8Array }
   | { code: typeof MessageCode.getKeepAlives; items: { address: Uint8Array; deviceId: Uint8Array }[] }
   | { code: typeof MessageCode.keepAlivesChunk; keepAlives: KeepAlive[] }
+  | { code: typeof MessageCode.transactionData2; requestId: number; txid: Uint8Array; status: TxStatusValue; height: bigint; transaction: Uint8Array | null }
   | { code: typeof MessageCode.blockData2; block: Uint8Array }
   | { code: typeof MessageCode.blockSignature2; height: bigint; checksum: Uint8Array; signature: SignatureEntry }
   | { code: typeof MessageCode.getBlockSignatures2; height: bigint; checksum: Uint8Array }
@@ -304,12 +328,17 @@ export type Message =
   | { code: typeof MessageCode.sectorNodes; prefix: Uint8Array; presences: PresenceMessage[] }
   | { code: typeof MessageCode.updatePresence; presence: PresenceMessage }
   | { code: typeof MessageCode.s2data; recipient: Uint8Array; message: Uint8Array }
+  | { code: typeof MessageCode.getBalance2; requestId: number; address: Uint8Array }
+  | { code: typeof MessageCode.balance2; requestId: number; address: Uint8Array; balance: bigint; walletType: number; hasPublicKey: boolean; height: bigint; checksum: Uint8Array }
   | { code: typeof MessageCode.keepAlivePresence; keepAlive: KeepAlive }
   | { code: typeof MessageCode.getPresence2; address: Uint8Array }
   | { code: typeof MessageCode.getUnappliedTransactions }
   | { code: typeof MessageCode.getRandomPresences; type: NodeType }
+  | { code: typeof MessageCode.getBlockHeaders4; requestId: number; from: bigint; count: number; addresses: Uint8Array[] }
+  | { code: typeof MessageCode.blockHeaders4; requestId: number; from: bigint; tip: bigint; headers: HeaderEntry[] }
   | { code: typeof MessageCode.getBlock3; height: bigint; txMode: TxMode; fullHeader: boolean }
   | { code: typeof MessageCode.getTransactions2; tag: bigint; txids: Uint8Array[] }
+  | { code: typeof MessageCode.getTransaction3; requestId: number; txid: Uint8Array }
   | { code: typeof MessageCode.inventory2; items: InventoryItem[] }
   | { code: typeof MessageCode.transactionsChunk3; tag: bigint; transactions: Uint8Array[] }
   | { code: typeof MessageCode.ping; nonce: Uint8Array }
@@ -358,6 +387,10 @@ function writePayload(w: PayloadWriter, m: OutgoingMessage): void {
       w.uint(m.keepAlives.length);
       for (const k of m.keepAlives) w.bytesField(k, MAX_FRAME_BYTES_BY_CODE[MessageCode.keepAlivePresence], 'keep-alive');
       return;
+    case MessageCode.transactionData2:
+      w.uint(m.requestId).bytesField(m.txid, MAX_TXID_BYTES, 'txid').u8(m.status).uint(m.height);
+      w.bytesField(m.transaction ?? new Uint8Array(0), MAX_TRANSACTION_SIZE, 'transaction');
+      return;
     case MessageCode.blockData2:
       w.fixed(m.block);
       return;
@@ -393,6 +426,30 @@ function writePayload(w: PayloadWriter, m: OutgoingMessage): void {
       return;
     case MessageCode.keepAlivePresence:
       w.fixed(m.keepAlive);
+      return;
+    case MessageCode.getBalance2:
+      w.uint(m.requestId);
+      writeAddress(w, m.address, 'address');
+      return;
+    case MessageCode.balance2:
+      w.uint(m.requestId);
+      writeAddress(w, m.address, 'address');
+      if (m.balance < 0n) throw new RangeError('balance must not be negative');
+      w.uint(m.balance).u8(m.walletType).bool(m.hasPublicKey).uint(m.height).bytesField(m.checksum, MAX_CHECKSUM_BYTES, 'block checksum');
+      return;
+    case MessageCode.getBlockHeaders4:
+      if (!Number.isInteger(m.count) || m.count < 1 || m.count > MAX_HEADERS_PER_RANGE) throw new RangeError(`count must be 1…${MAX_HEADERS_PER_RANGE}`);
+      checkCount(m.addresses.length, MAX_FILTER_ADDRESSES, 'getBlockHeaders4 addresses');
+      w.uint(m.requestId).uint(m.from).uint(m.count).uint(m.addresses.length);
+      for (const a of m.addresses) writeAddress(w, a, 'address');
+      return;
+    case MessageCode.blockHeaders4:
+      checkCount(m.headers.length, MAX_HEADERS_PER_RANGE, 'blockHeaders4');
+      w.uint(m.requestId).uint(m.from).uint(m.tip).uint(m.headers.length);
+      for (const h of m.headers) writeHeaderEntry(w, h);
+      return;
+    case MessageCode.getTransaction3:
+      w.uint(m.requestId).bytesField(m.txid, MAX_TXID_BYTES, 'txid');
       return;
     case MessageCode.getPresence2:
       writeAddress(w, m.address, 'address');
@@ -505,6 +562,16 @@ function readPayload(code: number, r: PayloadReader, payload: Uint8Array, base: 
       }
       return { code, keepAlives };
     }
+    case MessageCode.transactionData2: {
+      const requestId = r.uintNumber('requestId', MAX_REQUEST_ID);
+      const txid = r.bytesField('txid', MAX_TXID_BYTES, 1);
+      const at = r.offset;
+      const status = r.u8('status');
+      if (status > TxStatus.applied) throw r.fail('BAD_FIELD', 'status', `status ${status}`, at);
+      const height = r.uint('height', U64_MAX);
+      const bytes = r.bytesField('transaction', MAX_TRANSACTION_SIZE);
+      return { code, requestId, txid, status: status as TxStatusValue, height, transaction: bytes.length > 0 ? bytes : null };
+    }
     case MessageCode.blockData2: {
       if (payload.length === 0) throw r.fail('TRUNCATED', 'block');
       const block = r.fixed(payload.length, 'block').slice();
@@ -557,6 +624,41 @@ function readPayload(code: number, r: PayloadReader, payload: Uint8Array, base: 
     }
     case MessageCode.getPresence2:
       return { code, address: readAddress(r, 'address') };
+    case MessageCode.getBalance2:
+      return { code, requestId: r.uintNumber('requestId', MAX_REQUEST_ID), address: readAddress(r, 'address') };
+    case MessageCode.balance2:
+      return {
+        code,
+        requestId: r.uintNumber('requestId', MAX_REQUEST_ID),
+        address: readAddress(r, 'address'),
+        balance: r.uint('balance', U64_MAX),
+        walletType: r.u8('walletType'),
+        hasPublicKey: r.bool('hasPublicKey'),
+        height: r.uint('height', U64_MAX),
+        checksum: r.bytesField('checksum', MAX_CHECKSUM_BYTES),
+      };
+    case MessageCode.getBlockHeaders4: {
+      const requestId = r.uintNumber('requestId', MAX_REQUEST_ID);
+      const from = r.uint('from', U64_MAX);
+      const at = r.offset;
+      const count = r.uintNumber('count', MAX_HEADERS_PER_RANGE);
+      if (count < 1) throw r.fail('OUT_OF_RANGE', 'count', 'at least 1', at);
+      const n = r.count('addresses', MAX_FILTER_ADDRESSES);
+      const addresses: Uint8Array[] = [];
+      for (let i = 0; i < n; i++) addresses.push(readAddress(r, `addresses[${i}]`));
+      return { code, requestId, from, count, addresses };
+    }
+    case MessageCode.blockHeaders4: {
+      const requestId = r.uintNumber('requestId', MAX_REQUEST_ID);
+      const from = r.uint('from', U64_MAX);
+      const tip = r.uint('tip', U64_MAX);
+      const n = r.count('headers', MAX_HEADERS_PER_RANGE);
+      const headers: HeaderEntry[] = [];
+      for (let i = 0; i < n; i++) headers.push(readHeaderEntry(r, `headers[${i}]`));
+      return { code, requestId, from, tip, headers };
+    }
+    case MessageCode.getTransaction3:
+      return { code, requestId: r.uintNumber('requestId', MAX_REQUEST_ID), txid: r.bytesField('txid', MAX_TXID_BYTES, 1) };
     case MessageCode.getUnappliedTransactions:
       return { code };
     case MessageCode.getRandomPresences:
@@ -661,4 +763,46 @@ export function encodeBlocksFitting(from: bigint, tip: bigint, blocks: readonly 
     count++;
   }
   return { frame: encodeMessage({ code: MessageCode.blocks, from, tip, blocks: blocks.slice(0, count) }), count };
+}
+
+// ---- header ranges (light clients) -------------------------------------------------------
+
+function writeHeaderEntry(w: PayloadWriter, h: HeaderEntry): void {
+  w.bytesField(h.header, MAX_HEADER_BYTES, 'header');
+  checkCount(h.txIds.length, MAX_TRANSACTIONS_PER_BLOCK_MESSAGE, 'header txids');
+  w.uint(h.txIds.length);
+  for (const id of h.txIds) w.bytesField(id, MAX_TXID_BYTES, 'txid');
+  checkCount(h.transactions.length, MAX_TRANSACTIONS_PER_BATCH, 'header transactions');
+  w.uint(h.transactions.length);
+  for (const tx of h.transactions) w.bytesField(tx, MAX_TRANSACTION_SIZE, 'transaction');
+}
+
+function readHeaderEntry(r: PayloadReader, f: string): HeaderEntry {
+  const header = r.bytesField(`${f}.header`, MAX_HEADER_BYTES, 1);
+  const n = r.count(`${f}.txIds`, MAX_TRANSACTIONS_PER_BLOCK_MESSAGE);
+  const txIds: Uint8Array[] = [];
+  for (let i = 0; i < n; i++) txIds.push(r.bytesField(`${f}.txIds[${i}]`, MAX_TXID_BYTES, 1));
+  const t = r.count(`${f}.transactions`, MAX_TRANSACTIONS_PER_BATCH);
+  const transactions: Uint8Array[] = [];
+  for (let i = 0; i < t; i++) transactions.push(r.bytesField(`${f}.transactions[${i}]`, MAX_TRANSACTION_SIZE, 1));
+  return { header, txIds, transactions };
+}
+
+/**
+ * A `blockHeaders4` answer holding as many of `headers` (from the first) as fit one frame; at
+ * least one when it fits on its own. `count` tells the caller where the next answer starts.
+ */
+export function encodeHeadersFitting(requestId: number, from: bigint, tip: bigint, headers: readonly HeaderEntry[]): { frame: Uint8Array; count: number } {
+  const limit = MAX_FRAME_BYTES_BY_CODE[MessageCode.blockHeaders4];
+  let size = 1 + 5 + varUintLength(from) + varUintLength(tip) + 9;
+  let count = 0;
+  for (const h of headers.slice(0, MAX_HEADERS_PER_RANGE)) {
+    let n = varBytesLength(h.header.length) + varUintLength(h.txIds.length) + varUintLength(h.transactions.length);
+    for (const id of h.txIds) n += varBytesLength(id.length);
+    for (const tx of h.transactions) n += varBytesLength(tx.length);
+    if (size + n > limit) break;
+    size += n;
+    count++;
+  }
+  return { frame: encodeMessage({ code: MessageCode.blockHeaders4, requestId, from, tip, headers: headers.slice(0, count) }), count };
 }
