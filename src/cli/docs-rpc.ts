@@ -23,7 +23,9 @@ export const CLIENT_OPERATIONS_FILE = 'src/client/operations.ts';
 
 /** Markdown table of the operations, in table order. */
 export function operationsMarkdown(methods: readonly MethodDef<unknown>[]): string {
-  const rows = ['| Operation | Area | Maturity | HTTP | Parameters | Summary |', '| --- | --- | --- | --- | --- | --- |'];
+  const rows = ['| Operation | Area | Maturity | HTTP | Relay/client | Parameters | Summary |', '| --- | --- | --- | --- | --- | --- | --- |'];
+  // How a light node (relay, client: headers only) serves it: alike, its own light form, or not at all.
+  const light = (m: MethodDef<unknown>): string => (m.light === 'same' ? 'yes' : m.light ? 'light' : 'no');
   for (const m of methods) {
     const params = m.params
       .map((p) => {
@@ -32,7 +34,7 @@ export function operationsMarkdown(methods: readonly MethodDef<unknown>[]): stri
         return p.required ? name : `[${name}]`;
       })
       .join(', ');
-    rows.push(`| \`${m.name}\` | ${m.group} | ${m.maturity ?? ''} | ${m.postOnly ? 'POST' : 'GET, POST'} | ${params} | ${m.summary.replace(/\|/g, '\\|')} |`);
+    rows.push(`| \`${m.name}\` | ${m.group} | ${m.maturity ?? ''} | ${m.postOnly ? 'POST' : 'GET, POST'} | ${light(m)} | ${params} | ${m.summary.replace(/\|/g, '\\|')} |`);
   }
   return rows.join('\n');
 }

@@ -17,7 +17,14 @@ import { systemClock, type NetClock, type TimerHandle } from './clock.js';
 import type { Link } from './link.js';
 import { MASTER_TYPES, type PeerNetwork } from './peer-network.js';
 import { MessageCode } from './protocol/codes.js';
-import { encodeBlocksFitting, MAX_BLOCKS_PER_RANGE, type Message, type NodeType, type RangeBlock } from './protocol/messages.js';
+import { encodeBlocksFitting, MAX_BLOCKS_PER_RANGE, MAX_HEADERS_PER_RANGE, type Message, type NodeType, type RangeBlock } from './protocol/messages.js';
+
+/** One block to import: block bytes (a header alone on a light node), transactions, and on a light node the block's txids when given. */
+interface SyncItem {
+  block: Uint8Array;
+  transactions: Uint8Array[];
+  txIds?: Uint8Array[];
+}
 
 /** The chain as sync needs it (the node adapts `chain`). */
 export interface SyncChain {
@@ -26,8 +33,11 @@ export interface SyncChain {
   blockBytes(height: bigint): Uint8Array | null;
   /** The v7 bytes of a block's transactions, in block order. */
   blockTransactions(height: bigint): Uint8Array[];
-  /** The one import path: verifies and appends the next block. */
-  importBlock(block: Uint8Array, transactions: Uint8Array[], source: string): Promise<ImportOutcome>;
+  /**
+   * The one import path: verifies and appends the next block. On a light node `block` is a header
+   * and `txIds`, when given, every txid of the block (`transactions` are those of interest).
+   */
+  importBlock(block: Uint8Array, transactions: Uint8Array[], source: string, txIds?: Uint8Array[]): Promise<ImportOutcome>;
   /** Takes back the tip whose checksum is `expected` (a competing chain won); false when it cannot. */
   revertTip(expected: Uint8Array): Promise<boolean>;
   /**
@@ -54,6 +64,8 @@ export type DltStatus = 'Active' | 'Synchronizing' | 'ErrorLongTimeNoBlock';
 
 /** Blocks asked per request: enough to amortise a round trip, small enough to spread over peers. */
 export const SYNC_BATCH_BLOCKS = 100;
+/** Headers asked per request by a light node (a header is ~200 bytes). */
+export const SYNC_BATCH_HEADERS = 1000;
 /** An unanswered range request is asked of another peer after this long (reference: 10 s). */
 export const SYNC_REQUEST_TIMEOUT_MS = 10_000;
 /** A node that was in step synchronizes again once this far behind (seconds of blocks). */
@@ -115,6 +127,11 @@ export class BlockSync {
       sources?: readonly NodeType[];
       /** Seconds between blocks of this network: scales the elapsed-time cap of the network height (§6). */
       secondsPerBlock?: number;
+      /**
+       * A light node (relay, client) follows headers only (reference-network §1): it asks header
+       * ranges (`getBlockHeaders4`, id 0) filtered by these addresses instead of blocks.
+       */
+      headers?: { addresses: () => Uint8Array[] };
     },
   ) {
     this.clock = o.clock ?? systemClock;
@@ -166,11 +183,16 @@ export class BlockSync {
         for (const it of m.items) if (it.type === 1 && it.height > link.peerHeight) link.peerHeight = it.height;
         if (this.networkHeight() > this.o.chain.tip().height) this.tick();
         return false; // other items are the caller's
+      case MessageCode.blockHeaders4:
+        if (!this.o.headers || m.requestId !== 0) return false;
+        return this.received(link, m.from, m.tip, m.headers.map((h) => ({ block: h.header, transactions: h.transactions, txIds: h.txIds.length > 0 || h.transactions.length > 0 ? h.txIds : undefined }))).then(() => true);
       case MessageCode.getBlocks:
         return this.serveRange(link, m.from, m.count, m.txMode !== 0).then(() => true);
       case MessageCode.getBlock3:
         return this.serveRange(link, m.height, 1, m.txMode !== 0).then(() => true);
       case MessageCode.blocks:
+        // A light node takes headers only; a full block pushed to it is not for it.
+        if (this.o.headers) return true;
         return this.received(link, m.from, m.tip, m.blocks).then(() => true);
       default:
         return false;
@@ -207,13 +229,15 @@ export class BlockSync {
     // checksums find them without another round trip.
     const overlap = BigInt(Math.min(this.o.chain.rowOverlap ?? 0, Number(tip > 1n ? tip - 1n : 0n)));
     const from = next - overlap;
-    const count = Number(overlap) + Number(want < BigInt(this.o.batchBlocks ?? SYNC_BATCH_BLOCKS) ? want : BigInt(this.o.batchBlocks ?? SYNC_BATCH_BLOCKS));
-    if (link.send({ code: MessageCode.getBlocks, from, count: Math.min(count, MAX_BLOCKS_PER_RANGE), txMode: 2 })) {
-      this.outstanding = { link, from, count, at: now };
-    }
+    const batch = BigInt(this.o.batchBlocks ?? (this.o.headers ? SYNC_BATCH_HEADERS : SYNC_BATCH_BLOCKS));
+    const count = Number(overlap) + Number(want < batch ? want : batch);
+    const sent = this.o.headers
+      ? link.send({ code: MessageCode.getBlockHeaders4, requestId: 0, from, count: Math.min(count, MAX_HEADERS_PER_RANGE), addresses: this.o.headers.addresses() })
+      : link.send({ code: MessageCode.getBlocks, from, count: Math.min(count, MAX_BLOCKS_PER_RANGE), txMode: 2 });
+    if (sent) this.outstanding = { link, from, count, at: now };
   }
 
-  private async received(link: Link, from: bigint, peerTip: bigint, blocks: RangeBlock[]): Promise<void> {
+  private async received(link: Link, from: bigint, peerTip: bigint, blocks: SyncItem[]): Promise<void> {
     if (peerTip > link.peerHeight) link.peerHeight = peerTip;
     const o = this.outstanding;
     const tip = this.o.chain.tip().height;
@@ -243,7 +267,7 @@ export class BlockSync {
       h += BigInt(skip);
       for (const b of blocks.slice(skip)) {
         if (h !== this.o.chain.tip().height + 1n) break; // someone else advanced the chain meanwhile
-        const r = await this.o.chain.importBlock(b.block, b.transactions, link.peer?.addressText ?? link.remote);
+        const r = await this.o.chain.importBlock(b.block, b.transactions, link.peer?.addressText ?? link.remote, b.txIds);
         if (!r.ok) {
           if (r.action === 'reject') link.penalize('invalidBlock', r.reason);
           // Their chain is longer than ours from a block we hold: take our tip back and fetch theirs.

@@ -38,6 +38,9 @@ import { encodeTransactionBatches, MAX_SIGNATURES_PER_CHUNK, RejectedCode, type 
 import type { NetworkStatusMembers } from './status.js';
 import { TxGossip, type AdmitOutcome, type GossipMempool } from './tx-gossip.js';
 import type { MasterPowCheck } from './presence.js';
+import type { HeaderChain } from '../chain/header-chain.js';
+import { forwardingPool, headerSyncChain, masterLightState, type HeaderImported } from './light-node.js';
+import { LightQueries } from './light-queries.js';
 
 export type NodeRole = 'master' | 'relay' | 'client';
 export const NODE_TYPE_OF_ROLE: Record<NodeRole, NodeType> = { master: 'M', relay: 'R', client: 'C' };
@@ -81,6 +84,11 @@ export interface NodeNetworkOptions {
   consensus?: () => ConsensusPort | null;
   /** The freeze override on a reference network. */
   freeze?: FreezePort;
+  /**
+   * A light node (relays and clients, reference-network §1): the headers it follows instead of
+   * blocks, the addresses whose transactions it wants with them, and who hears of each header taken.
+   */
+  light?: { headers: HeaderChain; addresses: () => Uint8Array[]; onHeader: HeaderImported };
 }
 
 /**
@@ -268,6 +276,8 @@ export class NodeNetwork {
   readonly peers: PeerNetwork;
   readonly gossip: TxGossip;
   readonly sync: BlockSync;
+  /** Light-client questions: answered on a master, passed on by a relay, asked by relays and clients. */
+  readonly queries: LightQueries;
   /** A client's relay choice by sector (§3.5); null on masters and relays. */
   readonly relayChoice: RelayChooser | null;
   readonly role: NodeRole;
@@ -286,6 +296,10 @@ export class NodeNetwork {
     const genesis = o.chain.getBlock(1n);
     if (!genesis) throw new Error('the network starts after the genesis block exists');
     const chain = o.chain;
+    const light = o.light;
+    // What the hello reports: the chain's tip, or a light node's header tip.
+    const tipOf = (): { height: bigint; checksum: Uint8Array } =>
+      light ? { height: light.headers.height, checksum: light.headers.tip.checksum } : { height: chain.height, checksum: chain.tip?.checksum ?? new Uint8Array(0) };
     this.peers = new PeerNetwork({
       local: {
         network: o.network,
@@ -298,7 +312,7 @@ export class NodeNetwork {
           return o.endpoint;
         },
         sign: (d) => o.identity.sign(d),
-        tip: () => ({ height: chain.height, checksum: chain.tip?.checksum ?? new Uint8Array(0) }),
+        tip: tipOf,
         networkHeight: () => this.networkHeight(),
         // A syncing master refuses new links (notReady, §2.3 step 6).
         acceptingPeers: () => !(this.role === 'master' && this.sync.synchronizing),
@@ -352,34 +366,48 @@ export class NodeNetwork {
         : null;
     this.gossip = new TxGossip({
       network: this.peers,
-      mempool: gossipMempool(o.mempool, o.network, o.log),
+      mempool: light ? forwardingPool(o.network, () => clock.now()) : gossipMempool(o.mempool, o.network, o.log),
       clock,
       relaying: () => this.role === 'relay' || !this.sync.synchronizing,
       onRefused: (link, count) =>
         o.log.warn({ peer: link.peer?.addressText ?? link.remote, count, waiting: this.gossip.admission.load.waiting }, 'transactions pushed faster than they are checked; batch not taken'),
     });
+    this.queries = new LightQueries({
+      network: this.peers,
+      clock,
+      ...(light ? {} : { state: masterLightState(o.chain, o.mempool), serving: () => !this.sync.synchronizing }),
+      proxy: this.role === 'relay',
+    });
     this.sync = new BlockSync({
       network: this.peers,
-      chain: syncChain(
-        o.chain,
-        o.mempool,
-        o.network,
-        o.log,
-        (address) => {
-          for (const l of this.peers.links()) l.send({ code: MessageCode.getPresence2, address });
-        },
-        o.freeze,
-      ),
+      chain: light
+        ? headerSyncChain(light.headers, o.network, o.log, (h, txs, source) => {
+            // A relay tells its clients of each header it takes (§10 keep 2: accepted blocks to R and C).
+            if (this.role === 'relay') this.peers.announce({ type: 1, height: h.num, checksum: h.checksum }, ['C']);
+            light.onHeader(h, txs, source);
+          })
+        : syncChain(
+            o.chain,
+            o.mempool,
+            o.network,
+            o.log,
+            (address) => {
+              for (const l of this.peers.links()) l.send({ code: MessageCode.getPresence2, address });
+            },
+            o.freeze,
+          ),
       clock,
-      serve: this.role !== 'client',
+      // Only masters hold blocks to serve; light nodes ask masters (a client also its relays, which pass the question on).
+      serve: !light,
       sources: this.role === 'client' ? ['M', 'H', 'R'] : MASTER_TYPES,
+      ...(light ? { headers: { addresses: light.addresses } } : {}),
       secondsPerBlock: Math.max(o.blockIntervalSeconds, 0.001),
       onProgress: (p) => {
         if (p.status === 'Synchronizing') o.log.info({ height: Number(p.height), networkHeight: Number(p.networkHeight), blocksPerSecond: Math.round(p.blocksPerSecond) }, `synchronizing: ${p.height} / ${p.networkHeight}`);
         else {
           o.log.info({ height: Number(p.height), status: p.status }, 'synchronized with the network');
           // What the network holds pending while we were away (§6: the mempool is fetched after sync).
-          for (const l of this.peers.links(MASTER_TYPES)) l.send({ code: MessageCode.getUnappliedTransactions });
+          if (!light) for (const l of this.peers.links(MASTER_TYPES)) l.send({ code: MessageCode.getUnappliedTransactions });
         }
       },
     });
@@ -404,6 +432,7 @@ export class NodeNetwork {
     this.running = false;
     for (const u of this.unsubscribe.splice(0)) u();
     this.sync.stop();
+    this.queries.stop();
     this.gossip.stop();
     this.relayChoice?.stop();
     this.peers.stop();
@@ -486,7 +515,7 @@ export class NodeNetwork {
       dedupHits: this.gossip.seen.hits,
       admissionRefused: this.gossip.admission.refused,
       admissionWaiting: this.gossip.admission.load.waiting,
-      syncLagBlocks: Number(this.networkHeight() - this.o.chain.height),
+      syncLagBlocks: Number(this.networkHeight() - this.sync.progress().height),
       sendQueueBytes: links.reduce((n, l) => n + l.pendingBytes, 0),
     };
   }
@@ -503,7 +532,7 @@ export class NodeNetwork {
   }
 
   /** Transactions created here: a client hands them to every link; others push them to the masters. */
-  private pushLocal(txs: readonly KnownTx[]): void {
+  pushLocal(txs: readonly KnownTx[]): void {
     if (this.role === 'client') {
       const frames = encodeTransactionBatches(0n, txs.map((k) => k.bytes));
       for (const l of this.peers.links()) for (const f of frames) l.sendFrame(f);
@@ -534,6 +563,8 @@ export class NodeNetwork {
       this.o.log.debug({ peer: link.peer?.addressText, reason: m.reason }, 'peer rejected a transaction');
       return;
     }
+    const asked = this.queries.handle(link, m);
+    if (asked === true || (asked !== false && (await asked))) return;
     const consensus = this.o.consensus?.();
     if (consensus && !this.sync.synchronizing) {
       // A master's engine takes what masters push: candidates and recent blocks, and signatures (§5.2–5.3).

@@ -199,7 +199,8 @@ export class TxGossip {
       if (r.action === 'accept') this.announce(r.txid, link);
       else if (r.action === 'reject') {
         if (r.txid) link.send({ code: MessageCode.rejected, reason: r.rejectedCode ?? RejectedCode.invalid, txid: r.txid });
-        link.penalize('invalidTransaction');
+        // A relay forwards its clients' transactions unchecked (it holds no state, §7.3): told, not scored.
+        if (link.peerType !== 'R') link.penalize('invalidTransaction');
         if (link.state === 'closed') return;
       }
     }

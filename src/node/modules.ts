@@ -23,6 +23,8 @@ import type { SignerSearchJob, SignerSearchResult } from '../pool/tasks/search-s
 import type { RsaSignItem } from '../pool/tasks/rsa.js';
 import type { SignerMiner } from '../consensus/signer-miner.js';
 import type { NodeWallet } from '../wallet/wallet.js';
+import type { HeaderChain } from '../chain/header-chain.js';
+import type { LightWallet } from '../wallet/light-wallet.js';
 import type { NodeEventBus } from './events.js';
 import type { NodeOptions } from './options.js';
 
@@ -79,4 +81,14 @@ export interface NodeModules {
   readonly messaging: MessagingService | undefined;
   /** The signer miner (issue 10); undefined unless the node is a master of a genesis network. */
   readonly signerMiner: SignerMiner | undefined;
+  /**
+   * A light node's own parts (relays and clients: headers only, reference-network §1): the
+   * headers it follows and its wallet's transactions; undefined on masters and lone nodes.
+   */
+  readonly light: LightModules | undefined;
+}
+
+export interface LightModules {
+  readonly headers: HeaderChain;
+  readonly wallet: LightWallet;
 }

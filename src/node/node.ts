@@ -25,7 +25,11 @@ import { NodeNetwork } from '../network/node-network.js';
 import { listenForPeers, type PeerListener } from './peer-listener.js';
 import { identityOf, MessagingService } from '../messaging/service.js';
 import { createMqBridge } from '../messaging/mq/bridge.js';
-import type { NodeModules, NodePool } from './modules.js';
+import type { LightModules, NodeModules, NodePool } from './modules.js';
+import { HeaderChain } from '../chain/header-chain.js';
+import { encodeBlockHeader } from '../chain/block.js';
+import { LightWallet } from '../wallet/light-wallet.js';
+import { MAX_FILTER_ADDRESSES } from '../network/protocol/messages.js';
 import { Mining } from '../mining/index.js';
 import { createMiningExtension } from '../mining/chain-extension.js';
 import { createMultisigExtension } from '../multisig/chain-extension.js';
@@ -160,6 +164,26 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       cleanup.unshift(() => miner.stop());
     }
 
+    // Relays and clients follow block headers only (reference-network §1) and keep their own
+    // transactions; the chain beside them holds block 1, the network's definition, and nothing more.
+    let light: LightModules | undefined;
+    if (opts.p2p && role !== 'master') {
+      const headers = new HeaderChain({ store, genesisHeader: encodeBlockHeader(chain.getBlock(1n)!.block), superBlockPeriod: chain.superBlockPeriod, clock });
+      const lightWallet = new LightWallet({
+        store,
+        network: opts.network,
+        wallet,
+        headers,
+        clock,
+        log: log.child({ module: 'light-wallet' }),
+        push: (txs) => network?.pushLocal(txs),
+        asker: () => network?.queries ?? null,
+      });
+      lightWallet.start();
+      cleanup.unshift(() => lightWallet.stop());
+      light = { headers, wallet: lightWallet };
+    }
+
     // The peer network (issue 9): after the genesis block exists (its checksum is in every hello).
     let listener: PeerListener | undefined;
     if (opts.p2p) {
@@ -184,6 +208,15 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
         relayError: (message) => MessagingService.relayError(message, Math.floor(clock.now() / 1000)),
         consensus: () => consensus.engine,
+        ...(light
+          ? {
+              light: {
+                headers: light.headers,
+                addresses: () => light!.wallet.addresses().slice(0, MAX_FILTER_ADDRESSES),
+                onHeader: (h: Parameters<LightWallet['headerTaken']>[0], txs: Parameters<LightWallet['headerTaken']>[1]) => light!.wallet.headerTaken(h, txs),
+              },
+            }
+          : {}),
         ...(consensus.acceptance ? { freeze: consensus.acceptance } : {}),
         ...(signerPow
           ? {
@@ -255,6 +288,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       activity: new ActivityIndex(chain, mempool, wallet, events, { proposerFees: !opts.chain.genesis }),
       messaging,
       signerMiner,
+      light,
     };
     // The built-in miner (--miner-threads): claims go through the pool like submitminingsolution's.
     const minerThreads = opts.mining?.minerThreads ?? 0;
@@ -288,7 +322,10 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         const mq = messaging.bridgeStats();
         return { received: s.received, dropped: s.dropped, sent: s.sent, expired: s.expired, mqPublished: mq?.published ?? 0, mqDropped: mq?.dropped ?? 0 };
       },
-      summary: () => ({ height: Number(chain.height), pending: pendingPool.size, dltStatus: consensus.dltStatus() }),
+      summary: () =>
+        light
+          ? { height: Number(light.headers.height), pending: light.wallet.pendingList().length, dltStatus: network?.sync.status() ?? consensus.dltStatus() }
+          : { height: Number(chain.height), pending: pendingPool.size, dltStatus: consensus.dltStatus() },
       close: async () => {
         node.ready = false;
         for (const step of cleanup.splice(0)) await step();

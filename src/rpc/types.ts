@@ -62,6 +62,31 @@ export interface MethodDef<Ctx = unknown, P extends readonly ParamDef[] = readon
    * src/rpc/heavy.ts): heavy calls are built a few at a time, node-wide, in arrival order.
    */
   heavy?(params: ParamsOf<P>): boolean;
+  /**
+   * On a light node (relay, client: headers only, reference-network §1): `'same'` when the handler
+   * reads no chain state, or the handler that answers from the headers, the node's own
+   * transactions and masters' answers. Absent: the operation is refused there (see `forLightNode`).
+   */
+  light?: 'same' | LightHandler<ParamsOf<P>, Ctx, Awaited<R>>;
+}
+
+/** A light node's handler; declared as a method so a row converts to the run-time table's type, as `handler` does. */
+type LightHandler<Params, Ctx, R> = { handle(params: Params, ctx: Ctx): R | Promise<R> }['handle'];
+
+/**
+ * The operation as a light node serves it: its `light` form, or a refusal that says why and where
+ * to call it instead. One table drives both kinds of node.
+ */
+export function forLightNode<Ctx>(def: MethodDef<Ctx>): MethodDef<Ctx> {
+  if (def.light === 'same') return def;
+  const light = def.light;
+  if (typeof light === 'function') return { ...def, handler: light as MethodDef<Ctx>['handler'] };
+  return {
+    ...def,
+    handler: () => {
+      throw new RpcError(RpcCode.MethodNotFound, `'${def.name}' needs the chain state, which this node does not hold (relays and clients follow block headers only); call it on a master`);
+    },
+  };
 }
 
 /** `{ a } & { b }` shown as one object type. */

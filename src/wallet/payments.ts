@@ -12,13 +12,11 @@ import { equalBytes } from '../formats/bytes.js';
 import { FORCE_TRANSACTION_PRICE, TransactionType } from '../formats/constants.js';
 import { estimateFee } from '../formats/fees.js';
 import { formatAmount } from '../formats/amount.js';
-import type { Chain } from '../chain/chain.js';
-import { WalletType } from '../chain/wallet-state.js';
+import { WalletType, type WalletState } from '../chain/wallet-state.js';
 import { TX_VERSION } from '../chain/constants.js';
 import { balanceTooLow, TxError, TxErrorCode } from '../chain/errors.js';
 import { knownTx, type KnownTx } from '../chain/tx-codec.js';
 import type { Clock } from '../clock.js';
-import type { Mempool } from '../mempool/mempool.js';
 import type { WalletKey } from './wallet.js';
 
 /** Fee re-computations after the first estimate when the node picks the inputs (§2.1 step 11). */
@@ -58,10 +56,24 @@ const compareBytes = (a: Uint8Array, b: Uint8Array): number => {
 /** Inputs sorted by nonce bytes (§8.3: the reference emits them so; `[0x00]` first). */
 const sortInputs = (inputs: TxInput[]): TxInput[] => inputs.sort((a, b) => compareBytes(a.key, b.key));
 
+/**
+ * The state a payment is built on: the chain's (a full node), or on a light node the balances
+ * masters reported (src/wallet/light-wallet.ts).
+ */
+export interface PaymentState {
+  readonly height: bigint;
+  wallet(address: Uint8Array): Pick<WalletState, 'balance' | 'type' | 'publicKey'>;
+}
+
+/** What is spent already by transactions not applied yet (the mempool's, or a light node's own pending). */
+export interface PendingSpends {
+  pendingSpendOf(address: Uint8Array): bigint;
+}
+
 export class PaymentBuilder {
   constructor(
-    private readonly chain: Chain,
-    private readonly mempool: Mempool,
+    private readonly chain: PaymentState,
+    private readonly mempool: PendingSpends,
     private readonly network: Network,
     private readonly clock: Clock,
   ) {}

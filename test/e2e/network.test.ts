@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
 import { readGenesisFile, writeGenesisFile } from '../../src/config/genesis-file.js';
-import { freeFixedPort, nodeGroup, startNode, type NodeProcess } from './harness.js';
+import { expectRpcError, freeFixedPort, nodeGroup, startNode, type NodeProcess } from './harness.js';
 
 const { dir, running } = nodeGroup('dltnode-net');
 const BLOCK_INTERVAL = 0.5;
@@ -70,6 +70,9 @@ beforeAll(async () => {
   for (const name of ['master-1', 'master-2', 'master-3', 'relay-1', 'client-1']) await start(name, name === 'relay-1' ? ['--metrics'] : []);
 }, 120_000);
 
+/** The payment of the client test (a later test finds it at the recipient). */
+let payment = '';
+
 describe('a network of masters, a relay and clients', () => {
   it('links up with the roles of each node in status', async () => {
     const m1 = running.get('master-1')!;
@@ -114,6 +117,33 @@ describe('a network of masters, a relay and clients', () => {
     const checksums = await Promise.all(all.map((n) => checksumAt(n, height)));
     expect(new Set(checksums).size).toBe(1);
     for (const n of all) expect(await n.call('getBalance', { address: to })).toBe('100012.50000000');
+    payment = tx.id;
+    // The client learnt it was applied from the header of its block (the txids came with it): no longer pending, listed applied at that height.
+    await client.waitFor(async () => Object.keys(await client.call('txu')).length === 0, 'the payment off the client txu', 10_000);
+    expect((await client.call('txa'))[tx.id].applied).toBe(String(height));
+    expect((await client.call('getTransaction', { id: tx.id })).applied).toBe(String(height));
+  });
+
+  it('relays and clients follow headers only: state questions go to masters, the rest is refused with the reason', async () => {
+    const client = running.get('client-1')!;
+    const relay = running.get('relay-1')!;
+    const m1 = running.get('master-1')!;
+    const h = Math.min(await client.height(), await relay.height());
+    const full = await m1.call('getBlock', { num: h });
+    for (const light of [client, relay]) {
+      const header = await light.call('getBlock', { num: h });
+      expect(header['Block Checksum']).toBe(full['Block Checksum']);
+      expect(header['Transaction count']).toBe(full['Transaction count']);
+      expect(header['TX IDs']).toBeUndefined();
+      await expectRpcError(light, 'getFullBlock', { num: h }, -32601, /needs the chain state.*call it on a master/);
+      await expectRpcError(light, 'getWallet', { id: byName('client-1').address }, -32601, /follow block headers only/);
+    }
+    // A transaction that is not the client's comes from a master (getTransaction3 through the relay).
+    const block = await m1.call('getFullBlock', { num: h });
+    const foreign = JSON.parse(block.Transactions)[0];
+    if (foreign) expect((await client.call('getTransaction', { id: foreign.id })).id).toBe(foreign.id);
+    // Balances of any address come from a master too.
+    expect(await relay.call('getBalance', { address: byName('client-1').address })).toBe(await m1.call('getBalance', { address: byName('client-1').address }));
   });
 
   it('keeps producing when a master is killed; the master restarts, synchronizes and ends on the same chain', async () => {
@@ -141,6 +171,9 @@ describe('a network of masters, a relay and clients', () => {
     await late.waitForHeight(target, 30_000);
     expect(late.output()).toMatch(/synchroniz/);
     expect(await checksumAt(late, target)).toBe(await checksumAt(m1, target));
+    // The payment it received while away came with the headers of its block.
+    expect(payment).toBeTruthy();
+    expect(Object.keys(await late.call('txa'))).toContain(payment);
   });
 
   it('refuses a node of another genesis, with the reason logged on both sides', async () => {

@@ -124,15 +124,8 @@ export function blockDictionary(deps: BlockDictDeps, b: Block, checksum: Uint8Ar
   const totalSignerDifficulty = b.signatures.reduce((s, sig) => s + signatureDifficultyOf(chain, sig), 0n);
   const ids = b.txIds.map(textId);
   const signatures = b.signatures.map((s) => [signerText(s), s.powSolution ? toHex(s.powSolution) : null]);
-  const regName = b.regNameStateChecksum && b.regNameStateChecksum.length ? { 'RegName State Checksum': toHex(b.regNameStateChecksum) } : {};
   return {
-    'Block Number': b.num.toString(),
-    Version: String(b.version),
-    'Block Checksum': toHex(checksum),
-    'Last Block Checksum': hexOrNullText(b.lastBlockChecksum),
-    'Wallet State Checksum': hexOrNullText(b.walletStateChecksum),
-    ...regName,
-    'Sig freeze Checksum': hexOrNullText(b.signatureFreezeChecksum),
+    ...leadingMembers(b, checksum),
     'PoW field': hexOrNullText(powFieldText(chain, b.num)),
     Timestamp: b.timestamp.toString(),
     Difficulty: b.difficulty.toString(),
@@ -150,6 +143,44 @@ export function blockDictionary(deps: BlockDictDeps, b: Block, checksum: Uint8Ar
     'Sig Checksum': hexOrNullText(deps.signatureChecksum(b)),
     'Signer Bits': toHex(u64le(b.signerBits ?? 0n)),
     'TX IDs': JSON.stringify(ids),
+    'Last Superblock': b.superBlock ? b.superBlock.lastSuperBlockNum.toString() : '0',
+    'Last Superblock checksum': hexOrNullText(b.superBlock?.lastSuperBlockChecksum),
+  };
+}
+
+/** The dictionary's first members, in the reference's order: number, version, checksums. */
+function leadingMembers(b: Block, checksum: Uint8Array) {
+  const regName = b.regNameStateChecksum && b.regNameStateChecksum.length ? { 'RegName State Checksum': toHex(b.regNameStateChecksum) } : {};
+  return {
+    'Block Number': b.num.toString(),
+    Version: String(b.version),
+    'Block Checksum': toHex(checksum),
+    'Last Block Checksum': hexOrNullText(b.lastBlockChecksum),
+    'Wallet State Checksum': hexOrNullText(b.walletStateChecksum),
+    ...regName,
+    'Sig freeze Checksum': hexOrNullText(b.signatureFreezeChecksum),
+  };
+}
+
+/** The members a header gives. */
+type HeaderKeys =
+  | 'Block Number' | 'Version' | 'Block Checksum' | 'Last Block Checksum' | 'Wallet State Checksum' | 'RegName State Checksum'
+  | 'Sig freeze Checksum' | 'Timestamp' | 'Difficulty' | 'Hashrate' | 'Transaction count' | 'Total fees' | 'Signer Bits'
+  | 'Last Superblock' | 'Last Superblock checksum';
+
+/** What a light node knows of a block: the members its header gives; no signatures, txids or amounts. */
+export type HeaderDictionary = Pick<BlockDictionary, HeaderKeys> & { [K in Exclude<keyof BlockDictionary, HeaderKeys>]?: never };
+
+/** The getBlock members of a header a light node holds (src/chain/header-chain.ts). */
+export function headerDictionary(b: Block, checksum: Uint8Array, txCount: number): HeaderDictionary {
+  return {
+    ...leadingMembers(b, checksum),
+    Timestamp: b.timestamp.toString(),
+    Difficulty: b.difficulty.toString(),
+    Hashrate: hashrateOf(b.difficulty).toString(),
+    'Transaction count': String(txCount),
+    'Total fees': formatAmount(b.totalFee),
+    'Signer Bits': toHex(u64le(b.signerBits ?? 0n)),
     'Last Superblock': b.superBlock ? b.superBlock.lastSuperBlockNum.toString() : '0',
     'Last Superblock checksum': hexOrNullText(b.superBlock?.lastSuperBlockChecksum),
   };

@@ -11,10 +11,22 @@ import { U64_MAX } from '../../formats/varint.js';
 import type { NodeModules } from '../../node/modules.js';
 
 import { invalidParams, methodFor } from '../types.js';
-import { blockDictionary, type BlockDictDeps, type BlockDictionary } from './block-dict.js';
+import { blockDictionary, headerDictionary, type BlockDictDeps, type BlockDictionary, type HeaderDictionary } from './block-dict.js';
+import type { HeaderChain, StoredHeader } from '../../chain/header-chain.js';
+
+/** A light node's headers (its light handlers run only there). */
+const headersOf = (ctx: BlockModules): HeaderChain => ctx.light!.headers;
+
+function storedHeader(ctx: BlockModules, num: bigint): StoredHeader {
+  const h = headersOf(ctx).get(num);
+  if (!h) throw invalidParams(`Block ${String(num)} does not exist; the tip is ${headersOf(ctx).height}`);
+  return h;
+}
+
+const headerDict = (h: StoredHeader): HeaderDictionary => headerDictionary(h.block, h.checksum, h.txCount);
 
 /** The modules these operations use. */
-export type BlockModules = Pick<NodeModules, 'chain' | 'consensus'>;
+export type BlockModules = Pick<NodeModules, 'chain' | 'consensus' | 'light'>;
 
 const method = methodFor<BlockModules>();
 
@@ -43,9 +55,14 @@ export const blockMethods = [
     summary: "A stored block as the reference's dictionary (string values, JSON-text `Signatures` and `TX IDs`); `bytes` returns its hex",
     params: [numParam, { name: 'bytes', kind: 'boolean', description: 'Return the block bytes as hex' }],
     result: { description: 'Block dictionary or hex' },
-    handler: (p, ctx): BlockDictionary | string => {
+    handler: (p, ctx): BlockDictionary | HeaderDictionary | string => {
       const found = stored(ctx, p.num);
       return p.bytes ? toHex(found.bytes) : blockDictionary(dictDeps(ctx), found.block, found.checksum);
+    },
+    // A light node holds the header only: its members, or its bytes.
+    light: (p, ctx) => {
+      const h = storedHeader(ctx, p.num);
+      return p.bytes ? toHex(h.bytes) : headerDict(h);
     },
   }),
   method({
@@ -86,12 +103,17 @@ export const blockMethods = [
     summary: `The last ${LAST_BLOCKS} blocks as getBlock dictionaries, the tip first`,
     params: [],
     result: { description: 'Array of block dictionaries' },
-    handler: (_p, ctx): BlockDictionary[] => {
+    handler: (_p, ctx): (BlockDictionary | HeaderDictionary)[] => {
       const out: BlockDictionary[] = [];
       for (let n = ctx.chain.height; n >= 1n && out.length < LAST_BLOCKS; n--) {
         const found = ctx.chain.getBlock(n);
         if (found) out.push(blockDictionary(dictDeps(ctx), found.block, found.checksum));
       }
+      return out;
+    },
+    light: (_p, ctx) => {
+      const out: HeaderDictionary[] = [];
+      for (let n = headersOf(ctx).height; n >= 1n && out.length < LAST_BLOCKS; n--) out.push(headerDict(storedHeader(ctx, n)));
       return out;
     },
   }),
@@ -106,6 +128,7 @@ export const blockMethods = [
       if (!tip) throw invalidParams('The node has no block yet');
       return toHex(tip.checksum);
     },
+    light: (_p, ctx) => toHex(headersOf(ctx).tip.checksum),
   }),
   method({
     name: 'getBlockCount',
@@ -114,6 +137,7 @@ export const blockMethods = [
     params: [],
     result: { description: 'number' },
     handler: (_p, ctx) => ctx.chain.height,
+    light: (_p, ctx) => headersOf(ctx).height,
   }),
   method({
     name: 'blockHeight',
@@ -122,5 +146,6 @@ export const blockMethods = [
     params: [],
     result: { description: 'number' },
     handler: (_p, ctx) => ctx.chain.height,
+    light: (_p, ctx) => headersOf(ctx).height,
   }),
 ];

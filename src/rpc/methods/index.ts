@@ -5,7 +5,7 @@
  */
 import type { NodeModules } from '../../node/modules.js';
 import { openRpcDocument } from '../openrpc.js';
-import { methodFor, type MethodDef, type RpcSchemaOf } from '../types.js';
+import { forLightNode, methodFor, type MethodDef, type RpcSchemaOf } from '../types.js';
 import { blockMethods } from './blocks.js';
 import { messagingMethods } from './messaging.js';
 import { miningMethods } from './mining.js';
@@ -31,7 +31,11 @@ const discover = methodFor<unknown>()({
   params: [],
   result: { description: 'OpenRPC 1.2 document', schema: { $ref: 'https://meta.open-rpc.org/' } },
   handler: (): Record<string, unknown> => (document ??= openRpcDocument(METHODS)),
+  light: 'same',
 });
+
+/** Groups whose operations read no chain state (utilities, peers, messaging): served alike on light nodes. */
+const sameOnLightNodes = <const T extends readonly NodeMethod[]>(defs: T): T => defs.map((d) => ({ ...d, light: 'same' })) as unknown as T;
 let document: Record<string, unknown> | undefined;
 
 /**
@@ -45,17 +49,23 @@ export const METHODS = [
   ...walletMethods,
   ...nameMethods,
   ...miningMethods,
-  ...utilityMethods,
+  ...sameOnLightNodes(utilityMethods),
   ...statusMethods,
   ...blockMethods,
-  ...peerMethods,
+  ...sameOnLightNodes(peerMethods),
   ...walletActivityMethods,
   ...minerMethods,
   ...miningClaimMethods,
   ...multisigMethods,
-  ...messagingMethods,
+  ...sameOnLightNodes(messagingMethods),
   discover,
 ] as const satisfies readonly NodeMethod[];
+
+/**
+ * The table as a light node (`--role relay|client`: headers only, reference-network §1) serves it:
+ * each operation's light form, or a refusal that says to call it on a master.
+ */
+export const LIGHT_METHODS: readonly NodeMethod[] = METHODS.map((d) => forLightNode(d as NodeMethod));
 
 /**
  * The node's RPC schema (as viem's `RpcSchema`): for each operation name, the parameters a caller

@@ -23,7 +23,51 @@ const sendQueue = (ctx: Pick<NodeModules, 'p2p'>, direction: 'inbound' | 'outbou
   ctx.p2p?.peers.links().filter((l) => l.direction === direction).reduce((n, l) => n + l.queued, 0) ?? 0;
 
 /** The modules `status` reads. */
-export type StatusModules = Pick<NodeModules, 'chain' | 'mempool' | 'consensus' | 'network' | 'clock' | 'p2p'> & Partial<Pick<NodeModules, 'signerMiner'>>;
+export type StatusModules = Pick<NodeModules, 'chain' | 'mempool' | 'consensus' | 'network' | 'clock' | 'p2p'> & Partial<Pick<NodeModules, 'signerMiner' | 'light'>>;
+
+/** The tip as status reports it: the chain's, or on a light node its header chain's (reference-network §1). */
+interface StatusHead {
+  height: bigint;
+  version: number;
+  signatureCount: number;
+  totalDifficulty: bigint;
+  secondsAgo: number;
+  dltStatus: ReturnType<NodeModules['consensus']['dltStatus']>;
+  pending: number;
+  walletStateChecksum: Uint8Array;
+  regNameStateChecksum: Uint8Array | null;
+}
+
+function headOf(ctx: StatusModules): StatusHead {
+  const light = ctx.light;
+  if (light) {
+    const tip = light.headers.tip;
+    return {
+      height: tip.num,
+      version: tip.block.version,
+      signatureCount: 0,
+      totalDifficulty: 0n,
+      secondsAgo: Math.max(0, Math.floor(ctx.clock.now() / 1000) - Number(tip.block.timestamp)),
+      dltStatus: ctx.p2p?.sync.status() ?? 'Synchronizing',
+      pending: light.wallet.pendingList().length,
+      walletStateChecksum: tip.block.walletStateChecksum ?? new Uint8Array(0),
+      regNameStateChecksum: tip.block.regNameStateChecksum,
+    };
+  }
+  const tip = ctx.chain.tip;
+  const tally = ctx.consensus.tipTally();
+  return {
+    height: ctx.chain.height,
+    version: tip?.block.version ?? 0,
+    signatureCount: tally.count,
+    totalDifficulty: tally.totalDifficulty,
+    secondsAgo: ctx.consensus.secondsSinceBlock(),
+    dltStatus: ctx.consensus.dltStatus(),
+    pending: ctx.mempool.size,
+    walletStateChecksum: ctx.chain.walletStateChecksum(),
+    regNameStateChecksum: tip?.block.regNameStateChecksum ?? null,
+  };
+}
 
 const method = methodFor<StatusModules>();
 
@@ -66,17 +110,18 @@ export const statusMethods = [
       { name: 'vv', kind: 'boolean', description: 'Add the verbose and very verbose members' },
     ],
     result: { description: 'Status record' },
+    // One handler for both kinds of node: the tip is the chain's or the headers' (headOf).
+    light: 'same',
     handler: (p, ctx): StatusRecord => {
       const nowS = Math.floor(ctx.clock.now() / 1000);
-      const tip = ctx.chain.tip;
-      const agoS = ctx.consensus.secondsSinceBlock();
-      const dltStatus = ctx.consensus.dltStatus();
+      const head = headOf(ctx);
+      const agoS = head.secondsAgo;
+      const dltStatus = head.dltStatus;
       const noBlock = dltStatus === 'ErrorLongTimeNoBlock';
       const verbose = p.verbose || p.vv;
       // A lone node (no peer network) reports what is true of it: no peers, its own height, itself as the one master.
       const net = ctx.p2p?.statusMembers();
-      const networkHeight = ctx.p2p ? ctx.p2p.networkHeight() : ctx.chain.height;
-      const tally = ctx.consensus.tipTally();
+      const networkHeight = ctx.p2p ? ctx.p2p.networkHeight() : head.height;
       const out: StatusRecord = {
         'Core Version': CORE_VERSION,
         'Node Version': NODE_VERSION,
@@ -91,16 +136,26 @@ export const statusMethods = [
         'DLT Status': dltStatus,
         'Core Status': noBlock ? CORE_STATUS.stalled : CORE_STATUS.ready,
         'Block Processor Status': ctx.consensus.isRunning ? 'Running' : 'Stopped',
-        'Block Height': Number(ctx.chain.height),
-        'Block Version': tip?.block.version ?? 0,
-        'Block Signature Count': tally.count,
-        'Block Total Signer Difficulty': formatAmount(tally.totalDifficulty),
+        'Block Height': Number(head.height),
+        'Block Version': head.version,
+        'Block Signature Count': head.signatureCount,
+        'Block Total Signer Difficulty': formatAmount(head.totalDifficulty),
         'Block generated seconds ago': agoS,
         'Network Block Height': Number(networkHeight),
         'Node Type': ctx.p2p?.nodeType ?? 'M',
         Connectable: net?.Connectable ?? false,
       };
-      if (verbose) {
+      if (verbose && ctx.light) {
+        // A light node holds no wallet state: the members that count it are left out.
+        Object.assign(out, {
+          Presences: net?.Presences ?? 1,
+          'Unapplied TX Count': head.pending,
+          Masters: net?.Masters ?? 0,
+          Relays: net?.Relays ?? 0,
+          Clients: net?.Clients ?? 0,
+        });
+      } else if (verbose) {
+        const tip = ctx.chain.tip;
         const ext = ctx.chain.extensions.statusFields(ctx.chain.view());
         out['Required Consensus'] = ctx.consensus.requiredConsensus();
         // The required signer difficulty and bits from the chain; the miner's members from the
@@ -123,10 +178,10 @@ export const statusMethods = [
         Object.assign(out, {
           Queues: {
             RcvLow: 0, RcvMedium: 0, RcvHigh: 0, SendClients: sendQueue(ctx, 'inbound'), SendServers: sendQueue(ctx, 'outbound'), Logging: 0,
-            'Pending Transactions': ctx.mempool.size, Storage: 0, Inventory: 0, 'Inventory Processed': 0,
+            'Pending Transactions': head.pending, Storage: 0, Inventory: 0, 'Inventory Processed': 0,
           },
-          'WS Checksum': toHex(ctx.chain.walletStateChecksum()),
-          'RN Checksum': toHex(tip?.block.regNameStateChecksum ?? new Uint8Array(0)),
+          'WS Checksum': toHex(head.walletStateChecksum),
+          'RN Checksum': toHex(head.regNameStateChecksum ?? new Uint8Array(0)),
         });
       }
       Object.assign(out, {

@@ -11,13 +11,15 @@ import type { TransactionStringForm } from '../../codec/json.js';
 import { formatAmount, parseAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
 import { parseTransactionId } from '../../codec/transaction.js';
-import type { NodeModules } from '../../node/modules.js';
+import type { LightModules, NodeModules } from '../../node/modules.js';
+import { LightWalletError } from '../../wallet/light-wallet.js';
+import { askNetwork } from './light.js';
 
 import { invalidParams, methodFor, paramList, type ParamsOf } from '../types.js';
 import { addressParam, amountList, selectKey } from './params.js';
 
 /** The modules the transaction operations use. */
-export type TxModules = Pick<NodeModules, 'chain' | 'mempool' | 'wallet' | 'network' | 'clock' | 'p2p'>;
+export type TxModules = Pick<NodeModules, 'chain' | 'mempool' | 'wallet' | 'network' | 'clock' | 'p2p' | 'light'>;
 
 const method = methodFor<TxModules>();
 
@@ -93,6 +95,38 @@ function relayOutputs(ctx: TxModules, relayNodeAddress: string | undefined): Uin
 
 const builderOf = (ctx: TxModules) => new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network, ctx.clock);
 
+/** A light node's parts (the light handlers run only on one). */
+const lightOf = (ctx: TxModules): LightModules => ctx.light ?? (() => { throw new Error('a light handler ran on a full node'); })();
+
+/** A light node builds on the balances a master reports, less its own pending spends (src/wallet/light-wallet.ts). */
+async function lightBuilderOf(ctx: TxModules): Promise<PaymentBuilder> {
+  const wallet = lightOf(ctx).wallet;
+  return new PaymentBuilder(await askNetwork(() => wallet.paymentState()), wallet, ctx.network, ctx.clock);
+}
+
+/** A light node's own transaction, sent: kept as pending and handed to its links. */
+async function lightSubmit(ctx: TxModules, k: KnownTx): Promise<KnownTx> {
+  try {
+    await lightOf(ctx).wallet.submit(k);
+  } catch (err) {
+    if (err instanceof LightWalletError) throw invalidParams(`The transaction was rejected: ${err.message}`);
+    throw err;
+  }
+  return k;
+}
+
+/** A light node's pages: its own transactions (pending, or applied as the headers showed). */
+const lightPage = (entries: readonly KnownTx[]): JsonText<Record<string, TransactionStringForm>> =>
+  new JsonText(`{${entries.map((k) => `${JSON.stringify(k.textId)}:${toStringFormJson(k)}`).join(',')}}`);
+
+function transactionIdParam(text: string): Uint8Array {
+  try {
+    return parseTransactionId(text).binary;
+  } catch {
+    throw invalidParams(`Invalid transaction id ${JSON.stringify(text)}: expected <blockHeight>-<Base58 checksum>`);
+  }
+}
+
 function decodeRaw(ctx: TxModules, bytes: Uint8Array): KnownTx {
   try {
     // Decoded through a Buffer view: the codec's slices (signature, keys, addresses) are then views
@@ -107,6 +141,13 @@ async function submit(ctx: TxModules, k: KnownTx): Promise<KnownTx> {
   const error = await ctx.mempool.submit(k);
   if (error) throw submissionError(error);
   return k;
+}
+
+/** createRawTransaction's answer: the payment unsigned or signed, as hex or its string form. */
+function rawPayment(builder: PaymentBuilder, p: ParamsOf<typeof paymentParams> & { sign: boolean; json: boolean }, ctx: TxModules): string | TransactionStringForm {
+  const req = paymentRequest(p, ctx);
+  const k = p.sign ? builder.buildSigned(req) : knownTx(builder.build(req).tx, ctx.network);
+  return p.json ? toStringForm(k) : toHex(k.bytes);
 }
 
 /** A page entry: a pending transaction the pool holds, or the id of an applied one (read in its slice). */
@@ -137,6 +178,7 @@ export const transactionMethods = [
     params: paymentParams,
     result: { description: 'Transaction (string form)' },
     handler: async (p, ctx) => stringFormText(await submit(ctx, builderOf(ctx).buildSigned(paymentRequest(p, ctx)))),
+    light: async (p, ctx) => stringFormText(await lightSubmit(ctx, (await lightBuilderOf(ctx)).buildSigned(paymentRequest(p, ctx)))),
   }),
   method({
     name: 'calculateTransactionFee',
@@ -145,6 +187,7 @@ export const transactionMethods = [
     params: paymentParams,
     result: { description: 'CoinNumber string' },
     handler: (p, ctx) => formatAmount(builderOf(ctx).build(paymentRequest(p, ctx)).fee),
+    light: async (p, ctx) => formatAmount((await lightBuilderOf(ctx)).build(paymentRequest(p, ctx)).fee),
   }),
   method({
     name: 'createRawTransaction',
@@ -156,12 +199,8 @@ export const transactionMethods = [
       { name: 'json', kind: 'boolean', description: 'Return the string form instead of hex' },
     ],
     result: { description: 'Hex of the v7 full form, or Transaction (string form)' },
-    handler: (p, ctx) => {
-      const builder = builderOf(ctx);
-      const req = paymentRequest(p, ctx);
-      const k = p.sign ? builder.buildSigned(req) : knownTx(builder.build(req).tx, ctx.network);
-      return p.json ? toStringForm(k) : toHex(k.bytes);
-    },
+    handler: (p, ctx) => rawPayment(builderOf(ctx), p, ctx),
+    light: async (p, ctx) => rawPayment(await lightBuilderOf(ctx), p, ctx),
   }),
   method({
     name: 'sendRawTransaction',
@@ -170,6 +209,8 @@ export const transactionMethods = [
     params: rawParams,
     result: { description: 'Transaction (string form)' },
     handler: async (p, ctx) => stringFormText(await submit(ctx, decodeRaw(ctx, p.transaction))),
+    // A light node cannot check it against the state: masters do, and a refused one is dropped from txu (light-wallet.ts).
+    light: async (p, ctx) => stringFormText(await lightSubmit(ctx, decodeRaw(ctx, p.transaction))),
   }),
   method({
     name: 'txu',
@@ -180,6 +221,7 @@ export const transactionMethods = [
     result: { description: 'Map of id to Transaction (string form)' },
     heavy: heavyPage,
     handler: (p, ctx) => page(ctx, ctx.mempool.page(p.fromIndex, p.count)),
+    light: (p, ctx) => lightPage(lightOf(ctx).wallet.pendingList().slice(p.fromIndex, p.fromIndex + p.count)),
   }),
   method({
     name: 'txa',
@@ -189,6 +231,7 @@ export const transactionMethods = [
     result: { description: 'Map of id to Transaction (string form)' },
     heavy: heavyPage,
     handler: (p, ctx) => page(ctx, ctx.chain.appliedIds(p.fromIndex, p.count)),
+    light: (p, ctx) => lightPage(lightOf(ctx).wallet.appliedList(p.fromIndex, p.count)),
   }),
   method({
     name: 'tx',
@@ -203,6 +246,10 @@ export const transactionMethods = [
       const skipped = Math.max(0, p.fromIndex - ctx.chain.appliedCount());
       return page(ctx, [...applied, ...ctx.mempool.page(skipped, rest)]);
     },
+    light: (p, ctx) => {
+      const w = lightOf(ctx).wallet;
+      return lightPage([...w.appliedList(0, Number.MAX_SAFE_INTEGER), ...w.pendingList()].slice(p.fromIndex, p.fromIndex + p.count));
+    },
   }),
   method({
     name: 'getTransaction',
@@ -211,14 +258,20 @@ export const transactionMethods = [
     params: [{ name: 'id', kind: 'string', required: true, description: 'Transaction id', missingMessage: "Parameter 'id' is missing" }],
     result: { description: 'Transaction (string form)' },
     handler: (p, ctx) => {
-      let id: Uint8Array;
-      try {
-        id = parseTransactionId(p.id).binary;
-      } catch {
-        throw invalidParams(`Invalid transaction id ${JSON.stringify(p.id)}: expected <blockHeight>-<Base58 checksum>`);
-      }
+      const id = transactionIdParam(p.id);
       const k = ctx.chain.getTransaction(id) ?? ctx.mempool.get(id);
       if (!k) throw invalidParams(`Transaction ${p.id} was not found`);
+      return toStringForm(k);
+    },
+    // Ours from the wallet; any other from a master (getTransaction3).
+    light: async (p, ctx) => {
+      const id = transactionIdParam(p.id);
+      const own = lightOf(ctx).wallet.get(id);
+      if (own && !own.dropped) return toStringForm(own.k);
+      const answer = await askNetwork(() => ctx.p2p!.queries.transaction(id));
+      if (!answer.transaction) throw invalidParams(`Transaction ${p.id} was not found`);
+      const k = decodeRaw(ctx, answer.transaction);
+      k.tx.applied = answer.height;
       return toStringForm(k);
     },
   }),
@@ -230,6 +283,7 @@ export const transactionMethods = [
     params: rawParams,
     result: { description: 'Transaction (decoded form)' },
     handler: (p, ctx) => toDecodedForm(decodeRaw(ctx, p.transaction)),
+    light: 'same',
   }),
   method({
     name: 'decodeRawTransaction',
@@ -239,6 +293,7 @@ export const transactionMethods = [
     params: rawParams,
     result: { description: 'Transaction (string form)' },
     handler: (p, ctx) => toStringForm(decodeRaw(ctx, p.transaction)),
+    light: 'same',
   }),
 ];
 

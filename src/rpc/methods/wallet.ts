@@ -10,9 +10,10 @@ import type { NodeModules } from '../../node/modules.js';
 import { invalidParams, methodFor } from '../types.js';
 import { MAX_DERIVED_ADDRESSES, WalletLimitError } from '../../wallet/wallet.js';
 import { addressParam } from './params.js';
+import { askNetwork } from './light.js';
 
 /** The modules these operations use. */
-export type WalletModules = Pick<NodeModules, 'chain' | 'wallet'>;
+export type WalletModules = Pick<NodeModules, 'chain' | 'wallet' | 'light'>;
 
 const method = methodFor<WalletModules>();
 
@@ -59,6 +60,11 @@ export const walletMethods = [
     result: { description: 'CoinNumber string' },
     handler: (p, ctx) =>
       formatAmount(ctx.chain.wallet(addressParam(p.address, 'Invalid address was specified').addressNoChecksum).balance),
+    // A light node asks a master (getBalance2, reference-network §7.3).
+    light: async (p, ctx) => {
+      const address = addressParam(p.address, 'Invalid address was specified').addressNoChecksum;
+      return formatAmount(await askNetwork(() => ctx.light!.wallet.balance(address)));
+    },
   }),
   method({
     name: 'myWallet',
@@ -73,6 +79,13 @@ export const walletMethods = [
       }
       return out;
     },
+    light: async (_p, ctx) => {
+      const out: Record<string, string> = {};
+      const addresses = ctx.wallet.keys.flatMap((k) => k.addresses().map((a) => a.address));
+      const balances = await askNetwork(() => Promise.all(addresses.map((a) => ctx.light!.wallet.balance(a))));
+      addresses.forEach((a, i) => (out[addressToText(a)] = formatAmount(balances[i]!)));
+      return out;
+    },
   }),
   method({
     name: 'myPubKey',
@@ -81,6 +94,7 @@ export const walletMethods = [
     params: [],
     result: { description: 'Hex string' },
     handler: (_p, ctx) => toHex(ctx.wallet.primary.publicKey),
+    light: 'same',
   }),
   method({
     name: 'generateNewAddress',
@@ -98,6 +112,7 @@ export const walletMethods = [
         throw e;
       }
     },
+    light: 'same',
   }),
 ];
 

@@ -1,0 +1,178 @@
+/**
+ * The adapters of light nodes (reference-network §1: relays and clients follow headers only) and
+ * of the masters that answer them:
+ *
+ * - `headerSyncChain`: block sync's chain on a light node: a header store (chain/header-chain.ts);
+ * - `forwardingPool`: gossip's mempool on a light node: it cannot check a transaction against a
+ *   state it does not hold, so it takes what decodes, keeps it a while for the masters to pull,
+ *   and announces it to them (a relay forwards its clients' transactions, §7.3);
+ * - `masterLightState`: what a master answers light nodes, from its chain and mempool;
+ * - `touches`: does a transaction concern one of these addresses (as signer, input or output)?
+ */
+import type { Chain } from '../chain/chain.js';
+import { BlockError, BlockErrorCode } from '../chain/errors.js';
+import type { HeaderChain, StoredHeader } from '../chain/header-chain.js';
+import { encodeBlockHeader } from '../chain/block.js';
+import { knownTxFromBytes, type KnownTx } from '../chain/tx-codec.js';
+import type { Network, Transaction } from '../codec/types.js';
+import { deriveAddress, isValidAddressBytes, primaryAddressFromPublicKey } from '../formats/address.js';
+import { equalBytes } from '../formats/bytes.js';
+import type { Logger } from '../log/logger.js';
+import type { Mempool } from '../mempool/mempool.js';
+import type { SyncChain, ImportOutcome } from './block-sync.js';
+import type { LightState } from './light-queries.js';
+import { RejectedCode, TxStatus, type HeaderEntry } from './protocol/messages.js';
+import { idKey } from './seen.js';
+import type { AdmitOutcome, GossipMempool } from './tx-gossip.js';
+
+/** A header taken, with the transactions of interest that came with it (already checked against its txids). */
+export type HeaderImported = (header: StoredHeader, transactions: KnownTx[], source: string) => void;
+
+/** Block sync's chain on a light node: headers, and the transactions of interest that come with them. */
+export function headerSyncChain(headers: HeaderChain, network: Network, log: Logger, onImported: HeaderImported): SyncChain {
+  return {
+    tip: () => ({ height: headers.height, checksum: headers.tip.checksum, timestampSeconds: Number(headers.tip.block.timestamp) }),
+    blockBytes: () => null,
+    blockTransactions: () => [],
+    revertTip: async (expected) => {
+      try {
+        await headers.revertTip(expected);
+        return true;
+      } catch (err) {
+        if (!(err instanceof BlockError)) throw err;
+        log.warn({ code: err.code }, err.message);
+        return false;
+      }
+    },
+    importBlock: async (header, transactions, source, txIds): Promise<ImportOutcome> => {
+      let txs: KnownTx[];
+      try {
+        txs = transactions.map((bytes) => knownTxFromBytes(bytes, network));
+      } catch (err) {
+        return { ok: false, action: 'reject', reason: `a transaction sent with the header does not decode: ${(err as Error).message}` };
+      }
+      // The transactions of interest must be the block's: each id among the txids the header commits to.
+      if (txs.length > 0) {
+        const ids = new Set((txIds ?? []).map(idKey));
+        if (!txs.every((k) => ids.has(idKey(k.id)))) return { ok: false, action: 'reject', reason: 'a transaction sent with a header is not in its block' };
+      }
+      try {
+        const h = await headers.append(header, txIds);
+        onImported(h, txs, source);
+        return { ok: true };
+      } catch (err) {
+        if (!(err instanceof BlockError)) throw err;
+        log.debug({ peer: source, code: err.code }, err.message);
+        // The next header of a chain that left ours at the tip: the longer chain wins (§5.7).
+        if (err.code === BlockErrorCode.ParentMismatch && (err.context.num as bigint | undefined) === headers.height + 1n) {
+          return { ok: false, action: 'fork', reason: `${err.code}: ${err.message}` };
+        }
+        return { ok: false, action: err.action === 'REJECT' ? 'reject' : 'ignore', reason: `${err.code}: ${err.message}` };
+      }
+    },
+  };
+}
+
+/** Transactions a light node keeps for the masters to pull, at most, and for how long. */
+const FORWARD_CAPACITY = 50_000;
+const FORWARD_TTL_MS = 600_000;
+
+/**
+ * Gossip's mempool on a light node: a transaction that decodes is taken (the masters judge it),
+ * kept up to 10 minutes for their pulls, and announced to them. Bounded: the oldest go first.
+ */
+export function forwardingPool(network: Network, now: () => number = Date.now): GossipMempool {
+  const kept = new Map<string, { bytes: Uint8Array; at: number }>();
+  const trim = (): void => {
+    const t = now();
+    for (const [key, e] of kept) {
+      if (kept.size <= FORWARD_CAPACITY && t - e.at < FORWARD_TTL_MS) break;
+      kept.delete(key);
+    }
+  };
+  return {
+    admit: async (transactions) => {
+      const out: AdmitOutcome[] = transactions.map((bytes) => {
+        let k: KnownTx;
+        try {
+          k = knownTxFromBytes(bytes, network);
+        } catch {
+          return { action: 'reject', txid: null, rejectedCode: RejectedCode.invalid };
+        }
+        const key = idKey(k.id);
+        if (kept.has(key)) return { action: 'ignore', txid: k.id };
+        kept.set(key, { bytes: k.bytes, at: now() });
+        return { action: 'accept', txid: k.id };
+      });
+      trim();
+      return out;
+    },
+    get: (txid) => kept.get(idKey(txid))?.bytes ?? null,
+    all: () => [...kept.values()].map((e) => e.bytes),
+  };
+}
+
+/** The signer's primary address of a transaction, or null when its pubKey is neither an address nor a key. */
+function signerOf(tx: Transaction): Uint8Array | null {
+  const pk = tx.pubKey;
+  if (!pk) return null;
+  if (isValidAddressBytes(pk) && (pk.length === 33 || pk.length === 45)) return pk;
+  try {
+    return primaryAddressFromPublicKey(pk);
+  } catch {
+    return null;
+  }
+}
+
+/** Does `tx` concern one of `addresses`: its signer, an input address or an output address? */
+export function touches(tx: Transaction, addresses: readonly Uint8Array[]): boolean {
+  if (addresses.length === 0) return false;
+  const has = (a: Uint8Array): boolean => addresses.some((x) => equalBytes(x, a));
+  if (tx.outputs.some((o) => has(o.address))) return true;
+  const signer = signerOf(tx);
+  if (!signer) return false;
+  if (has(signer)) return true;
+  return tx.inputs.some((i) => {
+    try {
+      return has(deriveAddress(signer, i.key));
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** What a master answers light nodes, from its chain and mempool. */
+export function masterLightState(chain: Chain, mempool: Mempool): LightState {
+  return {
+    tip: () => ({ height: chain.height, checksum: chain.tip?.checksum ?? new Uint8Array(0) }),
+    balance: (address) => {
+      const w = chain.wallet(address);
+      return { balance: w.balance, walletType: w.type, hasPublicKey: w.publicKey !== null };
+    },
+    transaction: (txid) => {
+      const pending = mempool.get(txid);
+      if (pending) return { status: TxStatus.pending, height: 0n, bytes: pending.bytes };
+      const applied = chain.getTransaction(txid);
+      if (applied) return { status: TxStatus.applied, height: applied.tx.applied, bytes: applied.bytes };
+      return { status: TxStatus.unknown, height: 0n, bytes: null };
+    },
+    headers: (from, count, addresses): HeaderEntry[] => {
+      const out: HeaderEntry[] = [];
+      const last = from + BigInt(count) - 1n;
+      for (let h = from < 1n ? 1n : from; h <= last && h <= chain.height; h++) {
+        const stored = chain.getBlock(h);
+        if (!stored) break;
+        const entry: HeaderEntry = { header: encodeBlockHeader(stored.block), txIds: [], transactions: [] };
+        if (addresses.length > 0 && stored.block.txIds.length > 0) {
+          const relevant = chain.blockTransactions(stored.block).filter((k) => touches(k.tx, addresses));
+          if (relevant.length > 0) {
+            entry.txIds = stored.block.txIds;
+            entry.transactions = relevant.map((k) => k.bytes);
+          }
+        }
+        out.push(entry);
+      }
+      return out;
+    },
+  };
+}

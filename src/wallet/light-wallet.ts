@@ -1,0 +1,228 @@
+/**
+ * A light node's wallet (relays and clients hold no chain, reference-network §1): its own
+ * transactions and the ones paid to it, learnt from the headers it follows, and payments built
+ * on the balances masters report.
+ *
+ * - A transaction this node sends is kept as pending (sub-database `ownTransactions`) and handed
+ *   to its links; it is applied when a header arrives whose block lists it (the txids come with
+ *   the header and are checked against its root, chain/header-chain.ts). Transactions paid to our
+ *   addresses arrive the same way.
+ * - A payment is built on the balances a master reports (`balance2`), less what our own pending
+ *   transactions spend, at the header tip's height.
+ * - A pending transaction the network no longer knows (no master holds it pending or applied, a
+ *   minute after it was sent) is dropped: its inputs are free again, and it stays listed as dropped.
+ */
+import type { HeaderChain, StoredHeader } from '../chain/header-chain.js';
+import { knownTxFromBytes, type KnownTx } from '../chain/tx-codec.js';
+import type { Network } from '../codec/types.js';
+import type { Clock } from '../clock.js';
+import { deriveAddress, primaryAddressFromPublicKey } from '../formats/address.js';
+import { equalBytes } from '../formats/bytes.js';
+import type { Logger } from '../log/logger.js';
+import type { Database } from 'lmdb';
+import type { Store } from '../state/store.js';
+import { bytesKey } from '../state/keys.js';
+import type { PaymentState, PendingSpends } from './payments.js';
+import type { NodeWallet } from './wallet.js';
+
+/** A stored transaction of ours. `height` 0 while pending; `dropped` once the network forgot it. */
+interface OwnRecord {
+  bytes: Uint8Array;
+  height: number;
+  sent: number;
+  dropped?: string;
+}
+
+export interface OwnTransaction {
+  k: KnownTx;
+  /** Applied height, 0 while pending. */
+  height: bigint;
+  /** Why it was dropped (pending no more, never applied), or undefined. */
+  dropped?: string;
+}
+
+/** What a light wallet asks of masters (network/light-queries.ts). */
+export interface LightAsker {
+  balance(address: Uint8Array): Promise<{ balance: bigint; walletType: number; hasPublicKey: boolean; height: bigint }>;
+  transaction(txid: Uint8Array): Promise<{ status: number; height: bigint }>;
+}
+
+/** A pending transaction is looked up this long after it was sent, and then every minute. */
+const CHECK_AFTER_MS = 60_000;
+/** Pending transactions checked per round, at most. */
+const CHECK_BATCH = 16;
+/** transactionData2 status values (network/protocol/messages.ts TxStatus). */
+const STATUS_UNKNOWN = 0;
+const STATUS_APPLIED = 2;
+
+export class LightWallet implements PendingSpends {
+  /** Own pending transactions by txid key (also in the store). */
+  private readonly pending = new Map<string, KnownTx>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly o: {
+      store: Store;
+      network: Network;
+      wallet: NodeWallet;
+      headers: HeaderChain;
+      clock: Clock;
+      log: Logger;
+      /** Hands our transactions to the links (client: every link; relay: the masters). */
+      push: (txs: KnownTx[]) => void;
+      /** The network's answers (absent while the node has no network). */
+      asker: () => LightAsker | null;
+    },
+  ) {
+    for (const { value } of this.db.getRange({})) {
+      const r = value;
+      if (r.height === 0 && !r.dropped) {
+        const k = knownTxFromBytes(r.bytes, o.network);
+        this.pending.set(bytesKey(k.id).toString('latin1'), k);
+      }
+    }
+  }
+
+  private get db(): Database<OwnRecord, Buffer> {
+    // A msgpack sub-database (state/schema.ts): values are records, not bytes.
+    return this.o.store.db('ownTransactions') as unknown as Database<OwnRecord, Buffer>;
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.checkPending().catch((err: unknown) => this.o.log.warn({ err }, 'checking pending transactions failed')), CHECK_AFTER_MS / 4);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Our addresses: what header ranges are filtered by. */
+  addresses(): Uint8Array[] {
+    return this.o.wallet.allAddresses();
+  }
+
+  /** The state a payment is built on: balances from a master for `addresses`, the header tip's height. */
+  async paymentState(): Promise<PaymentState> {
+    const asker = this.o.asker();
+    if (!asker) throw new LightWalletError('this node has no link to the network');
+    const addresses = this.addresses();
+    const answers = await Promise.all(addresses.map((a) => asker.balance(a)));
+    const byKey = new Map(addresses.map((a, i) => [bytesKey(a).toString('latin1'), answers[i]!]));
+    const height = this.o.headers.height;
+    return {
+      height,
+      wallet: (address) => {
+        const a = byKey.get(bytesKey(address).toString('latin1'));
+        // The key itself stands for "stored": the builder only asks whether one is.
+        return { balance: a?.balance ?? 0n, type: a?.walletType ?? 0, publicKey: a?.hasPublicKey ? this.o.wallet.primary.publicKey : null };
+      },
+    };
+  }
+
+  /** An address's balance as a master reports it. */
+  async balance(address: Uint8Array): Promise<bigint> {
+    const asker = this.o.asker();
+    if (!asker) throw new LightWalletError('this node has no link to the network');
+    return (await asker.balance(address)).balance;
+  }
+
+  /** What our pending transactions spend from `address`. */
+  pendingSpendOf(address: Uint8Array): bigint {
+    let total = 0n;
+    for (const k of this.pending.values()) {
+      const pk = k.tx.pubKey;
+      if (!pk) continue;
+      const signer = pk.length <= 45 ? pk : primaryAddressFromPublicKey(pk);
+      for (const i of k.tx.inputs) if (equalBytes(deriveAddress(signer, i.key), address)) total += i.amount;
+    }
+    return total;
+  }
+
+  /** Keeps a transaction of ours as pending and hands it to the network. */
+  async submit(k: KnownTx): Promise<void> {
+    const key = bytesKey(k.id);
+    if (this.pending.has(key.toString('latin1')) || this.db.get(key)) throw new LightWalletError('the transaction was sent already');
+    await this.db.put(key, { bytes: k.bytes, height: 0, sent: this.o.clock.now() });
+    this.pending.set(key.toString('latin1'), k);
+    this.o.push([k]);
+  }
+
+  /** A header was taken with the transactions of ours its block holds (checked against its txids). */
+  headerTaken(h: StoredHeader, txs: readonly KnownTx[]): void {
+    for (const k of txs) this.applied(k, h.num);
+  }
+
+  /** Own pending transactions, oldest first. */
+  pendingList(): KnownTx[] {
+    return [...this.pending.values()];
+  }
+
+  /** A transaction of ours (sent, or received), or null. */
+  get(txid: Uint8Array): OwnTransaction | null {
+    const r = this.db.get(bytesKey(txid));
+    if (!r) return null;
+    const k = knownTxFromBytes(r.bytes, this.o.network);
+    k.tx.applied = BigInt(r.height);
+    return { k, height: BigInt(r.height), ...(r.dropped ? { dropped: r.dropped } : {}) };
+  }
+
+  /** Applied transactions of ours, highest block first, from `fromIndex`. */
+  appliedList(fromIndex: number, count: number): KnownTx[] {
+    const all: { k: KnownTx; height: number }[] = [];
+    for (const { value } of this.db.getRange({})) {
+      const r = value;
+      if (r.height > 0) {
+        const k = knownTxFromBytes(r.bytes, this.o.network);
+        k.tx.applied = BigInt(r.height);
+        all.push({ k, height: r.height });
+      }
+    }
+    all.sort((a, b) => b.height - a.height);
+    return all.slice(Math.max(0, fromIndex), Math.max(0, fromIndex) + Math.max(0, count)).map((e) => e.k);
+  }
+
+  private applied(k: KnownTx, height: bigint): void {
+    const key = bytesKey(k.id);
+    const prior = this.db.get(key);
+    void this.db.put(key, { bytes: k.bytes, height: Number(height), sent: prior?.sent ?? 0 });
+    this.pending.delete(key.toString('latin1'));
+  }
+
+  /** Asks the network about pending transactions sent more than a minute ago: applied, or forgotten (dropped). */
+  async checkPending(): Promise<void> {
+    const asker = this.o.asker();
+    if (!asker || this.pending.size === 0) return;
+    const now = this.o.clock.now();
+    const due: KnownTx[] = [];
+    for (const k of this.pending.values()) {
+      const r = this.db.get(bytesKey(k.id));
+      if (r && now - r.sent >= CHECK_AFTER_MS) due.push(k);
+      if (due.length >= CHECK_BATCH) break;
+    }
+    for (const k of due) {
+      let answer: { status: number; height: bigint };
+      try {
+        answer = await asker.transaction(k.id);
+      } catch {
+        return; // no answer now: ask again next round
+      }
+      const key = bytesKey(k.id);
+      if (answer.status === STATUS_APPLIED && answer.height <= this.o.headers.height) this.applied(k, answer.height);
+      else if (answer.status === STATUS_UNKNOWN) {
+        await this.db.put(key, { bytes: k.bytes, height: 0, sent: now, dropped: 'the network does not hold it (refused, or expired)' });
+        this.pending.delete(key.toString('latin1'));
+        this.o.log.warn({ txid: k.textId }, 'a transaction of ours is no longer known to the network; its inputs are free again');
+      } else {
+        // Still pending somewhere: look again in a minute.
+        await this.db.put(key, { bytes: k.bytes, height: 0, sent: now });
+      }
+    }
+  }
+}
+
+/** The wallet cannot do what was asked (no network link, sent twice). */
+export class LightWalletError extends Error {
+  override name = 'LightWalletError';
+}
