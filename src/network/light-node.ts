@@ -141,6 +141,9 @@ export function touches(tx: Transaction, addresses: readonly Uint8Array[]): bool
   });
 }
 
+/** Transactions a master reads to filter one header answer, at most (plus the last block's). */
+export const FILTER_SCAN_BUDGET = 20_000;
+
 /** What a master answers light nodes, from its chain and mempool. */
 export function masterLightState(chain: Chain, mempool: Mempool): LightState {
   return {
@@ -159,11 +162,15 @@ export function masterLightState(chain: Chain, mempool: Mempool): LightState {
     headers: (from, count, addresses): HeaderEntry[] => {
       const out: HeaderEntry[] = [];
       const last = from + BigInt(count) - 1n;
-      for (let h = from < 1n ? 1n : from; h <= last && h <= chain.height; h++) {
+      // Filtering reads every transaction of a block: an answer stops after the block that passes
+      // the budget (the asker's next request continues), so a range of busy blocks does not hold the event loop.
+      let scanned = 0;
+      for (let h = from < 1n ? 1n : from; h <= last && h <= chain.height && scanned < FILTER_SCAN_BUDGET; h++) {
         const stored = chain.getBlock(h);
         if (!stored) break;
         const entry: HeaderEntry = { header: encodeBlockHeader(stored.block), txIds: [], transactions: [] };
         if (addresses.length > 0 && stored.block.txIds.length > 0) {
+          scanned += stored.block.txIds.length;
           const relevant = chain.blockTransactions(stored.block).filter((k) => touches(k.tx, addresses));
           if (relevant.length > 0) {
             entry.txIds = stored.block.txIds;
