@@ -23,6 +23,7 @@ import { miningReward } from '../mining/reward.js';
 import { latin1Key } from '../state/keys.js';
 import { indexedBlocks, senderOf, type IndexedBlock } from './address-index.js';
 import type { NodeWallet, WalletKey } from '../wallet/wallet.js';
+import type { OwnTransaction } from '../wallet/light-wallet.js';
 
 export const ActivityType = { Received: 100, Sent: 101, MiningReward: 200, SigningReward: 201, TxFeeReward: 202 } as const;
 export const ActivityStatus = { Pending: 1, Final: 2, Error: 3 } as const;
@@ -72,58 +73,13 @@ export class ActivityIndex {
     private readonly opts: { proposerFees: boolean } = { proposerFees: true },
   ) {
     events.on('txDropped', ({ txs }) => {
-      const own = this.ownAddresses();
+      const own = ownAddresses(this.wallet, );
       for (const k of txs) {
         const s = senderOf(k);
         if (s && own.has(latin1Key(s))) this.dropped.push({ k, at: Math.floor(Date.now() / 1000) });
       }
       if (this.dropped.length > MAX_DROPPED) this.dropped.splice(0, this.dropped.length - MAX_DROPPED);
     });
-  }
-
-  /** latin1 key of each own address → the wallet key holding it. */
-  private ownAddresses(only?: WalletKey): Map<string, WalletKey> {
-    const out = new Map<string, WalletKey>();
-    for (const key of only ? [only] : this.wallet.keys) for (const a of key.addresses()) out.set(latin1Key(a.address), key);
-    return out;
-  }
-
-  /** The records of one transaction for the own addresses, newest member first. */
-  private recordsOf(k: KnownTx, own: Map<string, WalletKey>, status: number, blockHeight: bigint, timestamp: number): Activity[] {
-    const tx = k.tx;
-    const out: Activity[] = [];
-    const toList: Record<string, string> = {};
-    for (const o of tx.outputs) toList[addressToText(o.address)] = formatAmount(o.amount);
-    const data = tx.outputs[0]?.data ? toHex(tx.outputs[0].data) : '';
-    const sender = senderOf(k);
-    const record = (key: WalletKey, address: Uint8Array, type: number, value: bigint, from: string): Activity => ({
-      seedHash: toHex(key.primary), wallet: addressToText(address), from, toList, type, data, value: formatAmount(value),
-      timestamp, status, blockHeight: Number(blockHeight), txid: k.textId,
-    });
-    if (tx.type === TransactionType.PoWSolution) {
-      const key = sender && own.get(latin1Key(sender));
-      if (key && sender) out.push(record(key, sender, ActivityType.MiningReward, claimBlockReward(tx.outputs[0]?.data), ''));
-      return out;
-    }
-    const fromText = sender ? addressToText(sender) : '';
-    const senderKey = sender ? own.get(latin1Key(sender)) : undefined;
-    if (senderKey && sender) {
-      const amount = tx.outputs.reduce((s, o) => s + o.amount, 0n);
-      out.push(record(senderKey, sender, ActivityType.Sent, amount, fromText));
-    }
-    // Received: per own recipient address (not the sender's own change).
-    const received = new Map<string, { key: WalletKey; address: Uint8Array; amount: bigint }>();
-    for (const o of tx.outputs) {
-      const id = latin1Key(o.address);
-      const key = own.get(id);
-      if (!key || (sender && id === latin1Key(sender))) continue;
-      const r = received.get(id) ?? { key, address: o.address, amount: 0n };
-      r.amount += o.amount;
-      received.set(id, r);
-    }
-    const type = tx.type === TransactionType.StakingReward ? ActivityType.SigningReward : ActivityType.Received;
-    for (const r of received.values()) out.push(record(r.key, r.address, type, r.amount, fromText));
-    return out;
   }
 
   /** Fee reward of a block proposed by an own address (§8.9: the foundation's 3 % apart). */
@@ -149,7 +105,7 @@ export class ActivityIndex {
       if (fee) records.push(fee);
       for (let i = b.txIds.length - 1; i >= 0; i--) {
         const k = this.chain.getTransaction(b.txIds[i]!);
-        if (k) records.push(...this.recordsOf(k, own, ActivityStatus.Final, b.height, Number(b.timestamp)));
+        if (k) records.push(...activityRecords(k, own, ActivityStatus.Final, b.height, Number(b.timestamp)));
       }
       if (!newestFirst) records.reverse();
       yield* records;
@@ -162,11 +118,11 @@ export class ActivityIndex {
     const pending = this.mempool.page(0, this.mempool.size);
     for (let i = pending.length - 1; i >= 0; i--) {
       const k = pending[i]!;
-      out.push(...this.recordsOf(k, own, ActivityStatus.Pending, 0n, Number(k.tx.timestamp)));
+      out.push(...activityRecords(k, own, ActivityStatus.Pending, 0n, Number(k.tx.timestamp)));
     }
     for (let i = this.dropped.length - 1; i >= 0; i--) {
       const d = this.dropped[i]!;
-      out.push(...this.recordsOf(d.k, own, ActivityStatus.Error, 0n, d.at));
+      out.push(...activityRecords(d.k, own, ActivityStatus.Error, 0n, d.at));
     }
     return out;
   }
@@ -176,24 +132,90 @@ export class ActivityIndex {
    * from the tip down), or that whole order reversed.
    */
   query(q: ActivityQuery): Activity[] {
-    const own = this.ownAddresses(q.key);
-    const match = (a: Activity) => q.type === -1 || a.type === q.type;
+    const own = ownAddresses(this.wallet, q.key);
     const unconfirmed = this.unconfirmed(own);
     const records = q.descending ? concat(unconfirmed, this.finalRecords(own, true)) : concat(this.finalRecords(own, false), unconfirmed.reverse());
-    const out: Activity[] = [];
-    let skipped = 0;
-    for (const a of records) {
-      if (!match(a)) continue;
-      if (skipped < q.fromIndex) {
-        skipped++;
-        continue;
-      }
-      if (out.length >= q.count) break;
-      out.push(a);
-    }
-    return out;
+    return activityPage(records, q);
   }
 }
+
+/** A page of `records` (already in the asked order): those of the asked type, from `fromIndex`, at most `count`. */
+export function activityPage(records: Iterable<Activity>, q: Pick<ActivityQuery, 'fromIndex' | 'count' | 'type'>): Activity[] {
+  const match = (a: Activity) => q.type === -1 || a.type === q.type;
+  const out: Activity[] = [];
+  let skipped = 0;
+  for (const a of records) {
+    if (!match(a)) continue;
+    if (skipped < q.fromIndex) {
+      skipped++;
+      continue;
+    }
+    if (out.length >= q.count) break;
+    out.push(a);
+  }
+  return out;
+}
+
+/**
+ * A light node's Activity (relays and clients hold no blocks): from its own transactions
+ * (src/wallet/light-wallet.ts), pending and dropped ones newest sent first, then the applied ones
+ * from the highest block down (their time is their block header's), or that whole order reversed.
+ */
+export function lightActivity(wallet: NodeWallet, txs: readonly OwnTransaction[], blockTime: (height: bigint) => number, q: ActivityQuery): Activity[] {
+  const own = ownAddresses(wallet, q.key);
+  const unconfirmed = txs.filter((t) => t.height === 0n).sort((a, b) => b.sent - a.sent || Number(b.k.tx.timestamp - a.k.tx.timestamp));
+  const applied = txs.filter((t) => t.height > 0n).sort((a, b) => (a.height === b.height ? 0 : a.height > b.height ? -1 : 1));
+  const records = [...unconfirmed, ...applied].flatMap((t) =>
+    activityRecords(t.k, own, t.height > 0n ? ActivityStatus.Final : t.dropped ? ActivityStatus.Error : ActivityStatus.Pending, t.height, t.height > 0n ? blockTime(t.height) : Number(t.k.tx.timestamp)),
+  );
+  return activityPage(q.descending ? records : records.reverse(), q);
+}
+
+/** latin1 key of each own address → the wallet key holding it. */
+export function ownAddresses(wallet: NodeWallet, only?: WalletKey): Map<string, WalletKey> {
+  const out = new Map<string, WalletKey>();
+  for (const key of only ? [only] : wallet.keys) for (const a of key.addresses()) out.set(latin1Key(a.address), key);
+  return out;
+}
+
+/** The records of one transaction for the own addresses, newest member first. */
+export function activityRecords(k: KnownTx, own: Map<string, WalletKey>, status: number, blockHeight: bigint, timestamp: number): Activity[] {
+  const tx = k.tx;
+  const out: Activity[] = [];
+  const toList: Record<string, string> = {};
+  for (const o of tx.outputs) toList[addressToText(o.address)] = formatAmount(o.amount);
+  const data = tx.outputs[0]?.data ? toHex(tx.outputs[0].data) : '';
+  const sender = senderOf(k);
+  const record = (key: WalletKey, address: Uint8Array, type: number, value: bigint, from: string): Activity => ({
+    seedHash: toHex(key.primary), wallet: addressToText(address), from, toList, type, data, value: formatAmount(value),
+    timestamp, status, blockHeight: Number(blockHeight), txid: k.textId,
+  });
+  if (tx.type === TransactionType.PoWSolution) {
+    const key = sender && own.get(latin1Key(sender));
+    if (key && sender) out.push(record(key, sender, ActivityType.MiningReward, claimBlockReward(tx.outputs[0]?.data), ''));
+    return out;
+  }
+  const fromText = sender ? addressToText(sender) : '';
+  const senderKey = sender ? own.get(latin1Key(sender)) : undefined;
+  if (senderKey && sender) {
+    const amount = tx.outputs.reduce((s, o) => s + o.amount, 0n);
+    out.push(record(senderKey, sender, ActivityType.Sent, amount, fromText));
+  }
+  // Received: per own recipient address (not the sender's own change).
+  const received = new Map<string, { key: WalletKey; address: Uint8Array; amount: bigint }>();
+  for (const o of tx.outputs) {
+    const id = latin1Key(o.address);
+    const key = own.get(id);
+    if (!key || (sender && id === latin1Key(sender))) continue;
+    const r = received.get(id) ?? { key, address: o.address, amount: 0n };
+    r.amount += o.amount;
+    received.set(id, r);
+  }
+  const type = tx.type === TransactionType.StakingReward ? ActivityType.SigningReward : ActivityType.Received;
+  for (const r of received.values()) out.push(record(r.key, r.address, type, r.amount, fromText));
+  return out;
+}
+
 
 function* concat<T>(...parts: Iterable<T>[]): Generator<T> {
   for (const p of parts) yield* p;

@@ -93,6 +93,25 @@ export function liveName(state: NameState, id: Uint8Array, height: bigint, param
   return r.expirationBlockHeight + BigInt(params.gracePeriodBlocks) >= height ? r : undefined;
 }
 
+/**
+ * The name a lookup finds for a transaction entering block `height` (§6.3): `id` itself when
+ * `absolute`, else the deepest registered name along `id`, stopping below a name that allows no
+ * subnames.
+ */
+export function findName(state: NameState, id: Uint8Array, height: bigint, params: NameParams, absolute: boolean): NameRecord | undefined {
+  if (absolute) return liveName(state, id, height, params);
+  let found: NameRecord | undefined;
+  let prefix = 0;
+  for (const section of idSections(id)) {
+    prefix += section.length;
+    const r = liveName(state, id.subarray(0, prefix), height, params);
+    if (!r) break;
+    found = r;
+    if (!r.allowSubnames) break;
+  }
+  return found;
+}
+
 /** Payload of the first output, decoded, with the output rules of §5.1. */
 export function namePayloadOf(outputs: readonly NameTxOutput[], env: NameRulesEnv): NamePayload {
   if (outputs.length === 0 || outputs.length > MAX_OUTPUTS) {

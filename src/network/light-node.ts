@@ -144,9 +144,10 @@ export function touches(tx: Transaction, addresses: readonly Uint8Array[]): bool
 /** Transactions a master reads to filter one header answer, at most (plus the last block's). */
 export const FILTER_SCAN_BUDGET = 20_000;
 
-/** What a master answers light nodes, from its chain and mempool. */
-export function masterLightState(chain: Chain, mempool: Mempool): LightState {
+/** What a master answers light nodes, from its chain and mempool, and its name system (`nameRecord`). */
+export function masterLightState(chain: Chain, mempool: Mempool, nameRecord: LightState['nameRecord']): LightState {
   return {
+    nameRecord,
     tip: () => ({ height: chain.height, checksum: chain.tip?.checksum ?? new Uint8Array(0) }),
     balance: (address) => {
       const w = chain.wallet(address);

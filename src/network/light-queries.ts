@@ -7,6 +7,7 @@
  *   stored, and the tip it was read at;
  * - `getTransaction3` → `transactionData2`: a transaction and its status (pending, applied at a
  *   height, unknown);
+ * - `getNameRecord` → `nameRecord`: the record a name lookup finds;
  * - `getBlockHeaders4` → `blockHeaders4`: a header range filtered by addresses (TIV): a block
  *   holding a transaction that touches one of them comes with all its txids and those transactions.
  *
@@ -26,12 +27,15 @@ export interface LightState {
   tip(): { height: bigint; checksum: Uint8Array };
   balance(address: Uint8Array): { balance: bigint; walletType: number; hasPublicKey: boolean };
   transaction(txid: Uint8Array): { status: TxStatusValue; height: bigint; bytes: Uint8Array | null };
+  /** The full serialization of the name a lookup of `id` finds (reference-names §6.3), or null. */
+  nameRecord(id: Uint8Array, absolute: boolean): Uint8Array | null;
   /** Headers `from`…`from + count − 1` (up to the tip), filtered by `addresses`. */
   headers(from: bigint, count: number, addresses: readonly Uint8Array[]): HeaderEntry[];
 }
 
 export type BalanceAnswer = MessageOf<typeof MessageCode.balance2>;
 export type TransactionAnswer = MessageOf<typeof MessageCode.transactionData2>;
+export type NameRecordAnswer = MessageOf<typeof MessageCode.nameRecord>;
 
 /** A question has no answer: no link to ask, or none answered in time. */
 export class LightQueryError extends Error {
@@ -50,12 +54,17 @@ const MAX_ASKED = 10_000;
 /** A server waits while a link has this much unsent before adding another header answer. */
 const SERVE_PENDING_BYTES = 8 * 1024 * 1024;
 
-type Question = MessageOf<typeof MessageCode.getBalance2> | MessageOf<typeof MessageCode.getTransaction3> | MessageOf<typeof MessageCode.getBlockHeaders4>;
-type Answer = BalanceAnswer | TransactionAnswer | MessageOf<typeof MessageCode.blockHeaders4>;
+type Question =
+  | MessageOf<typeof MessageCode.getBalance2>
+  | MessageOf<typeof MessageCode.getTransaction3>
+  | MessageOf<typeof MessageCode.getNameRecord>
+  | MessageOf<typeof MessageCode.getBlockHeaders4>;
+type Answer = BalanceAnswer | TransactionAnswer | NameRecordAnswer | MessageOf<typeof MessageCode.blockHeaders4>;
 
 const ANSWER_OF: Record<Question['code'], Answer['code']> = {
   [MessageCode.getBalance2]: MessageCode.balance2,
   [MessageCode.getTransaction3]: MessageCode.transactionData2,
+  [MessageCode.getNameRecord]: MessageCode.nameRecord,
   [MessageCode.getBlockHeaders4]: MessageCode.blockHeaders4,
 };
 
@@ -107,10 +116,12 @@ export class LightQueries {
     switch (m.code) {
       case MessageCode.getBalance2:
       case MessageCode.getTransaction3:
+      case MessageCode.getNameRecord:
       case MessageCode.getBlockHeaders4:
         return this.question(link, m);
       case MessageCode.balance2:
       case MessageCode.transactionData2:
+      case MessageCode.nameRecord:
       case MessageCode.blockHeaders4:
         return this.answer(link, m);
       default:
@@ -126,6 +137,11 @@ export class LightQueries {
   /** Asks for a transaction and its status. @throws LightQueryError */
   transaction(txid: Uint8Array): Promise<TransactionAnswer> {
     return this.ask({ code: MessageCode.getTransaction3, requestId: 0, txid }) as Promise<TransactionAnswer>;
+  }
+
+  /** Asks for the record of a name (reference-names §6.3 lookup). @throws LightQueryError */
+  nameRecord(id: Uint8Array, absolute: boolean): Promise<NameRecordAnswer> {
+    return this.ask({ code: MessageCode.getNameRecord, requestId: 0, id, absolute }) as Promise<NameRecordAnswer>;
   }
 
   /** Fails every question still waiting (the node is closing). */
@@ -199,6 +215,9 @@ export class LightQueries {
         link.send({ code: MessageCode.transactionData2, requestId: q.requestId, txid: q.txid, status: t.status, height: t.height, transaction: t.bytes });
         return;
       }
+      case MessageCode.getNameRecord:
+        link.send({ code: MessageCode.nameRecord, requestId: q.requestId, id: q.id, record: state.nameRecord(q.id, q.absolute) });
+        return;
       case MessageCode.getBlockHeaders4: {
         const tip = state.tip().height;
         let rest = state.headers(q.from, q.count, q.addresses);

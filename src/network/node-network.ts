@@ -89,6 +89,8 @@ export interface NodeNetworkOptions {
    * blocks, the addresses whose transactions it wants with them, and who hears of each header taken.
    */
   light?: { headers: HeaderChain; addresses: () => Uint8Array[]; onHeader: HeaderImported };
+  /** A master's name lookups for light nodes (the full serialization of the record found, or null). */
+  nameRecord?: (id: Uint8Array, absolute: boolean) => Uint8Array | null;
 }
 
 /**
@@ -375,7 +377,7 @@ export class NodeNetwork {
     this.queries = new LightQueries({
       network: this.peers,
       clock,
-      ...(light ? {} : { state: masterLightState(o.chain, o.mempool), serving: () => !this.sync.synchronizing }),
+      ...(light ? {} : { state: masterLightState(o.chain, o.mempool, o.nameRecord ?? (() => null)), serving: () => !this.sync.synchronizing }),
       proxy: this.role === 'relay',
     });
     this.sync = new BlockSync({

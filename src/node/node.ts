@@ -29,6 +29,8 @@ import type { LightModules, NodeModules, NodePool } from './modules.js';
 import { HeaderChain } from '../chain/header-chain.js';
 import { encodeBlockHeader } from '../chain/block.js';
 import { LightWallet } from '../wallet/light-wallet.js';
+import { findName } from '../names/rules.js';
+import { encodeNameRecord } from '../names/name-record.js';
 import { MAX_FILTER_ADDRESSES } from '../network/protocol/messages.js';
 import { Mining } from '../mining/index.js';
 import { createMiningExtension } from '../mining/chain-extension.js';
@@ -208,6 +210,10 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
         relayError: (message) => MessagingService.relayError(message, Math.floor(clock.now() / 1000)),
         consensus: () => consensus.engine,
+        nameRecord: (id: Uint8Array, absolute: boolean) => {
+          const r = findName(names.state, id, chain.height + 1n, names.env.params, absolute);
+          return r ? encodeNameRecord(r, 'full') : null;
+        },
         ...(light
           ? {
               light: {

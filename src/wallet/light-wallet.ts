@@ -37,6 +37,8 @@ export interface OwnTransaction {
   k: KnownTx;
   /** Applied height, 0 while pending. */
   height: bigint;
+  /** Unix ms it was sent from here (0 for one received). */
+  sent: number;
   /** Why it was dropped (pending no more, never applied), or undefined. */
   dropped?: string;
 }
@@ -163,9 +165,14 @@ export class LightWallet implements PendingSpends {
   get(txid: Uint8Array): OwnTransaction | null {
     const r = this.db.get(bytesKey(txid));
     if (!r) return null;
-    const k = knownTxFromBytes(r.bytes, this.o.network);
-    k.tx.applied = BigInt(r.height);
-    return { k, height: BigInt(r.height), ...(r.dropped ? { dropped: r.dropped } : {}) };
+    return ownTransaction(knownTxFromBytes(r.bytes, this.o.network), r);
+  }
+
+  /** Every transaction of ours: applied, pending and dropped, in no particular order. */
+  all(): OwnTransaction[] {
+    const out: OwnTransaction[] = [];
+    for (const { value } of this.db.getRange({})) out.push(ownTransaction(knownTxFromBytes(value.bytes, this.o.network), value));
+    return out;
   }
 
   /** Applied transactions of ours, highest block first, from `fromIndex`. */
@@ -220,6 +227,11 @@ export class LightWallet implements PendingSpends {
       }
     }
   }
+}
+
+function ownTransaction(k: KnownTx, r: OwnRecord): OwnTransaction {
+  k.tx.applied = BigInt(r.height);
+  return { k, height: BigInt(r.height), sent: r.sent, ...(r.dropped ? { dropped: r.dropped } : {}) };
 }
 
 /** The wallet cannot do what was asked (no network link, sent twice). */

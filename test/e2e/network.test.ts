@@ -122,6 +122,10 @@ describe('a network of masters, a relay and clients', () => {
     await client.waitFor(async () => Object.keys(await client.call('txu')).length === 0, 'the payment off the client txu', 10_000);
     expect((await client.call('txa'))[tx.id].applied).toBe(String(height));
     expect((await client.call('getTransaction', { id: tx.id })).applied).toBe(String(height));
+    // The web wallet's reads: activity from its own transactions, the total from a master's balances.
+    const sent = (await client.call('activity')).find((a: any) => a.txid === tx.id);
+    expect([sent.type, sent.status, sent.blockHeight, sent.toList[to]]).toEqual([101, 2, height, '12.50000000']);
+    expect(await client.call('getTotalBalance')).toBe(await masters[0]!.call('getBalance', { address: byName('client-1').address }));
   });
 
   it('relays and clients follow headers only: state questions go to masters, the rest is refused with the reason', async () => {
@@ -144,6 +148,18 @@ describe('a network of masters, a relay and clients', () => {
     if (foreign) expect((await client.call('getTransaction', { id: foreign.id })).id).toBe(foreign.id);
     // Balances of any address come from a master too.
     expect(await relay.call('getBalance', { address: byName('client-1').address })).toBe(await m1.call('getBalance', { address: byName('client-1').address }));
+    // Name lookups too (getNameRecord): a name registered at a master, and one that does not exist.
+    const reg = await m1.call('registerName', { name: 'light-node', registrationTime: 518_400, capacity: 10 });
+    await m1.waitApplied(reg.id, { timeoutMs: 15_000 });
+    const record = await client.waitFor(async () => {
+      try {
+        return await client.call('getRegName', { name: 'light-node' });
+      } catch {
+        return undefined;
+      }
+    }, 'the name at the client', 10_000);
+    expect(record).toEqual(await m1.call('getRegName', { name: 'light-node' }));
+    await expectRpcError(client, 'getRegName', { name: 'nobody-here' }, -32602, /does not exist/);
   });
 
   it('keeps producing when a master is killed; the master restarts, synchronizes and ends on the same chain', async () => {
@@ -174,6 +190,8 @@ describe('a network of masters, a relay and clients', () => {
     // The payment it received while away came with the headers of its block.
     expect(payment).toBeTruthy();
     expect(Object.keys(await late.call('txa'))).toContain(payment);
+    const received = (await late.call('activity', { type: 100 })).find((a: any) => a.txid === payment);
+    expect([received.status, received.value, received.from]).toEqual([2, '12.50000000', byName('client-1').address]);
   });
 
   it('refuses a node of another genesis, with the reason logged on both sides', async () => {

@@ -86,6 +86,8 @@ const message: fc.Arbitrary<OutgoingMessage> = fc.oneof(
     height: u64,
     transaction: fc.option(bytes(1, 80), { nil: null }),
   }),
+  fc.record({ code: fc.constant(MessageCode.getNameRecord), requestId, id: bytes(1, 64), absolute: fc.boolean() }),
+  fc.record({ code: fc.constant(MessageCode.nameRecord), requestId, id: bytes(1, 64), record: fc.option(bytes(1, 120), { nil: null }) }),
   fc.record({ code: fc.constant(MessageCode.getBlockHeaders4), requestId, from: u64, count: fc.integer({ min: 1, max: 2000 }), addresses: fc.array(address, { maxLength: 4 }) }),
   fc.record({
     code: fc.constant(MessageCode.blockHeaders4),

@@ -49,6 +49,10 @@ export const MessageCode = Object.freeze({
   getUnappliedTransactions: 38,
   /** One type char → up to 10 presences of that type (§2.2). */
   getRandomPresences: 48,
+  /** Light clients (§7.3): request id, name id, whether the id is absolute → nameRecord. */
+  getNameRecord: 43,
+  /** Answer: request id, name id and the record's full serialization (empty: no such name). */
+  nameRecord: 44,
   /** Light clients (§8 TIV): request id, first height, count and the addresses of interest → blockHeaders4. */
   getBlockHeaders4: 49,
   /** Answer: headers in order; a block holding a transaction of interest also carries every txid and those transactions. */
@@ -124,6 +128,8 @@ export const MAX_FRAME_BYTES_BY_CODE: Readonly<Record<MessageCodeValue, number>>
   [MessageCode.getPresence2]: 1 * KiB,
   [MessageCode.getUnappliedTransactions]: 1 * KiB,
   [MessageCode.getRandomPresences]: 1 * KiB,
+  [MessageCode.getNameRecord]: 4 * KiB,
+  [MessageCode.nameRecord]: 2 * MiB,
   [MessageCode.getBlockHeaders4]: 8 * KiB,
   [MessageCode.blockHeaders4]: MAX_FRAME_BYTES,
   [MessageCode.getBlock3]: 1 * KiB,

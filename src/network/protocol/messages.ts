@@ -41,6 +41,9 @@ export const MAX_HEADERS_PER_RANGE = 2000;
 export const MAX_FILTER_ADDRESSES = 64;
 /** Largest block header (rows 1–11; a superblock lists up to 1,000 checksums). */
 export const MAX_HEADER_BYTES = 128 * 1024;
+/** Largest name id (sections of a name and its subnames) and name record carried. */
+export const MAX_NAME_ID_BYTES = 2048;
+export const MAX_NAME_RECORD_BYTES = 2 * 1024 * 1024 - 4096;
 /** Request ids of light-client queries: 32-bit, chosen by the asker (a relay rewrites them). */
 export const MAX_REQUEST_ID = 0xffff_ffff;
 /** Transaction status in transactionData2. */
@@ -334,6 +337,8 @@ export type Message =
   | { code: typeof MessageCode.getPresence2; address: Uint8Array }
   | { code: typeof MessageCode.getUnappliedTransactions }
   | { code: typeof MessageCode.getRandomPresences; type: NodeType }
+  | { code: typeof MessageCode.getNameRecord; requestId: number; id: Uint8Array; absolute: boolean }
+  | { code: typeof MessageCode.nameRecord; requestId: number; id: Uint8Array; record: Uint8Array | null }
   | { code: typeof MessageCode.getBlockHeaders4; requestId: number; from: bigint; count: number; addresses: Uint8Array[] }
   | { code: typeof MessageCode.blockHeaders4; requestId: number; from: bigint; tip: bigint; headers: HeaderEntry[] }
   | { code: typeof MessageCode.getBlock3; height: bigint; txMode: TxMode; fullHeader: boolean }
@@ -436,6 +441,12 @@ function writePayload(w: PayloadWriter, m: OutgoingMessage): void {
       writeAddress(w, m.address, 'address');
       if (m.balance < 0n) throw new RangeError('balance must not be negative');
       w.uint(m.balance).u8(m.walletType).bool(m.hasPublicKey).uint(m.height).bytesField(m.checksum, MAX_CHECKSUM_BYTES, 'block checksum');
+      return;
+    case MessageCode.getNameRecord:
+      w.uint(m.requestId).bytesField(m.id, MAX_NAME_ID_BYTES, 'name id').bool(m.absolute);
+      return;
+    case MessageCode.nameRecord:
+      w.uint(m.requestId).bytesField(m.id, MAX_NAME_ID_BYTES, 'name id').bytesField(m.record ?? new Uint8Array(0), MAX_NAME_RECORD_BYTES, 'name record');
       return;
     case MessageCode.getBlockHeaders4:
       if (!Number.isInteger(m.count) || m.count < 1 || m.count > MAX_HEADERS_PER_RANGE) throw new RangeError(`count must be 1…${MAX_HEADERS_PER_RANGE}`);
@@ -637,6 +648,14 @@ function readPayload(code: number, r: PayloadReader, payload: Uint8Array, base: 
         height: r.uint('height', U64_MAX),
         checksum: r.bytesField('checksum', MAX_CHECKSUM_BYTES),
       };
+    case MessageCode.getNameRecord:
+      return { code, requestId: r.uintNumber('requestId', MAX_REQUEST_ID), id: r.bytesField('id', MAX_NAME_ID_BYTES, 1), absolute: r.bool('absolute') };
+    case MessageCode.nameRecord: {
+      const requestId = r.uintNumber('requestId', MAX_REQUEST_ID);
+      const id = r.bytesField('id', MAX_NAME_ID_BYTES, 1);
+      const record = r.bytesField('record', MAX_NAME_RECORD_BYTES);
+      return { code, requestId, id, record: record.length > 0 ? record : null };
+    }
     case MessageCode.getBlockHeaders4: {
       const requestId = r.uintNumber('requestId', MAX_REQUEST_ID);
       const from = r.uint('from', U64_MAX);

@@ -18,7 +18,7 @@ import { NAME_POOL_ADDRESS, type NameSystem } from '../../names/chain-extension.
 import { encodeDataRecord, type DataRecord } from '../../names/data-record.js';
 import { capacityChangeCost, extensionCost, registrationCost } from '../../names/fees.js';
 import { idSections, nameId, recordKeyId } from '../../names/id.js';
-import { encodeNameRecord, type NameRecord } from '../../names/name-record.js';
+import { decodeNameRecord, encodeNameRecord, type NameRecord } from '../../names/name-record.js';
 import {
   encodeNamePayload,
   NameOp,
@@ -29,16 +29,17 @@ import {
   type UpdateRecordPayload,
 } from '../../names/payloads.js';
 import { encryptRecordValue } from '../../names/record-crypto.js';
-import { liveName, signNamePayload, verifyNameTx } from '../../names/rules.js';
+import { findName, liveName, signNamePayload, verifyNameTx } from '../../names/rules.js';
 import type { NodeModules } from '../../node/modules.js';
 
 import type { WalletKey } from '../../wallet/wallet.js';
 import type { TransactionStringForm } from '../../codec/json.js';
 import { invalidParams, methodFor, paramList, RpcError, type ParamDef, type ParamsOf } from '../types.js';
 import { addressParam } from './params.js';
+import { askNetwork } from './light.js';
 
 /** The modules the name operations use. */
-export type NameModules = Pick<NodeModules, 'chain' | 'mempool' | 'wallet' | 'names' | 'network' | 'clock'>;
+export type NameModules = Pick<NodeModules, 'chain' | 'mempool' | 'wallet' | 'names' | 'network' | 'clock' | 'p2p'>;
 
 const method = methodFor<NameModules>();
 
@@ -47,7 +48,7 @@ const system = (ctx: NameModules): NameSystem => ctx.names;
 /** The block a new transaction would enter. */
 const nextHeight = (ctx: NameModules): bigint => ctx.chain.height + 1n;
 
-function idOfName(ctx: NameModules, name: string): Uint8Array {
+function idOfName(ctx: Pick<NodeModules, 'network'>, name: string): Uint8Array {
   try {
     return nameId(name, checksumLockBytes(ctx.network));
   } catch (err) {
@@ -136,31 +137,62 @@ const lookupParams = paramList([
   { name: 'useAbsoluteId', kind: 'boolean', default: true, description: 'false: the deepest registered name along the id' },
 ]);
 
-function lookup(ctx: NameModules, p: ParamsOf<typeof lookupParams>): NameRecord {
-  let id: Uint8Array;
+/** The name id of a lookup's parameters (`id` hex, else `name`). */
+function lookupId(ctx: Pick<NodeModules, 'network'>, p: ParamsOf<typeof lookupParams>): Uint8Array {
   if (p.id !== undefined && p.id !== '') {
     try {
-      id = fromHex(p.id, 'id');
+      const id = fromHex(p.id, 'id');
       idSections(id);
+      return id;
     } catch (err) {
       throw invalidParams(`Invalid id: ${(err as Error).message}`);
     }
-  } else if (p.name !== undefined && p.name !== '') id = idOfName(ctx, p.name);
-  else throw invalidParams("Parameter 'id' or 'name' is missing");
-  if (p.useAbsoluteId !== false) return existing(ctx, id);
-  // Deepest registered name along the id, stopping below a name that allows no subnames (§6.3).
-  const s = system(ctx);
-  let found: NameRecord | undefined;
-  let prefix = 0;
-  for (const section of idSections(id)) {
-    prefix += section.length;
-    const r = liveName(s.state, id.subarray(0, prefix), nextHeight(ctx), s.env.params);
-    if (!r) break;
-    found = r;
-    if (!r.allowSubnames) break;
   }
-  return found ?? (() => { throw notFound(id); })();
+  if (p.name !== undefined && p.name !== '') return idOfName(ctx, p.name);
+  throw invalidParams("Parameter 'id' or 'name' is missing");
 }
+
+function lookup(ctx: NameModules, p: ParamsOf<typeof lookupParams>): NameRecord {
+  const id = lookupId(ctx, p);
+  const s = system(ctx);
+  return findName(s.state, id, nextHeight(ctx), s.env.params, p.useAbsoluteId !== false) ?? (() => { throw notFound(id); })();
+}
+
+/** A light node asks a master (getNameRecord, reference-network §7.3). */
+async function lightLookup(ctx: NameModules, p: ParamsOf<typeof lookupParams>): Promise<NameRecord> {
+  const id = lookupId(ctx, p);
+  const answer = await askNetwork(() => ctx.p2p!.queries.nameRecord(id, p.useAbsoluteId !== false));
+  if (!answer.record) throw notFound(id);
+  return decodeNameRecord(answer.record);
+}
+
+/** getRegName's answer: the record's JSON, or the hex of its full serialization. */
+function nameAnswer(r: NameRecord, asBytes: boolean) {
+  if (asBytes) return toHex(encodeNameRecord(r, 'full'));
+  const text = (a: Uint8Array | null) => (a ? new Address(a).base58Address : null);
+  return {
+    id: toHex(r.id),
+    version: 1,
+    registrationBlockHeight: r.registrationBlockHeight.toString(),
+    capacity: r.capacity,
+    nextPkHash: text(r.nextPkHash),
+    recoveryHash: text(r.recoveryHash),
+    sequence: r.sequence.toString(),
+    allowSubnames: r.allowSubnames,
+    subnamePrice: formatAmount(r.subnamePrice),
+    subnameFeeRecipient: text(r.subnameFeeRecipient),
+    dataRecords: r.dataRecords.map(recordJson),
+    dataMerkleRoot: r.dataMerkleRoot ? toHex(r.dataMerkleRoot) : null,
+    signaturePk: r.signaturePk ? toHex(r.signaturePk) : null,
+    signature: r.signature ? Buffer.from(r.signature).toString('base64') : null,
+    expirationBlockHeight: r.expirationBlockHeight.toString(),
+    updatedBlockHeight: r.updatedBlockHeight.toString(),
+  };
+}
+
+
+/** getRegNameDataRecords' answer. */
+const dataRecordsAnswer = (r: NameRecord, asBytes: boolean) => (asBytes ? r.dataRecords.map((d) => toHex(encodeDataRecord(d))) : r.dataRecords.map(recordJson));
 
 const recordJson = (r: DataRecord) => ({
   key: Buffer.from(r.key).toString('base64'),
@@ -302,10 +334,8 @@ export const nameMethods = [
     summary: 'The data records of a name (values stay encrypted)',
     params: lookupParams,
     result: { description: 'Array of {key, type, value} (Base64), or hex strings with asBytes' },
-    handler: (p, ctx) => {
-      const r = lookup(ctx, p);
-      return p.asBytes ? r.dataRecords.map((d) => toHex(encodeDataRecord(d))) : r.dataRecords.map(recordJson);
-    },
+    handler: (p, ctx) => dataRecordsAnswer(lookup(ctx, p), p.asBytes),
+    light: async (p, ctx) => dataRecordsAnswer(await lightLookup(ctx, p), p.asBytes),
   }),
   method({
     name: 'getRegName',
@@ -313,28 +343,7 @@ export const nameMethods = [
     summary: 'The record of a name',
     params: lookupParams,
     result: { description: 'Name record object, or hex of its full serialization with asBytes' },
-    handler: (p, ctx) => {
-      const r = lookup(ctx, p);
-      if (p.asBytes) return toHex(encodeNameRecord(r, 'full'));
-      const text = (a: Uint8Array | null) => (a ? new Address(a).base58Address : null);
-      return {
-        id: toHex(r.id),
-        version: 1,
-        registrationBlockHeight: r.registrationBlockHeight.toString(),
-        capacity: r.capacity,
-        nextPkHash: text(r.nextPkHash),
-        recoveryHash: text(r.recoveryHash),
-        sequence: r.sequence.toString(),
-        allowSubnames: r.allowSubnames,
-        subnamePrice: formatAmount(r.subnamePrice),
-        subnameFeeRecipient: text(r.subnameFeeRecipient),
-        dataRecords: r.dataRecords.map(recordJson),
-        dataMerkleRoot: r.dataMerkleRoot ? toHex(r.dataMerkleRoot) : null,
-        signaturePk: r.signaturePk ? toHex(r.signaturePk) : null,
-        signature: r.signature ? Buffer.from(r.signature).toString('base64') : null,
-        expirationBlockHeight: r.expirationBlockHeight.toString(),
-        updatedBlockHeight: r.updatedBlockHeight.toString(),
-      };
-    },
+    handler: (p, ctx) => nameAnswer(lookup(ctx, p), p.asBytes),
+    light: async (p, ctx) => nameAnswer(await lightLookup(ctx, p), p.asBytes),
   }),
 ];

@@ -6,14 +6,15 @@ import { decodeWalletState } from '../../chain/wallet-state.js';
 import { addressToText } from '../../formats/address.js';
 import { formatAmount } from '../../formats/amount.js';
 import type { NodeModules } from '../../node/modules.js';
-import type { Activity } from '../../explorer/activity.js';
+import { lightActivity, type Activity, type ActivityQuery } from '../../explorer/activity.js';
+import { askNetwork } from './light.js';
 
 import { methodFor } from '../types.js';
 import { selectKey } from './params.js';
 import { walletDictionary } from './wallet.js';
 
 /** The modules these operations use. */
-export type WalletActivityModules = Pick<NodeModules, 'chain' | 'wallet' | 'mempool' | 'activity'>;
+export type WalletActivityModules = Pick<NodeModules, 'chain' | 'wallet' | 'mempool' | 'activity' | 'light'>;
 
 const method = methodFor<WalletActivityModules>();
 
@@ -21,6 +22,11 @@ const method = methodFor<WalletActivityModules>();
 export const MAX_ACTIVITY_PAGE = 10_000;
 /** Largest `walletlist` answer (the wallet state can hold millions of addresses). */
 export const MAX_WALLET_LIST = 100_000;
+
+/** The activity query of the parameters. */
+function activityQuery(p: { fromIndex: number; count: number; type: number; descending: string; wallet?: string | undefined }, ctx: WalletActivityModules): ActivityQuery {
+  return { fromIndex: p.fromIndex, count: p.count, type: p.type, descending: p.descending === 'true', ...(p.wallet !== undefined ? { key: selectKey(ctx, p.wallet) } : {}) };
+}
 
 export const walletActivityMethods = [
   method({
@@ -36,14 +42,12 @@ export const walletActivityMethods = [
       { name: 'orderBy', kind: 'string', description: 'Accepted for compatibility; records are ordered by block height' },
     ],
     result: { description: 'Array of Activity {seedHash, wallet, from, toList, type, data, value, timestamp, status, blockHeight, txid}' },
-    handler: (p, ctx): Activity[] =>
-      ctx.activity.query({
-        fromIndex: p.fromIndex,
-        count: p.count,
-        type: p.type,
-        descending: p.descending === 'true',
-        ...(p.wallet !== undefined ? { key: selectKey(ctx, p.wallet) } : {}),
-      }),
+    handler: (p, ctx): Activity[] => ctx.activity.query(activityQuery(p, ctx)),
+    // A light node's own transactions: sent from here, or paid to it as the headers showed.
+    light: (p, ctx) => {
+      const light = ctx.light!;
+      return lightActivity(ctx.wallet, light.wallet.all(), (h) => Number(light.headers.get(h)?.block.timestamp ?? 0n), activityQuery(p, ctx));
+    },
   }),
   method({
     name: 'getTotalBalance',
@@ -56,6 +60,14 @@ export const walletActivityMethods = [
       let total = 0n;
       for (const a of key.addresses()) total += ctx.chain.wallet(a.address).balance - ctx.mempool.pendingSpendOf(a.address);
       return formatAmount(total);
+    },
+    // Balances from a master, less the node's own pending spends.
+    light: async (p, ctx) => {
+      const key = selectKey(ctx, p.wallet);
+      const wallet = ctx.light!.wallet;
+      const addresses = key.addresses().map((a) => a.address);
+      const balances = await askNetwork(() => Promise.all(addresses.map((a) => wallet.balance(a))));
+      return formatAmount(addresses.reduce((total, a, i) => total + balances[i]! - wallet.pendingSpendOf(a), 0n));
     },
   }),
   method({
@@ -87,5 +99,6 @@ export const walletActivityMethods = [
     params: [],
     result: { description: 'Array of Base58 addresses' },
     handler: (_p, ctx) => ctx.wallet.keys.map((k) => k.primaryText),
+    light: 'same',
   }),
 ];
