@@ -109,6 +109,23 @@ export function resolveTxSigner(tx: Transaction, walletOf: (address: Uint8Array)
 }
 
 /**
+ * The signer's primary address of `tx` without reading the state (§8.8): its type's own rule, the
+ * address `pubKey` names, or the one derived from the key it carries. Throws a TxError when it
+ * names none. The key itself (for the signature) may still need the state: see {@link resolveTxSigner}.
+ */
+export function signerPrimaryOf(tx: Transaction, extensions: ChainExtensions): Uint8Array {
+  const own = extensions.txType(tx.type)?.signer;
+  if (own) return own(tx).primary;
+  const pk = tx.pubKey ?? reject('transaction carries no public key');
+  if (isValidAddressBytes(pk) && (pk.length === 33 || pk.length === 45)) return pk;
+  try {
+    return primaryOfKey(pk);
+  } catch (err) {
+    return reject(`pubKey is neither an address nor a public key: ${(err as Error).message}`);
+  }
+}
+
+/**
  * The signer of `tx` (§8.8): the wallet-state key of `pubKey`'s address, else the key carried in
  * `pubKey`; the primary address derived from that key must equal `pubKey`'s address.
  */
