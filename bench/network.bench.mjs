@@ -63,8 +63,11 @@ function walletDir(root, name) {
   return dir;
 }
 
+/** NETWORK_BENCH_PROF=<dir>: CPU profiles of every node process the bench starts, written there. */
+const PROF = process.env.NETWORK_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.NETWORK_BENCH_PROF}`] : [];
+
 function startProcess(args) {
-  const child = spawn(process.execPath, [join(dist, 'cli/main.js'), 'start', '--rpc-port', '0', '--status-interval', '0', '--pool-threads', '1', '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...PROF, join(dist, 'cli/main.js'), 'start', '--rpc-port', '0', '--status-interval', '0', '--pool-threads', '1', '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
     const onData = (c) => {

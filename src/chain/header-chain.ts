@@ -17,6 +17,7 @@ import { blockChecksum, decodeBlockHeader, txIdRoot, type Block } from './block.
 import { MIN_IMPORT_BLOCK_VERSION } from './constants.js';
 import { equalBytes } from '../formats/bytes.js';
 import type { Clock } from '../clock.js';
+import type { Emitter } from '../events.js';
 import type { Store } from '../state/store.js';
 import { u64Key } from '../state/keys.js';
 
@@ -26,6 +27,11 @@ const MAX_FUTURE_SECONDS = 120n;
 const TIP_KEY = 'headerTip';
 /** Decoded headers kept (the tip and the few below it are read on every status and hello). */
 const CACHE_SIZE = 16;
+
+/** What the header chain tells the node (the RPC `/events` `blocks` topic carries it). */
+export interface HeaderChainEvents {
+  headerImported: { header: StoredHeader };
+}
 
 export interface StoredHeader {
   num: bigint;
@@ -45,7 +51,7 @@ export class HeaderChain {
    * @param genesisHeader block 1's header (every node has block 1 from its genesis): the first one held.
    */
   constructor(
-    private readonly o: { store: Store; genesisHeader: Uint8Array; superBlockPeriod: bigint; clock: Clock },
+    private readonly o: { store: Store; genesisHeader: Uint8Array; superBlockPeriod: bigint; clock: Clock; events?: Emitter<HeaderChainEvents> },
   ) {
     const db = o.store.db('headers');
     const first = o.genesisHeader;
@@ -116,6 +122,7 @@ export class HeaderChain {
     });
     this.remember(h);
     this.tipHeader = h;
+    this.o.events?.emit('headerImported', { header: h });
     return h;
   }
 

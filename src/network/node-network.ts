@@ -534,7 +534,7 @@ export class NodeNetwork {
   }
 
   /** Transactions created here: a client hands them to every link; others push them to the masters. */
-  pushLocal(txs: readonly KnownTx[]): void {
+  private pushLocal(txs: readonly KnownTx[]): void {
     if (this.role === 'client') {
       const frames = encodeTransactionBatches(0n, txs.map((k) => k.bytes));
       for (const l of this.peers.links()) for (const f of frames) l.sendFrame(f);

@@ -4,12 +4,13 @@
  * events; the RPC `/events` WebSocket subscribes to it (src/rpc/events.ts).
  */
 import type { ChainEvents } from '../chain/chain.js';
+import type { HeaderChainEvents } from '../chain/header-chain.js';
 import { TypedEmitter } from '../events.js';
 import type { Logger } from '../log/logger.js';
 import type { MempoolEvents } from '../mempool/mempool.js';
 import type { MessagingEvents } from '../messaging/service.js';
 
-export type NodeEvents = ChainEvents & MempoolEvents & MessagingEvents;
+export type NodeEvents = ChainEvents & MempoolEvents & MessagingEvents & HeaderChainEvents;
 
 export type NodeEventBus = TypedEmitter<NodeEvents>;
 

@@ -170,7 +170,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     // transactions; the chain beside them holds block 1, the network's definition, and nothing more.
     let light: LightModules | undefined;
     if (opts.p2p && role !== 'master') {
-      const headers = new HeaderChain({ store, genesisHeader: encodeBlockHeader(chain.getBlock(1n)!.block), superBlockPeriod: chain.superBlockPeriod, clock });
+      const headers = new HeaderChain({ store, genesisHeader: encodeBlockHeader(chain.getBlock(1n)!.block), superBlockPeriod: chain.superBlockPeriod, clock, events });
       const lightWallet = new LightWallet({
         store,
         network: opts.network,
@@ -178,7 +178,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         headers,
         clock,
         log: log.child({ module: 'light-wallet' }),
-        push: (txs) => network?.pushLocal(txs),
+        events,
         asker: () => network?.queries ?? null,
       });
       lightWallet.start();

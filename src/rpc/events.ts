@@ -29,6 +29,15 @@ const TOPICS = {
       source: e.source,
     }),
     blockSignaturesAdded: (e: NodeEvents['blockSignaturesAdded']) => ({ num: Number(e.num), added: e.added.length }),
+    // Relays and clients follow headers only: each header taken, with what its header says of the block.
+    headerImported: ({ header: h }: NodeEvents['headerImported']) => ({
+      num: Number(h.num),
+      checksum: toHex(h.checksum),
+      version: h.block.version,
+      timestamp: Number(h.block.timestamp),
+      transactions: h.txCount,
+      totalFee: h.block.totalFee.toString(),
+    }),
   },
   transactions: {
     txAdmitted: (e: NodeEvents['txAdmitted']) => ({ source: e.source === 'rpc' ? 'rpc' : 'peer', transactions: e.txs.map(toStringForm) }),

@@ -21,6 +21,9 @@ import { equalBytes } from '../formats/bytes.js';
 import type { Logger } from '../log/logger.js';
 import type { Database } from 'lmdb';
 import type { Store } from '../state/store.js';
+import type { Emitter } from '../events.js';
+import type { ChainEvents } from '../chain/chain.js';
+import type { MempoolEvents } from '../mempool/mempool.js';
 import { bytesKey } from '../state/keys.js';
 import type { PaymentState, PendingSpends } from './payments.js';
 import type { NodeWallet } from './wallet.js';
@@ -70,8 +73,12 @@ export class LightWallet implements PendingSpends {
       headers: HeaderChain;
       clock: Clock;
       log: Logger;
-      /** Hands our transactions to the links (client: every link; relay: the masters). */
-      push: (txs: KnownTx[]) => void;
+      /**
+       * The node's bus: `txAdmitted` (source rpc) for a transaction sent from here, which the
+       * network hands to the links (client: every link; relay: the masters); `txApplied` when a
+       * header shows ours applied; `txDropped` when the network forgot one.
+       */
+      events: Emitter<MempoolEvents & Pick<ChainEvents, 'txApplied'>>;
       /** The network's answers (absent while the node has no network). */
       asker: () => LightAsker | null;
     },
@@ -148,12 +155,13 @@ export class LightWallet implements PendingSpends {
     if (this.pending.has(key.toString('latin1')) || this.db.get(key)) throw new LightWalletError('the transaction was sent already');
     await this.db.put(key, { bytes: k.bytes, height: 0, sent: this.o.clock.now() });
     this.pending.set(key.toString('latin1'), k);
-    this.o.push([k]);
+    this.o.events.emit('txAdmitted', { txs: [k], source: 'rpc' });
   }
 
   /** A header was taken with the transactions of ours its block holds (checked against its txids). */
   headerTaken(h: StoredHeader, txs: readonly KnownTx[]): void {
     for (const k of txs) this.applied(k, h.num);
+    if (txs.length > 0) this.o.events.emit('txApplied', { height: h.num, txs });
   }
 
   /** Own pending transactions, oldest first. */
@@ -216,11 +224,14 @@ export class LightWallet implements PendingSpends {
         return; // no answer now: ask again next round
       }
       const key = bytesKey(k.id);
-      if (answer.status === STATUS_APPLIED && answer.height <= this.o.headers.height) this.applied(k, answer.height);
-      else if (answer.status === STATUS_UNKNOWN) {
+      if (answer.status === STATUS_APPLIED && answer.height <= this.o.headers.height) {
+        this.applied(k, answer.height);
+        this.o.events.emit('txApplied', { height: answer.height, txs: [k] });
+      } else if (answer.status === STATUS_UNKNOWN) {
         await this.db.put(key, { bytes: k.bytes, height: 0, sent: now, dropped: 'the network does not hold it (refused, or expired)' });
         this.pending.delete(key.toString('latin1'));
         this.o.log.warn({ txid: k.textId }, 'a transaction of ours is no longer known to the network; its inputs are free again');
+        this.o.events.emit('txDropped', { txs: [k], reason: 'the network does not hold it (refused, or expired)' });
       } else {
         // Still pending somewhere: look again in a minute.
         await this.db.put(key, { bytes: k.bytes, height: 0, sent: now });

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, expect } from 'vitest';
+import WebSocket from 'ws';
 import { generateWalletKey } from '../../src/formats/rsa.js';
 import { addressToText, primaryAddressFromPublicKey } from '../../src/formats/address.js';
 import { publicKeyOf } from '../../src/formats/rsa.js';
@@ -324,4 +325,19 @@ export function nodeGroup(prefix: string): { dir: string; running: Map<string, N
   }, 60_000);
   keepLogsOnFailure(running, prefix);
   return { dir, running };
+}
+
+/** Collects every event of a node's /events stream on the given topics (resolves once subscribed). */
+export async function subscribe(n: NodeProcess, topics: string): Promise<{ events: any[]; close(): void }> {
+  const ws = new WebSocket(`${n.url.replace('http', 'ws')}/events?topics=${topics}`);
+  const events: any[] = [];
+  await new Promise<void>((ok, fail) => {
+    ws.once('error', fail);
+    ws.on('message', (d) => {
+      const m = JSON.parse(String(d));
+      if (m.op === 'subscribed') ok();
+      else events.push(m);
+    });
+  });
+  return { events, close: () => ws.close() };
 }

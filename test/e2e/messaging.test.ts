@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
 import { appSessionId, encodeAppData } from '../../src/messaging/spixi-message.js';
 import { Address } from '../../src/formats/address.js';
@@ -23,7 +22,7 @@ import { encodeStreamMessage } from '../../src/messaging/stream-message.js';
 import { PeerNetwork } from '../../src/network/peer-network.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import { freePort, MOSQUITTO, startMosquitto, stopMosquitto, type Broker } from '../messaging/broker.js';
-import { expectRpcError, startNode, type NodeProcess } from './harness.js';
+import { expectRpcError, startNode, subscribe, type NodeProcess } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dltnode-msg-'));
 let plan: DevnetNode[];
@@ -67,21 +66,6 @@ const node = (name: string): NodeProcess => running.get(name)!;
 const addr = (name: string): string => byName(name).address;
 const contactOf = async (n: string, other: string): Promise<any> => (await node(n).call<any[]>('contacts')).find((c) => c.walletAddress.base58Address === addr(other));
 const messages = (n: string, other: string, count = 50, channel = 0): Promise<any[]> => node(n).call('getLastMessages', { address: addr(other), count, channel });
-
-/** Collects every event of a node's /events stream on the given topics. */
-async function subscribe(n: NodeProcess, topics: string): Promise<{ events: any[]; close(): void }> {
-  const ws = new WebSocket(`${n.url.replace('http', 'ws')}/events?topics=${topics}`);
-  const events: any[] = [];
-  await new Promise<void>((ok, fail) => {
-    ws.once('error', fail);
-    ws.on('message', (d) => {
-      const m = JSON.parse(String(d));
-      if (m.op === 'subscribed') ok();
-      else events.push(m);
-    });
-  });
-  return { events, close: () => ws.close() };
-}
 
 let c2Events: Awaited<ReturnType<typeof subscribe>>;
 const mqMessages: { topic: string; payload: string }[] = [];

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
 import { readGenesisFile, writeGenesisFile } from '../../src/config/genesis-file.js';
-import { expectRpcError, freeFixedPort, nodeGroup, startNode, type NodeProcess } from './harness.js';
+import { expectRpcError, freeFixedPort, nodeGroup, startNode, subscribe, type NodeProcess } from './harness.js';
 
 const { dir, running } = nodeGroup('dltnode-net');
 const BLOCK_INTERVAL = 0.5;
@@ -102,6 +102,7 @@ describe('a network of masters, a relay and clients', () => {
     const client = running.get('client-1')!;
     const to = byName('client-2').address;
     await client.waitFor(async () => (await client.call('getBalance', { address: byName('client-1').address })) !== '0.00000000', 'the client to see its funds', 20_000);
+    const events = await subscribe(client, 'blocks,transactions');
     const tx = await client.call('addTransaction', { to: `${to}_12.5` });
     // A client pays its relay an output equal to the fee (interface.md addTransaction rule 5).
     expect(tx.to[byName('relay-1').address]).toBe(tx.fee);
@@ -122,6 +123,12 @@ describe('a network of masters, a relay and clients', () => {
     await client.waitFor(async () => Object.keys(await client.call('txu')).length === 0, 'the payment off the client txu', 10_000);
     expect((await client.call('txa'))[tx.id].applied).toBe(String(height));
     expect((await client.call('getTransaction', { id: tx.id })).applied).toBe(String(height));
+    // Its /events stream: the headers it took, the payment sent, then applied at its block.
+    const named = (event: string) => events.events.filter((e) => e.event === event);
+    expect(named('headerImported').some((e) => e.data.num === height)).toBe(true);
+    expect(named('txAdmitted').flatMap((e) => e.data.transactions.map((t: any) => t.id))).toContain(tx.id);
+    expect(named('txApplied').find((e) => e.data.ids.includes(tx.id))?.data.height).toBe(height);
+    events.close();
     // The web wallet's reads: activity from its own transactions, the total from a master's balances.
     const sent = (await client.call('activity')).find((a: any) => a.txid === tx.id);
     expect([sent.type, sent.status, sent.blockHeight, sent.toList[to]]).toEqual([101, 2, height, '12.50000000']);
