@@ -163,7 +163,10 @@ export class BlockSync {
 
   networkHeight(): bigint {
     const tip = this.o.chain.tip();
-    return this.o.network.networkHeight(tip.height, tip.timestampSeconds, this.o.secondsPerBlock);
+    // A light node counts only the peers it follows: its clients report the heights they took
+    // from it, and with two of them the middle third of the heights would be theirs, so a relay
+    // would wait for its own clients and stop (the reference's light nodes follow masters).
+    return this.o.network.networkHeight(tip.height, tip.timestampSeconds, this.o.secondsPerBlock, this.o.headers ? (this.o.sources ?? MASTER_TYPES) : undefined);
   }
 
   /** `DLT Status` of §6. */

@@ -568,8 +568,8 @@ export class PeerNetwork {
   }
 
   /** §6 network height from the peers' reported heights. */
-  networkHeight(tip: bigint, tipTimestampSeconds: number, secondsPerBlock?: number): bigint {
-    return networkHeight(this.links().map((l) => l.peerHeight), tip, tipTimestampSeconds, Math.floor(this.clock.now() / 1000), secondsPerBlock);
+  networkHeight(tip: bigint, tipTimestampSeconds: number, secondsPerBlock?: number, types?: readonly NodeType[]): bigint {
+    return networkHeight(this.links(types).map((l) => l.peerHeight), tip, tipTimestampSeconds, Math.floor(this.clock.now() / 1000), secondsPerBlock);
   }
 
   /** RPC `connect`: dial `host:port` (kept and redialled like a configured peer). */

@@ -5,12 +5,13 @@
  */
 import type { ChainEvents } from '../chain/chain.js';
 import type { HeaderChainEvents } from '../chain/header-chain.js';
+import type { LightWalletEvents } from '../wallet/light-wallet.js';
 import { TypedEmitter } from '../events.js';
 import type { Logger } from '../log/logger.js';
 import type { MempoolEvents } from '../mempool/mempool.js';
 import type { MessagingEvents } from '../messaging/service.js';
 
-export type NodeEvents = ChainEvents & MempoolEvents & MessagingEvents & HeaderChainEvents;
+export type NodeEvents = ChainEvents & MempoolEvents & MessagingEvents & HeaderChainEvents & LightWalletEvents;
 
 export type NodeEventBus = TypedEmitter<NodeEvents>;
 

@@ -266,6 +266,11 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       if (bridge) {
         await bridge.start();
         cleanup.unshift(() => bridge.close());
+        // A sent transaction's inclusion, verified from the header of its block, or its drop (reference-quixi-events §1.7).
+        const off = events.on('txInclusion', ({ txid, verified }) => {
+          bridge.publishTransactionStatus(txid, verified).catch((err: unknown) => mqLog.warn({ err }, 'TransactionStatusUpdate not published'));
+        });
+        cleanup.unshift(off);
       }
       const service = new MessagingService({ store, identity: identityOf(key), network, events, log: log.child({ module: 'messaging' }), now: () => clock.now(), bridge, crypto: (items) => pool.messagingCrypto(items) });
       service.start();

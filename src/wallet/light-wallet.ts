@@ -28,6 +28,15 @@ import { bytesKey } from '../state/keys.js';
 import type { PaymentState, PendingSpends } from './payments.js';
 import type { NodeWallet } from './wallet.js';
 
+/**
+ * What the light wallet tells the node besides the transaction events: the inclusion of a
+ * transaction it sent was verified (its block's header listed it) or it was dropped (QuIXI's
+ * `TransactionStatusUpdate`, reference-quixi-events §1.7).
+ */
+export interface LightWalletEvents {
+  txInclusion: { txid: Uint8Array; verified: boolean };
+}
+
 /** A stored transaction of ours. `height` 0 while pending; `dropped` once the network forgot it. */
 interface OwnRecord {
   bytes: Uint8Array;
@@ -78,7 +87,7 @@ export class LightWallet implements PendingSpends {
        * network hands to the links (client: every link; relay: the masters); `txApplied` when a
        * header shows ours applied; `txDropped` when the network forgot one.
        */
-      events: Emitter<MempoolEvents & Pick<ChainEvents, 'txApplied'>>;
+      events: Emitter<MempoolEvents & Pick<ChainEvents, 'txApplied'> & LightWalletEvents>;
       /** The network's answers (absent while the node has no network). */
       asker: () => LightAsker | null;
     },
@@ -202,7 +211,8 @@ export class LightWallet implements PendingSpends {
     const key = bytesKey(k.id);
     const prior = this.db.get(key);
     void this.db.put(key, { bytes: k.bytes, height: Number(height), sent: prior?.sent ?? 0 });
-    this.pending.delete(key.toString('latin1'));
+    // One we sent and waited for: its inclusion is verified (QuIXI's TransactionStatusUpdate).
+    if (this.pending.delete(key.toString('latin1'))) this.o.events.emit('txInclusion', { txid: k.id, verified: true });
   }
 
   /** Asks the network about pending transactions sent more than a minute ago: applied, or forgotten (dropped). */
@@ -232,6 +242,7 @@ export class LightWallet implements PendingSpends {
         this.pending.delete(key.toString('latin1'));
         this.o.log.warn({ txid: k.textId }, 'a transaction of ours is no longer known to the network; its inputs are free again');
         this.o.events.emit('txDropped', { txs: [k], reason: 'the network does not hold it (refused, or expired)' });
+        this.o.events.emit('txInclusion', { txid: k.id, verified: false });
       } else {
         // Still pending somewhere: look again in a minute.
         await this.db.put(key, { bytes: k.bytes, height: 0, sent: now });

@@ -16,6 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
 import { appSessionId, encodeAppData } from '../../src/messaging/spixi-message.js';
 import { Address } from '../../src/formats/address.js';
+import { toHex } from '../../src/formats/bytes.js';
+import { parseTransactionId } from '../../src/codec/transaction.js';
 import { generateWalletKey, privateKeyFromBytes, signBytes } from '../../src/formats/rsa.js';
 import { createContactRequest } from '../../src/messaging/handshake.js';
 import { encodeStreamMessage } from '../../src/messaging/stream-message.js';
@@ -270,5 +272,18 @@ describe.skipIf(!MOSQUITTO)('contact messaging between clients on different rela
     expect(removed.walletAddress.base58Address).toBe(addr('client-2'));
     await expectRpcError(c1, 'getLastMessages', { address: addr('client-2') }, -32602, "contact doesn't exist");
     await expectRpcError(c1, 'removeContact', { address: addr('client-2') }, -32602, "contact doesn't exist");
+  });
+
+  it("publishes TransactionStatusUpdate when a payment sent at the client is verified in its block's header", async () => {
+    const c2 = node('client-2');
+    await c2.waitFor(async () => (await c2.call('getBalance', { address: addr('client-2') })) !== '0.00000000', 'client-2 funds', 20_000);
+    const tx = await c2.call('addTransaction', { to: `${addr('client-1')}_1` });
+    // Client-2 follows the headers through relay-2 (whose other client is client-1): the block's header brings it.
+    await c2.waitFor(async () => Object.keys(await c2.call('txu')).length === 0, 'the payment applied', 30_000);
+    // QuIXI's payload: the lowercase hex of the binary txid → verified (reference-quixi-events §1.7).
+    const status = await c2.waitFor(async () => mqMessages.find((m) => m.topic === 'TransactionStatusUpdate'), 'TransactionStatusUpdate on the broker', 10_000);
+    const body = JSON.parse(status.payload);
+    expect(Object.values(body)).toEqual([true]);
+    expect(Object.keys(body)[0]).toBe(toHex(parseTransactionId(tx.id).binary));
   });
 });
