@@ -42,8 +42,10 @@ export class LightQueryError extends Error {
   override name = 'LightQueryError';
 }
 
-/** How long an asker waits for an answer (the relay's own table keeps 30 s). */
-export const LIGHT_QUERY_TIMEOUT_MS = 10_000;
+/** How long an asker waits for an answer per attempt (the relay's own table keeps 30 s). */
+export const LIGHT_QUERY_TIMEOUT_MS = 4_000;
+/** Attempts per question (see `ask`). */
+export const LIGHT_QUERY_ATTEMPTS = 3;
 /** How long a relay keeps a passed-on question: 30 s, 120 s for headers (reference S2, §7.3). */
 const PROXY_TTL_MS = 30_000;
 const PROXY_HEADERS_TTL_MS = 120_000;
@@ -53,6 +55,16 @@ const MAX_PROXIED = 10_000;
 const MAX_ASKED = 10_000;
 /** A server waits while a link has this much unsent before adding another header answer. */
 const SERVE_PENDING_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The links whose reported height is within a block of the highest: a master far behind is
+ * synchronizing and answers nothing (§6), so questions go to the others.
+ */
+function inStep(links: Link[]): Link[] {
+  let best = 0n;
+  for (const l of links) if (l.peerHeight > best) best = l.peerHeight;
+  return links.filter((l) => l.peerHeight + 1n >= best);
+}
 
 type Question =
   | MessageOf<typeof MessageCode.getBalance2>
@@ -154,16 +166,37 @@ export class LightQueries {
     this.proxied.clear();
   }
 
-  private ask(q: Question): Promise<Answer> {
-    const link = this.target();
-    if (!link) return Promise.reject(new LightQueryError('no master or relay is linked to this node yet'));
+  /**
+   * Asks up to LIGHT_QUERY_ATTEMPTS times, each time another link when there is one, waiting
+   * `timeoutMs` per attempt: a master that is synchronizing answers nothing (§6), and a relay passes
+   * each question to a master of its choice, so the next attempt usually finds one that answers.
+   */
+  private async ask(q: Question): Promise<Answer> {
+    let last: Link | null = null;
+    let failure: LightQueryError | null = null;
+    for (let attempt = 0; attempt < LIGHT_QUERY_ATTEMPTS; attempt++) {
+      const link = this.target(last);
+      if (!link) throw failure ?? new LightQueryError('no master or relay is linked to this node yet');
+      last = link;
+      try {
+        return await this.askOnce(q, link);
+      } catch (err) {
+        if (!(err instanceof LightQueryError)) throw err;
+        failure = err;
+      }
+    }
+    throw failure!;
+  }
+
+  private askOnce(q: Question, link: Link): Promise<Answer> {
     if (this.asked.size >= MAX_ASKED) return Promise.reject(new LightQueryError('too many questions to the network are waiting'));
     const requestId = this.freshId((id) => this.asked.has(id));
+    const timeoutMs = this.o.timeoutMs ?? LIGHT_QUERY_TIMEOUT_MS;
     return new Promise<Answer>((resolve, reject) => {
-      const timer = this.clock.setTimer(this.o.timeoutMs ?? LIGHT_QUERY_TIMEOUT_MS, () => {
+      const timer = this.clock.setTimer(timeoutMs, () => {
         this.asked.delete(requestId);
         this.stats.unanswered++;
-        reject(new LightQueryError(`no answer from ${link.peer?.addressText ?? link.remote} within ${(this.o.timeoutMs ?? LIGHT_QUERY_TIMEOUT_MS) / 1000} s`));
+        reject(new LightQueryError(`no answer from ${link.peer?.addressText ?? link.remote} within ${timeoutMs / 1000} s`));
       });
       this.asked.set(requestId, { answer: ANSWER_OF[q.code], resolve, reject, timer });
       this.stats.asked++;
@@ -175,10 +208,11 @@ export class LightQueries {
     });
   }
 
-  /** A master link if there is one (they answer directly), else a relay (it passes the question on). */
-  private target(): Link | null {
-    const masters = this.o.network.links(MASTER_TYPES);
-    const pool = masters.length > 0 ? masters : this.o.network.links(['R']);
+  /** A master link if there is one (they answer directly), else a relay (it passes the question on); not `avoid` when another exists. */
+  private target(avoid: Link | null): Link | null {
+    const masters = inStep(this.o.network.links(MASTER_TYPES));
+    const all = masters.length > 0 ? masters : this.o.network.links(['R']);
+    const pool = all.length > 1 ? all.filter((l) => l !== avoid) : all;
     return pool.length > 0 ? pool[Math.floor(Math.random() * pool.length)]! : null;
   }
 
@@ -240,7 +274,7 @@ export class LightQueries {
       if (p.expires > now) break; // insertion order ≈ expiry order
       this.proxied.delete(id);
     }
-    const masters = this.o.network.links(MASTER_TYPES);
+    const masters = inStep(this.o.network.links(MASTER_TYPES));
     if (masters.length === 0 || this.proxied.size >= MAX_PROXIED) return;
     const master = masters[Math.floor(Math.random() * masters.length)]!;
     const id = this.freshId((i) => this.proxied.has(i));

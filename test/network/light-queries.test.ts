@@ -1,0 +1,111 @@
+/**
+ * Light-client questions over in-process links (src/network/light-queries.ts, reference-network
+ * §7.3): a client linked only to a relay asks; the relay passes each question to a master that is
+ * in step (one far behind is synchronizing and answers nothing) under its own id and routes the
+ * answer back; an unanswered question is asked again, then fails with LightQueryError.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { LocalNode } from '../../src/network/link.js';
+import { LightQueries, LightQueryError, type LightState } from '../../src/network/light-queries.js';
+import { PeerNetwork } from '../../src/network/peer-network.js';
+import { TxStatus, type NodeType } from '../../src/network/protocol/messages.js';
+import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, type TestIdentity } from './helpers.js';
+
+let ids: TestIdentity[];
+beforeAll(async () => {
+  ids = await Promise.all(Array.from({ length: 4 }, () => makeIdentity()));
+});
+
+const ADDRESS = Uint8Array.of(0, ...new Uint8Array(32).fill(5));
+
+/** A master's answers: a fixed balance, every transaction pending, no names, no headers. */
+const stateOf = (balance: bigint, height: bigint): LightState => ({
+  tip: () => ({ height, checksum: new Uint8Array(64).fill(1) }),
+  balance: () => ({ balance, walletType: 0, hasPublicKey: true }),
+  transaction: (txid) => ({ status: TxStatus.pending, height: 0n, bytes: txid }),
+  nameRecord: () => null,
+  headers: () => [],
+});
+
+function node(id: TestIdentity, type: NodeType, port: number, clock: ManualClock, height: bigint, light: (n: PeerNetwork) => LightQueries) {
+  let queries!: LightQueries;
+  const local: LocalNode = {
+    network: 'reg', genesisChecksum: GENESIS, nodeType: type, address: id.address, publicKey: id.publicKey,
+    productVersion: 't', endpoint: `127.0.0.1:${port}`, sign: id.sign,
+    tip: () => ({ height, checksum: new Uint8Array(64) }), networkHeight: () => height, acceptingPeers: () => true,
+  };
+  const network = new PeerNetwork({ local, clock, onMessage: async (link, m) => void (await queries.handle(link, m)) });
+  queries = light(network);
+  network.start();
+  return { network, queries };
+}
+
+function wire(dialler: PeerNetwork, acceptor: PeerNetwork, remote: string): MemorySocket[] {
+  const a = new MemorySocket();
+  const b = new MemorySocket();
+  a.peer = b;
+  b.peer = a;
+  b.link = acceptor.accept(b, '127.0.0.1:40000');
+  a.link = dialler.attachOutbound(a, remote);
+  return [a, b];
+}
+
+/** Pumps the sockets until `p` settles (the manual clock advances 100 ms a round, at most 200 rounds). */
+async function until<T>(p: Promise<T>, clock: ManualClock, sockets: MemorySocket[]): Promise<T> {
+  let done = false;
+  const watched = p.finally(() => (done = true));
+  for (let i = 0; i < 200 && !done; i++) {
+    await pump(...sockets);
+    clock.advance(100);
+  }
+  return watched;
+}
+
+describe('LightQueries', () => {
+  it('a client asks through its relay; the relay picks the master in step, and the answer comes back under the client id', async () => {
+    const clock = new ManualClock();
+    const behind = node(ids[0]!, 'M', 1, clock, 30n, (network) => new LightQueries({ network, clock, state: stateOf(1n, 30n), serving: () => false }));
+    const inStep = node(ids[1]!, 'M', 2, clock, 40n, (network) => new LightQueries({ network, clock, state: stateOf(777n, 40n), serving: () => true }));
+    const relay = node(ids[2]!, 'R', 3, clock, 40n, (network) => new LightQueries({ network, clock, proxy: true }));
+    const client = node(ids[3]!, 'C', 4, clock, 40n, (network) => new LightQueries({ network, clock, timeoutMs: 1_000 }));
+    const sockets = [
+      ...wire(relay.network, behind.network, '127.0.0.1:1'),
+      ...wire(relay.network, inStep.network, '127.0.0.1:2'),
+      ...wire(client.network, relay.network, '127.0.0.1:3'),
+    ];
+    for (let i = 0; i < 5; i++) {
+      await pump(...sockets);
+      clock.advance(200);
+    }
+    expect(relay.network.links(['M'])).toHaveLength(2);
+
+    // Many questions: every one answered by the master in step, none lost to the one behind.
+    for (let i = 0; i < 8; i++) {
+      const answer = await until(client.queries.balance(ADDRESS), clock, sockets);
+      expect([answer.balance, answer.height]).toEqual([777n, 40n]);
+    }
+    expect(behind.queries.stats.served).toBe(0);
+    expect(relay.queries.stats.proxied).toBe(8);
+    const tx = await until(client.queries.transaction(Uint8Array.of(9, 9, 9)), clock, sockets);
+    expect([tx.status, [...tx.transaction!]]).toEqual([TxStatus.pending, [9, 9, 9]]);
+    expect((await until(client.queries.nameRecord(Uint8Array.of(1, 2), true), clock, sockets)).record).toBeNull();
+
+    // With only the master that answers nothing left, the question is asked three times, then fails.
+    inStep.network.stop();
+    await until(Promise.resolve(), clock, sockets);
+    const failed = await until(client.queries.balance(ADDRESS).catch((e: unknown) => e), clock, sockets);
+    expect(failed).toBeInstanceOf(LightQueryError);
+    expect(client.queries.stats.unanswered).toBe(3);
+    for (const n of [behind, relay, client]) {
+      n.queries.stop();
+      n.network.stop();
+    }
+  });
+
+  it('fails at once without a master or relay link', async () => {
+    const clock = new ManualClock();
+    const lone = node(ids[3]!, 'C', 5, clock, 1n, (network) => new LightQueries({ network, clock }));
+    await expect(lone.queries.balance(ADDRESS)).rejects.toThrow(/no master or relay is linked/);
+    lone.network.stop();
+  });
+});
