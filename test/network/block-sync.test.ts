@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BlockSync, type ImportOutcome, type SyncChain, type SyncProgress } from '../../src/network/block-sync.js';
 import type { LocalNode } from '../../src/network/link.js';
 import { PeerNetwork } from '../../src/network/peer-network.js';
-import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, type TestIdentity } from './helpers.js';
+import { GENESIS, makeIdentity, ManualClock, pump, type TestIdentity, wire } from './helpers.js';
 
 let ids: TestIdentity[];
 beforeAll(async () => {
@@ -67,15 +67,6 @@ function node(id: TestIdentity, port: number, clock: ManualClock, chain: FakeCha
   return { network, sync, chain, progress };
 }
 
-function wire(dialler: PeerNetwork, acceptor: PeerNetwork, remote: string): MemorySocket[] {
-  const a = new MemorySocket();
-  const b = new MemorySocket();
-  a.peer = b;
-  b.peer = a;
-  b.link = acceptor.accept(b, '127.0.0.1:40000');
-  a.link = dialler.attachOutbound(a, remote);
-  return [a, b];
-}
 
 describe('BlockSync', () => {
   it('an empty node syncs 300 blocks strictly in order, Synchronizing → Active, then follows new blocks', async () => {

@@ -328,3 +328,17 @@ export class MemoryNet {
 }
 
 export { ManualClock };
+
+/**
+ * Links two in-process networks: `dialler` dials `acceptor`, which it knows as `remoteOfAcceptor`
+ * (the acceptor sees 127.0.0.1:40000). Returns both sockets, to pump.
+ */
+export function wire(dialler: PeerNetwork, acceptor: PeerNetwork, remoteOfAcceptor: string): MemorySocket[] {
+  const a = new MemorySocket();
+  const b = new MemorySocket();
+  a.peer = b;
+  b.peer = a;
+  b.link = acceptor.accept(b, '127.0.0.1:40000');
+  a.link = dialler.attachOutbound(a, remoteOfAcceptor);
+  return [a, b];
+}

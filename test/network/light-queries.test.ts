@@ -9,7 +9,7 @@ import type { LocalNode } from '../../src/network/link.js';
 import { LightQueries, LightQueryError, type LightState } from '../../src/network/light-queries.js';
 import { PeerNetwork } from '../../src/network/peer-network.js';
 import { TxStatus, type NodeType } from '../../src/network/protocol/messages.js';
-import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, type TestIdentity } from './helpers.js';
+import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, type TestIdentity, wire } from './helpers.js';
 
 let ids: TestIdentity[];
 beforeAll(async () => {
@@ -40,15 +40,6 @@ function node(id: TestIdentity, type: NodeType, port: number, clock: ManualClock
   return { network, queries };
 }
 
-function wire(dialler: PeerNetwork, acceptor: PeerNetwork, remote: string): MemorySocket[] {
-  const a = new MemorySocket();
-  const b = new MemorySocket();
-  a.peer = b;
-  b.peer = a;
-  b.link = acceptor.accept(b, '127.0.0.1:40000');
-  a.link = dialler.attachOutbound(a, remote);
-  return [a, b];
-}
 
 /** Pumps the sockets until `p` settles (the manual clock advances 100 ms a round, at most 200 rounds). */
 async function until<T>(p: Promise<T>, clock: ManualClock, sockets: MemorySocket[]): Promise<T> {

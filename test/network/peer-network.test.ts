@@ -6,7 +6,7 @@ import { PeerNetwork } from '../../src/network/peer-network.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import type { Message, NodeType } from '../../src/network/protocol/messages.js';
 import { sectorPrefix } from '../../src/formats/address.js';
-import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, settle as settleNet, type TestIdentity } from './helpers.js';
+import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, settle as settleNet, type TestIdentity, wire } from './helpers.js';
 
 let ids: TestIdentity[];
 beforeAll(async () => {
@@ -25,15 +25,6 @@ function net(id: TestIdentity, type: NodeType, endpoint: string, clock: ManualCl
 }
 
 /** Links `dialler` to `acceptor` over an in-memory pair; returns the sockets to pump. */
-function wire(dialler: PeerNetwork, acceptor: PeerNetwork, remoteOfAcceptor: string): MemorySocket[] {
-  const a = new MemorySocket();
-  const b = new MemorySocket();
-  a.peer = b;
-  b.peer = a;
-  b.link = acceptor.accept(b, '127.0.0.1:40000');
-  a.link = dialler.attachOutbound(a, remoteOfAcceptor);
-  return [a, b];
-}
 
 describe('PeerNetwork: presence over links between masters, a relay and a client', () => {
   it('spreads presences by role, answers sector queries, keeps keep-alives fresh and reports status', async () => {

@@ -7,7 +7,7 @@ import type { Message } from '../../src/network/protocol/messages.js';
 import { walletKey } from '../../src/network/scoring.js';
 import type { AdmissionGateLimits } from '../../src/network/admission-gate.js';
 import { TxGossip, type AdmitOutcome, type GossipMempool } from '../../src/network/tx-gossip.js';
-import { GENESIS, makeIdentity, ManualClock, MemorySocket, settle as settleNet, type TestIdentity } from './helpers.js';
+import { GENESIS, makeIdentity, ManualClock, settle as settleNet, type TestIdentity, wire } from './helpers.js';
 
 let ids: TestIdentity[];
 beforeAll(async () => {
@@ -85,15 +85,6 @@ function master(
   return { network, gossip, mempool, rest };
 }
 
-function wire(dialler: PeerNetwork, acceptor: PeerNetwork, remote: string): MemorySocket[] {
-  const a = new MemorySocket();
-  const b = new MemorySocket();
-  a.peer = b;
-  b.peer = a;
-  b.link = acceptor.accept(b, '127.0.0.1:40000');
-  a.link = dialler.attachOutbound(a, remote);
-  return [a, b];
-}
 
 describe('TxGossip between three masters (m2 → m1 ← m3)', () => {
   it('a local tx reaches every master once; an invalid one is rejected, scored and not relayed; the mempool is served on request', async () => {
