@@ -77,12 +77,18 @@ export function headerSyncChain(headers: HeaderChain, network: Network, log: Log
 const FORWARD_CAPACITY = 50_000;
 const FORWARD_TTL_MS = 600_000;
 
+/** Gossip's mempool on a light node, and who handed it each transaction (for the masters' `rejected`). */
+export interface ForwardingPool extends GossipMempool {
+  /** The source (`admit`'s) that handed us `txid`, while it is kept. */
+  sourceOf(txid: Uint8Array): string | null;
+}
+
 /**
  * Gossip's mempool on a light node: a transaction that decodes is taken (the masters judge it),
  * kept up to 10 minutes for their pulls, and announced to them. Bounded: the oldest go first.
  */
-export function forwardingPool(network: Network, now: () => number = Date.now): GossipMempool {
-  const kept = new Map<string, { bytes: Uint8Array; at: number }>();
+export function forwardingPool(network: Network, now: () => number = Date.now): ForwardingPool {
+  const kept = new Map<string, { bytes: Uint8Array; at: number; source: string }>();
   const trim = (): void => {
     const t = now();
     for (const [key, e] of kept) {
@@ -91,7 +97,7 @@ export function forwardingPool(network: Network, now: () => number = Date.now): 
     }
   };
   return {
-    admit: async (transactions) => {
+    admit: async (transactions, source) => {
       const out: AdmitOutcome[] = transactions.map((bytes) => {
         let k: KnownTx;
         try {
@@ -101,7 +107,7 @@ export function forwardingPool(network: Network, now: () => number = Date.now): 
         }
         const key = idKey(k.id);
         if (kept.has(key)) return { action: 'ignore', txid: k.id };
-        kept.set(key, { bytes: k.bytes, at: now() });
+        kept.set(key, { bytes: k.bytes, at: now(), source });
         return { action: 'accept', txid: k.id };
       });
       trim();
@@ -109,6 +115,7 @@ export function forwardingPool(network: Network, now: () => number = Date.now): 
     },
     get: (txid) => kept.get(idKey(txid))?.bytes ?? null,
     all: () => [...kept.values()].map((e) => e.bytes),
+    sourceOf: (txid) => kept.get(idKey(txid))?.source ?? null,
   };
 }
 

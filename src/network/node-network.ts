@@ -39,7 +39,7 @@ import type { NetworkStatusMembers } from './status.js';
 import { TxGossip, type AdmitOutcome, type GossipMempool } from './tx-gossip.js';
 import type { MasterPowCheck } from './presence.js';
 import type { HeaderChain } from '../chain/header-chain.js';
-import { forwardingPool, headerSyncChain, masterLightState, type HeaderImported } from './light-node.js';
+import { forwardingPool, headerSyncChain, masterLightState, type ForwardingPool, type HeaderImported } from './light-node.js';
 import { LightQueries } from './light-queries.js';
 
 export type NodeRole = 'master' | 'relay' | 'client';
@@ -88,7 +88,13 @@ export interface NodeNetworkOptions {
    * A light node (relays and clients, reference-network §1): the headers it follows instead of
    * blocks, the addresses whose transactions it wants with them, and who hears of each header taken.
    */
-  light?: { headers: HeaderChain; addresses: () => Uint8Array[]; onHeader: HeaderImported };
+  light?: {
+    headers: HeaderChain;
+    addresses: () => Uint8Array[];
+    onHeader: HeaderImported;
+    /** A master refused a transaction of ours (`rejected`, §4.3; on a client, passed back by its relay). */
+    onRejected?: (txid: Uint8Array, reason: number) => void;
+  };
   /** A master's name lookups for light nodes (the full serialization of the record found, or null). */
   nameRecord?: (id: Uint8Array, absolute: boolean) => Uint8Array | null;
 }
@@ -278,6 +284,8 @@ export class NodeNetwork {
   readonly peers: PeerNetwork;
   readonly gossip: TxGossip;
   readonly sync: BlockSync;
+  /** A light node's gossip mempool (what it forwards to masters, and from whom); null on masters. */
+  private readonly forwarding: ForwardingPool | null;
   /** Light-client questions: answered on a master, passed on by a relay, asked by relays and clients. */
   readonly queries: LightQueries;
   /** A client's relay choice by sector (§3.5); null on masters and relays. */
@@ -299,6 +307,7 @@ export class NodeNetwork {
     if (!genesis) throw new Error('the network starts after the genesis block exists');
     const chain = o.chain;
     const light = o.light;
+    this.forwarding = light ? forwardingPool(o.network, () => clock.now()) : null;
     // What the hello reports: the chain's tip, or a light node's header tip.
     const tipOf = (): { height: bigint; checksum: Uint8Array } =>
       light ? { height: light.headers.height, checksum: light.headers.tip.checksum } : { height: chain.height, checksum: chain.tip?.checksum ?? new Uint8Array(0) };
@@ -368,7 +377,7 @@ export class NodeNetwork {
         : null;
     this.gossip = new TxGossip({
       network: this.peers,
-      mempool: light ? forwardingPool(o.network, () => clock.now()) : gossipMempool(o.mempool, o.network, o.log),
+      mempool: this.forwarding ?? gossipMempool(o.mempool, o.network, o.log),
       clock,
       relaying: () => this.role === 'relay' || !this.sync.synchronizing,
       onRefused: (link, count) =>
@@ -563,6 +572,13 @@ export class NodeNetwork {
     if (m.code === MessageCode.sectorNodes) return this.relayChoice?.sectorNodes(m.prefix);
     if (m.code === MessageCode.rejected) {
       this.o.log.debug({ peer: link.peer?.addressText, reason: m.reason }, 'peer rejected a transaction');
+      if (!MASTER_TYPES.includes(link.peerType) && !(this.role === 'client' && link.peerType === 'R')) return;
+      // A relay passes a master's refusal back to the client that handed it the transaction; a client's wallet drops it.
+      const source = this.forwarding?.sourceOf(m.txid);
+      const client = source && this.role === 'relay' ? this.peers.links(['C']).find((l) => l.peer?.addressText === source) : undefined;
+      client?.send({ code: MessageCode.rejected, reason: m.reason, txid: m.txid });
+      // "duplicate" says it is known (pending or applied) elsewhere: nothing to drop.
+      if (this.role === 'client' && m.reason !== RejectedCode.duplicate) this.o.light?.onRejected?.(m.txid, m.reason);
       return;
     }
     const asked = this.queries.handle(link, m);

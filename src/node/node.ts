@@ -31,7 +31,7 @@ import { encodeBlockHeader } from '../chain/block.js';
 import { LightWallet } from '../wallet/light-wallet.js';
 import { findName } from '../names/rules.js';
 import { encodeNameRecord } from '../names/name-record.js';
-import { MAX_FILTER_ADDRESSES } from '../network/protocol/messages.js';
+import { MAX_FILTER_ADDRESSES, rejectedReasonText } from '../network/protocol/messages.js';
 import { Mining } from '../mining/index.js';
 import { createMiningExtension } from '../mining/chain-extension.js';
 import { createMultisigExtension } from '../multisig/chain-extension.js';
@@ -220,6 +220,9 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
                 headers: light.headers,
                 addresses: () => light!.wallet.addresses().slice(0, MAX_FILTER_ADDRESSES),
                 onHeader: (h: Parameters<LightWallet['headerTaken']>[0], txs: Parameters<LightWallet['headerTaken']>[1]) => light!.wallet.headerTaken(h, txs),
+                onRejected: (txid: Uint8Array, reason: number) => {
+                  light!.wallet.rejected(txid, rejectedReasonText(reason)).catch((err: unknown) => nodeLog.warn({ err }, 'a refused transaction could not be recorded'));
+                },
               },
             }
           : {}),

@@ -161,7 +161,11 @@ export class LightWallet implements PendingSpends {
   /** Keeps a transaction of ours as pending and hands it to the network. */
   async submit(k: KnownTx): Promise<void> {
     const key = bytesKey(k.id);
-    if (this.pending.has(key.toString('latin1')) || this.db.get(key)) throw new LightWalletError('the transaction was sent already');
+    // One dropped (refused, or forgotten by the network) may be sent again; one pending or applied not.
+    const prior = this.db.get(key);
+    if (this.pending.has(key.toString('latin1')) || (prior && !prior.dropped)) {
+      throw new LightWalletError(prior && prior.height > 0 ? `the transaction is applied already, in block ${prior.height}` : 'the transaction was sent already');
+    }
     await this.db.put(key, { bytes: k.bytes, height: 0, sent: this.o.clock.now() });
     this.pending.set(key.toString('latin1'), k);
     this.o.events.emit('txAdmitted', { txs: [k], source: 'rpc' });
@@ -171,6 +175,27 @@ export class LightWallet implements PendingSpends {
   headerTaken(h: StoredHeader, txs: readonly KnownTx[]): void {
     for (const k of txs) this.applied(k, h.num);
     if (txs.length > 0) this.o.events.emit('txApplied', { height: h.num, txs });
+  }
+
+  /**
+   * A master refused a transaction (`rejected`, reference-network §4.3): one of ours still pending
+   * is dropped at once with the reason, its inputs free again.
+   */
+  async rejected(txid: Uint8Array, reason: string): Promise<void> {
+    const key = bytesKey(txid);
+    const k = this.pending.get(key.toString('latin1'));
+    if (!k) return;
+    const why = `refused by a master: ${reason}`;
+    await this.drop(k, why);
+  }
+
+  private async drop(k: KnownTx, why: string): Promise<void> {
+    const key = bytesKey(k.id);
+    await this.db.put(key, { bytes: k.bytes, height: 0, sent: this.o.clock.now(), dropped: why });
+    if (!this.pending.delete(key.toString('latin1'))) return;
+    this.o.log.warn({ txid: k.textId, reason: why }, 'a transaction of ours was dropped; its inputs are free again');
+    this.o.events.emit('txDropped', { txs: [k], reason: why });
+    this.o.events.emit('txInclusion', { txid: k.id, verified: false });
   }
 
   /** Own pending transactions, oldest first. */
@@ -238,11 +263,7 @@ export class LightWallet implements PendingSpends {
         this.applied(k, answer.height);
         this.o.events.emit('txApplied', { height: answer.height, txs: [k] });
       } else if (answer.status === STATUS_UNKNOWN) {
-        await this.db.put(key, { bytes: k.bytes, height: 0, sent: now, dropped: 'the network does not hold it (refused, or expired)' });
-        this.pending.delete(key.toString('latin1'));
-        this.o.log.warn({ txid: k.textId }, 'a transaction of ours is no longer known to the network; its inputs are free again');
-        this.o.events.emit('txDropped', { txs: [k], reason: 'the network does not hold it (refused, or expired)' });
-        this.o.events.emit('txInclusion', { txid: k.id, verified: false });
+        await this.drop(k, 'the network does not hold it (refused, or expired)');
       } else {
         // Still pending somewhere: look again in a minute.
         await this.db.put(key, { bytes: k.bytes, height: 0, sent: now });

@@ -9,7 +9,7 @@
 import type { Network, Transaction, TxInput, TxOutput } from '../codec/types.js';
 import { encodeTransaction } from '../codec/transaction.js';
 import { equalBytes } from '../formats/bytes.js';
-import { FORCE_TRANSACTION_PRICE, TransactionType } from '../formats/constants.js';
+import { FORCE_TRANSACTION_PRICE, TRANSACTION_DUST_LIMIT, TransactionType } from '../formats/constants.js';
 import { estimateFee } from '../formats/fees.js';
 import { formatAmount } from '../formats/amount.js';
 import { WalletType, type WalletState } from '../chain/wallet-state.js';
@@ -38,7 +38,8 @@ export interface PaymentRequest {
   /**
    * Client nodes: relay nodes paid by the payment (interface.md addTransaction rule 5;
    * reference-rpc-messaging §2.1 "Relay outputs"): each gets an output equal to the transaction's
-   * fee, covered by the inputs.
+   * fee, at least the dust limit (a smaller output would make the transaction invalid), covered by
+   * the inputs.
    */
   relays?: Uint8Array[];
 }
@@ -140,41 +141,45 @@ export class PaymentBuilder {
     if (toTotal < 0n || (toTotal === 0n && !zeroAllowed)) throw badPayment('Invalid to amount was specified');
     let tx: Transaction;
     let fee: bigint;
-    // Each relay output equals the fee, so the inputs cover the fee once per relay more.
-    const feeShares = 1n + BigInt(req.relays?.length ?? 0);
+    // Each relay output equals the fee (reference-rpc-messaging §2.1), at least the dust limit so
+    // the output is valid (a transaction under 1 kB pays 0.005, below the 0.01 limit, formats §8.9);
+    // the inputs cover the fee and every relay's share.
+    const relayCount = BigInt(req.relays?.length ?? 0);
+    const relayShare = (f: bigint): bigint => (f > TRANSACTION_DUST_LIMIT ? f : TRANSACTION_DUST_LIMIT);
+    const cost = (f: bigint): bigint => f + relayCount * relayShare(f);
     const excluded = [...req.outputs, ...(req.relays ?? []).map((address) => ({ address, amount: 0n }))];
     if (!req.from) {
       let fee0 = req.fee ?? FORCE_TRANSACTION_PRICE;
-      let target = toTotal + fee0 * feeShares;
+      let target = toTotal + cost(fee0);
       let inputs = this.selectInputs(req.key, target, excluded);
       if (!inputs) throw balanceTooLow();
-      tx = this.assemble(req, inputs, fee0);
+      tx = this.assemble(req, inputs, relayShare(fee0));
       fee = feeOf(tx);
-      for (let round = 0; round < FEE_ROUNDS && target !== toTotal + fee * feeShares; round++) {
+      for (let round = 0; round < FEE_ROUNDS && target !== toTotal + cost(fee); round++) {
         fee0 = fee;
-        target = toTotal + fee * feeShares;
+        target = toTotal + cost(fee);
         inputs = this.selectInputs(req.key, target, excluded);
         if (!inputs) throw balanceTooLow();
-        tx = this.assemble(req, inputs, fee0);
+        tx = this.assemble(req, inputs, relayShare(fee0));
         fee = feeOf(tx);
       }
-      if (target !== toTotal + fee * feeShares) throw new TxError(TxErrorCode.FeeUnsettled, 'The fee did not settle after three rounds; try again');
+      if (target !== toTotal + cost(fee)) throw new TxError(TxErrorCode.FeeUnsettled, 'The fee did not settle after three rounds; try again');
     } else {
       const inputs = sortInputs(req.from.map((f) => ({ key: req.key.nonceOf(f.address)!, amount: f.amount })));
-      tx = this.assemble(req, inputs);
+      tx = this.assemble(req, inputs, relayShare(FORCE_TRANSACTION_PRICE));
       fee = feeOf(tx);
-      tx = this.assemble(req, inputs, fee);
+      tx = this.assemble(req, inputs, relayShare(fee));
       if (req.autofee) {
         // §2.1 step 12: the fee (and the relays' shares) go onto the first input in key order.
-        inputs[0]!.amount += fee * feeShares;
-        tx = this.assemble(req, inputs, fee);
+        inputs[0]!.amount += cost(fee);
+        tx = this.assemble(req, inputs, relayShare(fee));
         fee = feeOf(tx);
-        tx = this.assemble(req, inputs, fee);
+        tx = this.assemble(req, inputs, relayShare(fee));
         const firstAddress = req.from.find((f) => equalBytes(req.key.nonceOf(f.address)!, inputs[0]!.key))!.address;
         if (inputs[0]!.amount > this.available(firstAddress)) throw balanceTooLow();
       }
       const fromTotal = inputs.reduce((s, i) => s + i.amount, 0n);
-      if (fromTotal !== toTotal + fee * feeShares) {
+      if (fromTotal !== toTotal + cost(fee)) {
         throw badPayment(
           "From amounts (incl. fee) do not match to amounts. If you haven't accounted for the transaction fee in the from amounts, use the parameter 'autofee' to have the node do it automatically.",
         );

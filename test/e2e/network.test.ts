@@ -135,6 +135,29 @@ describe('a network of masters, a relay and clients', () => {
     expect(await client.call('getTotalBalance')).toBe(await masters[0]!.call('getBalance', { address: byName('client-1').address }));
   });
 
+  it('a transaction a master refuses comes back through the relay: the client drops it at once, with the reason', async () => {
+    const client = running.get('client-1')!;
+    // Its second payment names its key by address (stored by the first): under 1 kB, fee 0.005, and
+    // the relay's output is raised to the 0.01 dust limit, or no master would take the payment.
+    const raw: string = await client.call('createRawTransaction', { to: `${byName('client-2').address}_1`, sign: true });
+    const decoded = await client.call('decodeRawTransaction', { transaction: raw });
+    expect([decoded.fee, decoded.to[byName('relay-1').address]]).toEqual(['0.00500000', '0.01000000']);
+    const signature: string = decoded.signature;
+    // One changed signature byte: the transaction decodes, but no master takes it (REJECT, §4.3).
+    const at = raw.indexOf(signature) + 20;
+    const tampered = raw.slice(0, at) + (raw[at] === '0' ? '1' : '0') + raw.slice(at + 1);
+    const sent = await client.call('sendRawTransaction', { transaction: tampered });
+    await client.waitFor(async () => !(sent.id in (await client.call('txu'))), 'the refused transaction off txu', 15_000);
+    const record = (await client.call('activity')).find((a: any) => a.txid === sent.id);
+    expect(record.status).toBe(3);
+    await client.waitFor(async () => /refused by a master: invalid/.test(client.output()), 'the reason in the client log', 5_000);
+    // Such a payment, untampered, is taken and applied: its relay output is not dust. (The same
+    // txid cannot travel again for a while: nodes remember the ids they processed, §4.)
+    const good = await client.call('addTransaction', { to: `${byName('client-2').address}_1` });
+    expect([good.fee, good.to[byName('relay-1').address]]).toEqual(['0.00500000', '0.01000000']);
+    await running.get('master-1')!.waitApplied(good.id, { timeoutMs: 15_000, unknownIsPending: true });
+  });
+
   it('relays and clients follow headers only: state questions go to masters, the rest is refused with the reason', async () => {
     const client = running.get('client-1')!;
     const relay = running.get('relay-1')!;

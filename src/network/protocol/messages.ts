@@ -318,6 +318,22 @@ export interface HeaderEntry {
 /** Reason bytes of `rejected` (reference §4.3). */
 export const RejectedCode = Object.freeze({ invalid: 0x20, dust: 0x21, insufficientFee: 0x22, duplicate: 0x23 } as const);
 
+/** What a `rejected` reason byte means, for logs and a light wallet's dropped transactions. */
+export function rejectedReasonText(reason: number): string {
+  switch (reason) {
+    case RejectedCode.invalid:
+      return 'invalid';
+    case RejectedCode.dust:
+      return 'dust';
+    case RejectedCode.insufficientFee:
+      return 'insufficient fee';
+    case RejectedCode.duplicate:
+      return 'duplicate';
+    default:
+      return `reason 0x${reason.toString(16)}`;
+  }
+}
+
 export type Message =
   | { code: typeof MessageCode.rejected; reason: number; txid: Uint8Array }
   | { code: typeof MessageCode.getKeepAlives; items: { address: Uint8Array; deviceId: Uint8Array }[] }
