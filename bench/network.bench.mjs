@@ -67,7 +67,7 @@ function walletDir(root, name) {
 const PROF = process.env.NETWORK_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.NETWORK_BENCH_PROF}`] : [];
 
 function startProcess(args) {
-  const child = spawn(process.execPath, [...PROF, join(dist, 'cli/main.js'), 'start', '--rpc-port', '0', '--status-interval', '0', '--pool-threads', '1', '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...PROF, join(dist, 'cli/main.js'), 'start', '--rpc-port', '0', '--status-interval', '0', '--pool-threads', process.env.NETWORK_BENCH_POOL_THREADS ?? '1', '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
     const onData = (c) => {
