@@ -29,7 +29,7 @@ const BATCH = 1_000;
  * bounds what waits for admission per link (src/network/admission-gate.ts) and does not take a
  * batch past it, so a peer that pushes blindly faster than the master verifies loses batches.
  */
-const PUSH_WINDOW = 8_000;
+const PUSH_WINDOW = Number(process.env.NETWORK_BENCH_PUSH_WINDOW ?? 8_000);
 const SYNC_BLOCKS = 1_000;
 /** Block interval of the sync source (s): short, so it makes its 1,000 blocks in a few minutes. */
 const SYNC_BLOCK_INTERVAL = 0.25;
