@@ -13,6 +13,8 @@
  * Masters serve `getBlocks` and `getBlock3` from the chain, never while synchronizing (§6).
  */
 import { MAX_REVERT_DEPTH } from '../chain/constants.js';
+import { BlockError } from '../chain/errors.js';
+import type { Logger } from '../log/logger.js';
 import { systemClock, type NetClock, type TimerHandle } from './clock.js';
 import type { Link } from './link.js';
 import { MASTER_TYPES, type PeerNetwork } from './peer-network.js';
@@ -48,6 +50,21 @@ export interface SyncChain {
   readonly rowOverlap?: number;
   /** Takes from a range the frozen rows of blocks we hold that later blocks of the range refer to. */
   refreshRows?(range: readonly { height: bigint; block: Uint8Array }[]): Promise<void>;
+}
+
+/**
+ * `SyncChain.revertTip` over a chain's (or a header chain's) `revertTip`: a refusal (a BlockError,
+ * e.g. the tip moved or is too deep) is logged and answers false; anything else is thrown.
+ */
+export async function revertTipOrRefuse(revert: () => Promise<unknown>, log: Logger): Promise<boolean> {
+  try {
+    await revert();
+    return true;
+  } catch (err) {
+    if (!(err instanceof BlockError)) throw err;
+    log.warn({ code: err.code }, err.message);
+    return false;
+  }
 }
 
 /**

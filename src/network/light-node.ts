@@ -15,11 +15,13 @@ import type { HeaderChain, StoredHeader } from '../chain/header-chain.js';
 import { encodeBlockHeader } from '../chain/block.js';
 import { knownTxFromBytes, type KnownTx } from '../chain/tx-codec.js';
 import type { Network, Transaction } from '../codec/types.js';
-import { deriveAddress, isValidAddressBytes, primaryAddressFromPublicKey } from '../formats/address.js';
+import { deriveAddress } from '../formats/address.js';
+import type { ChainExtensions } from '../chain/extensions.js';
+import { signerPrimaryOf } from '../chain/validate.js';
 import { equalBytes } from '../formats/bytes.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
-import type { SyncChain, ImportOutcome } from './block-sync.js';
+import { revertTipOrRefuse, type SyncChain, type ImportOutcome } from './block-sync.js';
 import type { LightState } from './light-queries.js';
 import { RejectedCode, TxStatus, type HeaderEntry } from './protocol/messages.js';
 import { idKey } from './seen.js';
@@ -34,16 +36,7 @@ export function headerSyncChain(headers: HeaderChain, network: Network, log: Log
     tip: () => ({ height: headers.height, checksum: headers.tip.checksum, timestampSeconds: Number(headers.tip.block.timestamp) }),
     blockBytes: () => null,
     blockTransactions: () => [],
-    revertTip: async (expected) => {
-      try {
-        await headers.revertTip(expected);
-        return true;
-      } catch (err) {
-        if (!(err instanceof BlockError)) throw err;
-        log.warn({ code: err.code }, err.message);
-        return false;
-      }
-    },
+    revertTip: (expected) => revertTipOrRefuse(() => headers.revertTip(expected), log),
     importBlock: async (header, transactions, source, txIds): Promise<ImportOutcome> => {
       let txs: KnownTx[];
       try {
@@ -119,25 +112,17 @@ export function forwardingPool(network: Network, now: () => number = Date.now): 
   };
 }
 
-/** The signer's primary address of a transaction, or null when its pubKey is neither an address nor a key. */
-function signerOf(tx: Transaction): Uint8Array | null {
-  const pk = tx.pubKey;
-  if (!pk) return null;
-  if (isValidAddressBytes(pk) && (pk.length === 33 || pk.length === 45)) return pk;
-  try {
-    return primaryAddressFromPublicKey(pk);
-  } catch {
-    return null;
-  }
-}
-
 /** Does `tx` concern one of `addresses`: its signer, an input address or an output address? */
-export function touches(tx: Transaction, addresses: readonly Uint8Array[]): boolean {
+export function touches(tx: Transaction, addresses: readonly Uint8Array[], extensions: ChainExtensions): boolean {
   if (addresses.length === 0) return false;
   const has = (a: Uint8Array): boolean => addresses.some((x) => equalBytes(x, a));
   if (tx.outputs.some((o) => has(o.address))) return true;
-  const signer = signerOf(tx);
-  if (!signer) return false;
+  let signer: Uint8Array;
+  try {
+    signer = signerPrimaryOf(tx, extensions);
+  } catch {
+    return false; // it names no signer
+  }
   if (has(signer)) return true;
   return tx.inputs.some((i) => {
     try {
@@ -179,7 +164,7 @@ export function masterLightState(chain: Chain, mempool: Mempool, nameRecord: Lig
         const entry: HeaderEntry = { header: encodeBlockHeader(stored.block), txIds: [], transactions: [] };
         if (addresses.length > 0 && stored.block.txIds.length > 0) {
           scanned += stored.block.txIds.length;
-          const relevant = chain.blockTransactions(stored.block).filter((k) => touches(k.tx, addresses));
+          const relevant = chain.blockTransactions(stored.block).filter((k) => touches(k.tx, addresses, chain.extensions));
           if (relevant.length > 0) {
             entry.txIds = stored.block.txIds;
             entry.transactions = relevant.map((k) => k.bytes);

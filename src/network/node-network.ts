@@ -25,7 +25,7 @@ import type { Network } from '../codec/types.js';
 import type { Emitter } from '../events.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool, MempoolEvents } from '../mempool/mempool.js';
-import { BlockSync, type ImportOutcome, type SyncChain } from './block-sync.js';
+import { BlockSync, revertTipOrRefuse, type ImportOutcome, type SyncChain } from './block-sync.js';
 import { systemClock, type NetClock } from './clock.js';
 import { targetKey, type DialTarget } from './dial.js';
 import type { Link } from './link.js';
@@ -224,16 +224,7 @@ function syncChain(chain: Chain, mempool: Mempool, network: Network, log: Logger
           },
         }
       : {}),
-    revertTip: async (expected) => {
-      try {
-        await chain.revertTip(expected);
-        return true;
-      } catch (err) {
-        if (!(err instanceof BlockError)) throw err;
-        log.warn({ code: err.code }, err.message);
-        return false;
-      }
-    },
+    revertTip: (expected) => revertTipOrRefuse(() => chain.revertTip(expected), log),
     importBlock: async (block, transactions, source): Promise<ImportOutcome> => {
       let txs: KnownTx[];
       try {

@@ -174,6 +174,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       const lightWallet = new LightWallet({
         store,
         network: opts.network,
+        extensions: chain.extensions,
         wallet,
         headers,
         clock,

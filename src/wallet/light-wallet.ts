@@ -16,7 +16,10 @@ import type { HeaderChain, StoredHeader } from '../chain/header-chain.js';
 import { knownTxFromBytes, type KnownTx } from '../chain/tx-codec.js';
 import type { Network } from '../codec/types.js';
 import type { Clock } from '../clock.js';
-import { deriveAddress, primaryAddressFromPublicKey } from '../formats/address.js';
+import { deriveAddress } from '../formats/address.js';
+import { signerPrimaryOf } from '../chain/validate.js';
+import type { ChainExtensions } from '../chain/extensions.js';
+import { TxStatus } from '../network/protocol/messages.js';
 import { equalBytes } from '../formats/bytes.js';
 import type { Logger } from '../log/logger.js';
 import type { Database } from 'lmdb';
@@ -65,9 +68,6 @@ export interface LightAsker {
 const CHECK_AFTER_MS = 60_000;
 /** Pending transactions checked per round, at most. */
 const CHECK_BATCH = 16;
-/** transactionData2 status values (network/protocol/messages.ts TxStatus). */
-const STATUS_UNKNOWN = 0;
-const STATUS_APPLIED = 2;
 
 export class LightWallet implements PendingSpends {
   /** Own pending transactions by txid key (also in the store). */
@@ -78,6 +78,8 @@ export class LightWallet implements PendingSpends {
     private readonly o: {
       store: Store;
       network: Network;
+      /** The transaction types' rules (a type may name its signer in its payload). */
+      extensions: ChainExtensions;
       wallet: NodeWallet;
       headers: HeaderChain;
       clock: Clock;
@@ -150,9 +152,12 @@ export class LightWallet implements PendingSpends {
   pendingSpendOf(address: Uint8Array): bigint {
     let total = 0n;
     for (const k of this.pending.values()) {
-      const pk = k.tx.pubKey;
-      if (!pk) continue;
-      const signer = pk.length <= 45 ? pk : primaryAddressFromPublicKey(pk);
+      let signer: Uint8Array;
+      try {
+        signer = signerPrimaryOf(k.tx, this.o.extensions);
+      } catch {
+        continue; // it names no signer: no master takes it, it spends nothing
+      }
       for (const i of k.tx.inputs) if (equalBytes(deriveAddress(signer, i.key), address)) total += i.amount;
     }
     return total;
@@ -259,10 +264,10 @@ export class LightWallet implements PendingSpends {
         return; // no answer now: ask again next round
       }
       const key = bytesKey(k.id);
-      if (answer.status === STATUS_APPLIED && answer.height <= this.o.headers.height) {
+      if (answer.status === TxStatus.applied && answer.height <= this.o.headers.height) {
         this.applied(k, answer.height);
         this.o.events.emit('txApplied', { height: answer.height, txs: [k] });
-      } else if (answer.status === STATUS_UNKNOWN) {
+      } else if (answer.status === TxStatus.unknown) {
         await this.drop(k, 'the network does not hold it (refused, or expired)');
       } else {
         // Still pending somewhere: look again in a minute.

@@ -55,8 +55,8 @@ describe('masterLightState', () => {
     // The signer's own address touches its funding in block 1 and every payment it made; an unrelated address none.
     expect(state.headers(1n, 10, [t.wallet.primary.primary]).filter((e) => e.transactions.length > 0).map((e) => e.transactions.length)).toEqual([1, 1, 2]);
     expect(state.headers(1n, 10, [Uint8Array.of(0, ...new Uint8Array(32).fill(1))]).every((e) => e.txIds.length === 0)).toBe(true);
-    expect(touches(paid.tx, [RECIPIENT])).toBe(true);
-    expect(touches(paid.tx, [STRANGER])).toBe(false);
+    expect(touches(paid.tx, [RECIPIENT], t.chain.extensions)).toBe(true);
+    expect(touches(paid.tx, [STRANGER], t.chain.extensions)).toBe(false);
 
     expect(state.balance(RECIPIENT)).toEqual({ balance: 5n * COIN, walletType: 0, hasPublicKey: false });
     expect(state.balance(t.wallet.primary.primary).hasPublicKey).toBe(true);
