@@ -296,12 +296,26 @@ export class NodeNetwork {
     const clock = o.clock ?? systemClock;
     const genesis = o.chain.getBlock(1n);
     if (!genesis) throw new Error('the network starts after the genesis block exists');
-    const chain = o.chain;
     const light = o.light;
     this.forwarding = light ? forwardingPool(o.network, () => clock.now()) : null;
-    // What the hello reports: the chain's tip, or a light node's header tip.
-    const tipOf = (): { height: bigint; checksum: Uint8Array } =>
-      light ? { height: light.headers.height, checksum: light.headers.tip.checksum } : { height: chain.height, checksum: chain.tip?.checksum ?? new Uint8Array(0) };
+    // The chain as sync sees it: a light node's headers, or the chain and mempool. The hello
+    // reports its tip. (Its callbacks reach the peers, built below, only when called.)
+    const syncSource: SyncChain = light
+      ? headerSyncChain(light.headers, o.network, o.log, (h, txs, source) => {
+          // A relay tells its clients of each header it takes (§10 keep 2: accepted blocks to R and C).
+          if (this.role === 'relay') this.peers.announce({ type: 1, height: h.num, checksum: h.checksum }, ['C']);
+          light.onHeader(h, txs, source);
+        })
+      : syncChain(
+          o.chain,
+          o.mempool,
+          o.network,
+          o.log,
+          (address) => {
+            for (const l of this.peers.links()) l.send({ code: MessageCode.getPresence2, address });
+          },
+          o.freeze,
+        );
     this.peers = new PeerNetwork({
       local: {
         network: o.network,
@@ -314,7 +328,10 @@ export class NodeNetwork {
           return o.endpoint;
         },
         sign: (d) => o.identity.sign(d),
-        tip: tipOf,
+        tip: () => {
+          const t = syncSource.tip();
+          return { height: t.height, checksum: t.checksum };
+        },
         networkHeight: () => this.networkHeight(),
         // A syncing master refuses new links (notReady, §2.3 step 6).
         acceptingPeers: () => !(this.role === 'master' && this.sync.synchronizing),
@@ -382,22 +399,7 @@ export class NodeNetwork {
     });
     this.sync = new BlockSync({
       network: this.peers,
-      chain: light
-        ? headerSyncChain(light.headers, o.network, o.log, (h, txs, source) => {
-            // A relay tells its clients of each header it takes (§10 keep 2: accepted blocks to R and C).
-            if (this.role === 'relay') this.peers.announce({ type: 1, height: h.num, checksum: h.checksum }, ['C']);
-            light.onHeader(h, txs, source);
-          })
-        : syncChain(
-            o.chain,
-            o.mempool,
-            o.network,
-            o.log,
-            (address) => {
-              for (const l of this.peers.links()) l.send({ code: MessageCode.getPresence2, address });
-            },
-            o.freeze,
-          ),
+      chain: syncSource,
       clock,
       // Only masters hold blocks to serve; light nodes ask masters (a client also its relays, which pass the question on).
       serve: !light,
@@ -507,6 +509,7 @@ export class NodeNetwork {
   /** Counters for the metrics (read at scrape time). */
   metricsSnapshot(): NetworkMetricsSnapshot {
     const links = this.peers.links();
+    const lag = this.sync.progress();
     const peersByType: Record<string, number> = {};
     for (const l of links) peersByType[l.peerType] = (peersByType[l.peerType] ?? 0) + 1;
     const named = (m: Map<number, number>): Record<string, number> => Object.fromEntries([...m].map(([code, n]) => [messageCodeName(code), n]));
@@ -517,7 +520,7 @@ export class NodeNetwork {
       dedupHits: this.gossip.seen.hits,
       admissionRefused: this.gossip.admission.refused,
       admissionWaiting: this.gossip.admission.load.waiting,
-      syncLagBlocks: Number(this.networkHeight() - this.sync.progress().height),
+      syncLagBlocks: Number(lag.networkHeight - lag.height),
       sendQueueBytes: links.reduce((n, l) => n + l.pendingBytes, 0),
     };
   }

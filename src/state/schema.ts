@@ -68,7 +68,7 @@ export const SUB_DATABASES = {
   ownTransactions: {
     name: 'ownTransactions',
     encoding: 'msgpack',
-    shape: "binary txid → { bytes: v7 transaction, height: applied height or 0 while pending, sent: unix ms, rejected?: reason } (a light node's own and incoming transactions, src/wallet/light-wallet.ts)",
+    shape: "binary txid → { bytes: v7 transaction, height: applied height or 0 while pending, sent: unix ms, checked?: unix ms last asked about while pending, dropped?: reason } (a light node's own and incoming transactions, src/wallet/light-wallet.ts)",
   },
   meta: { name: 'meta', encoding: 'msgpack', shape: 'string → node metadata (tip, counters, sequences)' },
 } as const satisfies Record<string, SubDbSpec>;

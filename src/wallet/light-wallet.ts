@@ -45,6 +45,8 @@ interface OwnRecord {
   bytes: Uint8Array;
   height: number;
   sent: number;
+  /** When the network was last asked about it while pending (unix ms). */
+  checked?: number;
   dropped?: string;
 }
 
@@ -196,7 +198,7 @@ export class LightWallet implements PendingSpends {
 
   private async drop(k: KnownTx, why: string): Promise<void> {
     const key = bytesKey(k.id);
-    await this.db.put(key, { bytes: k.bytes, height: 0, sent: this.o.clock.now(), dropped: why });
+    await this.db.put(key, { bytes: k.bytes, height: 0, sent: this.db.get(key)?.sent ?? this.o.clock.now(), dropped: why });
     if (!this.pending.delete(key.toString('latin1'))) return;
     this.o.log.warn({ txid: k.textId, reason: why }, 'a transaction of ours was dropped; its inputs are free again');
     this.o.events.emit('txDropped', { txs: [k], reason: why });
@@ -224,17 +226,8 @@ export class LightWallet implements PendingSpends {
 
   /** Applied transactions of ours, highest block first, from `fromIndex`. */
   appliedList(fromIndex: number, count: number): KnownTx[] {
-    const all: { k: KnownTx; height: number }[] = [];
-    for (const { value } of this.db.getRange({})) {
-      const r = value;
-      if (r.height > 0) {
-        const k = knownTxFromBytes(r.bytes, this.o.network);
-        k.tx.applied = BigInt(r.height);
-        all.push({ k, height: r.height });
-      }
-    }
-    all.sort((a, b) => b.height - a.height);
-    return all.slice(Math.max(0, fromIndex), Math.max(0, fromIndex) + Math.max(0, count)).map((e) => e.k);
+    const applied = this.all().filter((t) => t.height > 0n).sort((a, b) => (a.height === b.height ? 0 : a.height > b.height ? -1 : 1));
+    return applied.slice(Math.max(0, fromIndex), Math.max(0, fromIndex) + Math.max(0, count)).map((t) => t.k);
   }
 
   private applied(k: KnownTx, height: bigint): void {
@@ -253,7 +246,7 @@ export class LightWallet implements PendingSpends {
     const due: KnownTx[] = [];
     for (const k of this.pending.values()) {
       const r = this.db.get(bytesKey(k.id));
-      if (r && now - r.sent >= CHECK_AFTER_MS) due.push(k);
+      if (r && now - (r.checked ?? r.sent) >= CHECK_AFTER_MS) due.push(k);
       if (due.length >= CHECK_BATCH) break;
     }
     for (const k of due) {
@@ -270,8 +263,9 @@ export class LightWallet implements PendingSpends {
       } else if (answer.status === TxStatus.unknown) {
         await this.drop(k, 'the network does not hold it (refused, or expired)');
       } else {
-        // Still pending somewhere: look again in a minute.
-        await this.db.put(key, { bytes: k.bytes, height: 0, sent: now });
+        // Still pending somewhere: look again in a minute (when it was sent stays as it was).
+        const r = this.db.get(key);
+        if (r) await this.db.put(key, { ...r, checked: now });
       }
     }
   }
