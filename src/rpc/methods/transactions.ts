@@ -96,7 +96,10 @@ function relayOutputs(ctx: TxModules, relayNodeAddress: string | undefined): Uin
 const builderOf = (ctx: TxModules) => new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network, ctx.clock);
 
 /** A light node's parts (the light handlers run only on one). */
-const lightOf = (ctx: TxModules): LightModules => ctx.light ?? (() => { throw new Error('a light handler ran on a full node'); })();
+function lightOf(ctx: TxModules): LightModules {
+  if (!ctx.light) throw new Error('a light handler ran on a full node');
+  return ctx.light;
+}
 
 /** A light node builds on the balances a master reports, less its own pending spends (src/wallet/light-wallet.ts). */
 async function lightBuilderOf(ctx: TxModules): Promise<PaymentBuilder> {
@@ -114,10 +117,6 @@ async function lightSubmit(ctx: TxModules, k: KnownTx): Promise<KnownTx> {
   }
   return k;
 }
-
-/** A light node's pages: its own transactions (pending, or applied as the headers showed). */
-const lightPage = (entries: readonly KnownTx[]): JsonText<Record<string, TransactionStringForm>> =>
-  new JsonText(`{${entries.map((k) => `${JSON.stringify(k.textId)}:${toStringFormJson(k)}`).join(',')}}`);
 
 function transactionIdParam(text: string): Uint8Array {
   try {
@@ -150,7 +149,7 @@ function rawPayment(builder: PaymentBuilder, p: ParamsOf<typeof paymentParams> &
   return p.json ? toStringForm(k) : toHex(k.bytes);
 }
 
-/** A page entry: a pending transaction the pool holds, or the id of an applied one (read in its slice). */
+/** A page entry: a transaction held (the pool's, or a light node's own), or the id of an applied one (read in its slice). */
 type PageEntry = KnownTx | Uint8Array;
 
 /**
@@ -221,7 +220,7 @@ export const transactionMethods = [
     result: { description: 'Map of id to Transaction (string form)' },
     heavy: heavyPage,
     handler: (p, ctx) => page(ctx, ctx.mempool.page(p.fromIndex, p.count)),
-    light: (p, ctx) => lightPage(lightOf(ctx).wallet.pendingList().slice(p.fromIndex, p.fromIndex + p.count)),
+    light: (p, ctx) => page(ctx, lightOf(ctx).wallet.pendingList().slice(p.fromIndex, p.fromIndex + p.count)),
   }),
   method({
     name: 'txa',
@@ -231,7 +230,7 @@ export const transactionMethods = [
     result: { description: 'Map of id to Transaction (string form)' },
     heavy: heavyPage,
     handler: (p, ctx) => page(ctx, ctx.chain.appliedIds(p.fromIndex, p.count)),
-    light: (p, ctx) => lightPage(lightOf(ctx).wallet.appliedList(p.fromIndex, p.count)),
+    light: (p, ctx) => page(ctx, lightOf(ctx).wallet.appliedList(p.fromIndex, p.count)),
   }),
   method({
     name: 'tx',
@@ -248,7 +247,7 @@ export const transactionMethods = [
     },
     light: (p, ctx) => {
       const w = lightOf(ctx).wallet;
-      return lightPage([...w.appliedList(0, Number.MAX_SAFE_INTEGER), ...w.pendingList()].slice(p.fromIndex, p.fromIndex + p.count));
+      return page(ctx, [...w.appliedList(0, Number.MAX_SAFE_INTEGER), ...w.pendingList()].slice(p.fromIndex, p.fromIndex + p.count));
     },
   }),
   method({
