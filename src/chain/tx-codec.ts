@@ -65,11 +65,12 @@ function internKey(key: Uint8Array | null): Uint8Array | null {
   const probe = Buffer.from(key.buffer, key.byteOffset + KEY_PROBE_START, KEY_PROBE_END - KEY_PROBE_START).toString('latin1');
   const known = internedKeys.get(probe);
   if (known && Buffer.compare(known, key) === 0) return known;
-  if (!known) {
-    if (internedKeys.size >= INTERNED_KEYS_MAX) internedKeys.delete(internedKeys.keys().next().value!);
-    internedKeys.set(probe, key);
-  }
-  return key;
+  if (known) return key;
+  if (internedKeys.size >= INTERNED_KEYS_MAX) internedKeys.delete(internedKeys.keys().next().value!);
+  // Its own copy: the decoded key is a view of its transaction's bytes, which it would keep alive.
+  const own = key.slice();
+  internedKeys.set(probe, own);
+  return own;
 }
 
 export function knownTxFromBytes(bytes: Uint8Array, network: Network): KnownTx {
