@@ -238,6 +238,21 @@ export function decodeBlockHeader(bytes: Uint8Array, period: bigint = SUPERBLOCK
 }
 
 /**
+ * The header of a stored block (rows 1–11) without decoding its transaction ids and signatures:
+ * what reads of a block's version, difficulty or checksum need (a block lists up to ~300,000 ids).
+ * @throws StoreCorruptionError when the stored header cannot be read.
+ */
+export function decodeStoredHeader(bytes: Uint8Array, period: bigint = SUPERBLOCK_INTERVAL): { block: Block; headerLength: number } {
+  try {
+    const r = new Reader(bytes);
+    const { block } = readHeader(r, MAX_TRANSACTIONS_PER_BLOCK, period);
+    return { block, headerLength: r.offset };
+  } catch (err) {
+    throw new StoreCorruptionError(`stored block header cannot be decoded: ${(err as Error).message}`);
+  }
+}
+
+/**
  * Decodes block bytes received from a peer (or any untrusted source).
  * @param period the network's superblock period (row 9 is read on its multiples).
  * @throws BlockCodecError naming the field and the byte offset.

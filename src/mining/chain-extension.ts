@@ -12,7 +12,7 @@
  * the mempool verified the claim's signature (so a forged claim costs one RSA verification, not an
  * Argon2 hash) and before a block's transition; `validate` and `apply` read its remembered verdict.
  */
-import { blockChecksum, decodeBlock } from '../chain/block.js';
+import { blockChecksum, decodeStoredHeader } from '../chain/block.js';
 import { TxError, TxErrorCode } from '../chain/errors.js';
 import type { ChainExtension, TxView } from '../chain/extensions.js';
 import type { Transaction } from '../codec/types.js';
@@ -66,7 +66,7 @@ export function miningDifficultyAt(view: TxView): bigint {
 function storedBlock(view: TxView, num: bigint): { checksum: Uint8Array; version: number; difficulty: bigint } | null {
   const bytes = view.store.db('blocks').getBinary(u64Key(num));
   if (!bytes) return null;
-  const { block, headerLength } = decodeBlock(bytes, view.superBlockPeriod);
+  const { block, headerLength } = decodeStoredHeader(bytes, view.superBlockPeriod);
   return { checksum: blockChecksum(bytes.subarray(0, headerLength)), version: block.version, difficulty: block.difficulty };
 }
 
