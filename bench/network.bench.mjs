@@ -66,8 +66,11 @@ function walletDir(root, name) {
 /** NETWORK_BENCH_PROF=<dir>: CPU profiles of every node process the bench starts, written there. */
 const PROF = process.env.NETWORK_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.NETWORK_BENCH_PROF}`] : [];
 
+/** NETWORK_BENCH_NODE_FLAGS="--v8-pool-size=1 …": Node/V8 flags for the node processes (e.g. to see which thread does what). */
+const NODE_FLAGS = process.env.NETWORK_BENCH_NODE_FLAGS ? process.env.NETWORK_BENCH_NODE_FLAGS.split(/\s+/).filter(Boolean) : [];
+
 function startProcess(args) {
-  const child = spawn(process.execPath, [...PROF, join(dist, 'cli/main.js'), 'start', '--rpc-port', '0', '--status-interval', '0', '--pool-threads', process.env.NETWORK_BENCH_POOL_THREADS ?? '1', '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...PROF, ...NODE_FLAGS, join(dist, 'cli/main.js'), 'start', '--rpc-port', '0', '--status-interval', '0', '--pool-threads', process.env.NETWORK_BENCH_POOL_THREADS ?? '1', '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
     const onData = (c) => {
