@@ -49,6 +49,11 @@ export interface NetworkMetricsSnapshot {
   admissionRefused: number;
   /** Transactions from peers waiting for admission now. */
   admissionWaiting: number;
+  /**
+   * Light-client questions since start (src/network/light-queries.ts): answered here, passed on to
+   * a master, asked by this node, left unanswered, and dropped past the asking link's budget.
+   */
+  lightQuestions: { served: number; proxied: number; asked: number; unanswered: number; dropped: number };
   /** Network height − our tip. */
   syncLagBlocks: number;
   /** Bytes queued for peers (our queues and the sockets' buffers). */
@@ -157,6 +162,16 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
       const n = network();
       for (const [message, v] of Object.entries(n?.framesIn ?? {})) this.set({ direction: 'in', message }, v);
       for (const [message, v] of Object.entries(n?.framesOut ?? {})) this.set({ direction: 'out', message }, v);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}light_questions`,
+    help: 'Light-client questions since start, by outcome (served, proxied, asked, unanswered, dropped past the budget)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [outcome, v] of Object.entries(network()?.lightQuestions ?? {})) this.set({ outcome }, v);
     },
   });
   // One number of the network's snapshot each (read at scrape time, 0 without a network).

@@ -14,13 +14,15 @@
  * A master answers from its chain and mempool (never while synchronizing, §6). A relay passes its
  * clients' questions to a master under a request id of its own and routes the answer back by a
  * pending-request table (30 s; 120 s for headers, §7.3). An asker (`ask`) sends to a master link
- * when it has one, else to a relay, and gives up after a timeout.
+ * when it has one, else to a relay, and gives up after a timeout. Each asking link has a budget of
+ * questions (question-budget.ts): past it, a question is dropped unanswered.
  */
 import { systemClock, type NetClock, type TimerHandle } from './clock.js';
 import type { Link } from './link.js';
 import { MASTER_TYPES, type PeerNetwork } from './peer-network.js';
 import { MessageCode } from './protocol/codes.js';
 import { encodeHeadersFitting, MAX_REQUEST_ID, type HeaderEntry, type Message, type MessageOf, type TxStatusValue } from './protocol/messages.js';
+import { QuestionBudget, questionCost, type QuestionRate } from './question-budget.js';
 
 /** The master's answers (the node adapts its chain and mempool). */
 export interface LightState {
@@ -102,7 +104,8 @@ export class LightQueries {
   /** This node's own questions, by id. */
   private readonly asked = new Map<number, Asked>();
   /** Counters for status and tests. */
-  readonly stats = { served: 0, proxied: 0, asked: 0, unanswered: 0 };
+  readonly stats = { served: 0, proxied: 0, asked: 0, unanswered: 0, dropped: 0 };
+  private readonly budget: QuestionBudget;
 
   constructor(
     private readonly o: {
@@ -115,9 +118,12 @@ export class LightQueries {
       proxy?: boolean;
       clock?: NetClock;
       timeoutMs?: number;
+      /** Questions each asking link may put to this node (default QUESTION_RATES). */
+      rates?: Readonly<Record<'client' | 'relay', QuestionRate>>;
     },
   ) {
     this.clock = o.clock ?? systemClock;
+    this.budget = new QuestionBudget(this.clock, o.rates);
   }
 
   /**
@@ -226,6 +232,11 @@ export class LightQueries {
   }
 
   private async question(link: Link, q: Question): Promise<boolean> {
+    // Past the asking link's budget: dropped unanswered (its timeout asks again later).
+    if (!this.budget.take(link, link.peerType, questionCost(q.code === MessageCode.getBlockHeaders4 ? q.count : 0))) {
+      this.stats.dropped++;
+      return true;
+    }
     const state = this.o.state;
     if (state) {
       if (this.o.serving?.() === false) return true;

@@ -520,6 +520,7 @@ export class NodeNetwork {
       dedupHits: this.gossip.seen.hits,
       admissionRefused: this.gossip.admission.refused,
       admissionWaiting: this.gossip.admission.load.waiting,
+      lightQuestions: { ...this.queries.stats },
       syncLagBlocks: Number(lag.networkHeight - lag.height),
       sendQueueBytes: links.reduce((n, l) => n + l.pendingBytes, 0),
     };

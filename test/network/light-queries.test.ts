@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalNode } from '../../src/network/link.js';
 import { LightQueries, LightQueryError, type LightState } from '../../src/network/light-queries.js';
 import { PeerNetwork } from '../../src/network/peer-network.js';
+import { QUESTION_RATES, QuestionBudget, questionCost } from '../../src/network/question-budget.js';
 import { TxStatus, type NodeType } from '../../src/network/protocol/messages.js';
 import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, type TestIdentity, wire } from './helpers.js';
 
@@ -91,6 +92,50 @@ describe('LightQueries', () => {
       n.queries.stop();
       n.network.stop();
     }
+  });
+
+  it('drops the questions a link asks past its budget, unanswered; the budget refills with time', async () => {
+    const clock = new ManualClock();
+    const rates = { client: { perSecond: 5, burst: 10 }, relay: { perSecond: 100, burst: 100 } };
+    const master = node(ids[0]!, 'M', 1, clock, 40n, (network) => new LightQueries({ network, clock, state: stateOf(5n, 40n), serving: () => true, rates }));
+    const client = node(ids[3]!, 'C', 4, clock, 40n, (network) => new LightQueries({ network, clock, timeoutMs: 60_000 }));
+    const sockets = wire(client.network, master.network, '127.0.0.1:1');
+    for (let i = 0; i < 5; i++) {
+      await pump(...sockets);
+      clock.advance(200);
+    }
+    // 30 questions at once (the clock stands still): the first 10 are answered, 20 dropped.
+    const answered: bigint[] = [];
+    for (let i = 0; i < 30; i++) void client.queries.balance(ADDRESS).then((a) => answered.push(a.balance), () => undefined);
+    for (let i = 0; i < 10; i++) await pump(...sockets);
+    expect(answered).toHaveLength(10);
+    expect([master.queries.stats.served, master.queries.stats.dropped]).toEqual([10, 20]);
+    // Two seconds later the link has 10 units again; a header range of 1,000 costs 6 of them.
+    clock.advance(2_000);
+    await pump(...sockets);
+    void client.queries.balance(ADDRESS).then((a) => answered.push(a.balance));
+    for (let i = 0; i < 10; i++) await pump(...sockets);
+    expect(answered).toHaveLength(11);
+    expect(master.queries.stats.served).toBe(11);
+    for (const n of [master, client]) {
+      n.queries.stop();
+      n.network.stop();
+    }
+  });
+
+  it('a question costs one unit, and one more per 200 headers asked for', () => {
+    expect([questionCost(), questionCost(1), questionCost(200), questionCost(1_000), questionCost(2_000)]).toEqual([1, 2, 2, 6, 11]);
+    const clock = new ManualClock();
+    const budget = new QuestionBudget(clock);
+    const client = {};
+    const relay = {};
+    let taken = 0;
+    while (budget.take(client, 'C', 1)) taken++;
+    expect(taken).toBe(QUESTION_RATES.client.burst);
+    clock.advance(1_000);
+    expect(budget.take(client, 'C', QUESTION_RATES.client.perSecond)).toBe(true);
+    expect(budget.take(client, 'C', 1)).toBe(false);
+    expect(budget.take(relay, 'R', QUESTION_RATES.relay.burst)).toBe(true);
   });
 
   it('fails at once without a master or relay link', async () => {
