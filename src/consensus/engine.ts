@@ -44,8 +44,8 @@ import {
 export interface EnginePeers {
   readonly isSynchronizing: boolean;
   networkHeight(): bigint;
-  /** A block with its transactions, in full, to the masters (a fresh candidate, §5.1). */
-  pushBlock(block: Uint8Array, txs: readonly Uint8Array[], except?: unknown): void;
+  /** Block `num` (its bytes) with its transactions, in full, to the masters (a fresh candidate, §5.1). */
+  pushBlock(num: bigint, block: Uint8Array, txs: readonly Uint8Array[], except?: unknown): void;
   /** Signatures of a block to the masters (§5.2). */
   pushSignatures(num: bigint, checksum: Uint8Array, sigs: readonly BlockSignature[], except?: unknown): void;
   /** Asks `from` (a link) for our block `num` with its signature row (the freeze override, §5.5). */
@@ -292,7 +292,7 @@ export class ConsensusEngine {
     this.candidate = { block: produced.block, checksum: produced.checksum, txs: produced.txs, sigs, setAt: now, lastSigAt: now, mine: true };
     this.signed.set(latin1Key(produced.checksum), sigs[0]!.difficulty);
     this.o.log.debug({ height: Number(n), txs: produced.txs.length, reason }, 'block proposed');
-    this.o.peers()?.pushBlock(this.candidateBytes(this.candidate), produced.txs.map((k) => k.bytes));
+    this.o.peers()?.pushBlock(n, this.candidateBytes(this.candidate), produced.txs.map((k) => k.bytes));
     await this.tryAccept();
   }
 

@@ -478,8 +478,7 @@ export class NodeNetwork {
   }
 
   /** A fresh candidate, in full with its transactions, to the masters (§5.1). */
-  pushBlock(block: Uint8Array, txs: readonly Uint8Array[], except?: unknown): void {
-    const num = decodeBlockWire(block, this.o.chain.superBlockPeriod).block.num;
+  pushBlock(num: bigint, block: Uint8Array, txs: readonly Uint8Array[], except?: unknown): void {
     this.peers.broadcast({ code: MessageCode.blocks, from: num, tip: num, blocks: [{ block, transactions: [...txs] }] }, MASTER_TYPES, except as Link | undefined);
   }
 

@@ -35,7 +35,7 @@ class FakePeers implements EnginePeers {
   networkHeight() {
     return this.height();
   }
-  pushBlock(block: Uint8Array) {
+  pushBlock(_num: bigint, block: Uint8Array) {
     this.blocks.push(block);
   }
   pushSignatures(num: bigint, _checksum: Uint8Array, sigs: readonly BlockSignature[]) {
