@@ -153,8 +153,12 @@ export interface ChainDeps {
   clock: Clock;
   events: Emitter<ChainEvents>;
   verifySignatures: SignatureVerifier;
-  /** Transactions whose signature was already verified (the mempool's): not verified again on import. */
-  isVerified?(id: Uint8Array): boolean;
+  /**
+   * What is known of a transaction's signature before a block import checks it (the mempool's
+   * `signatureVerdict`): true when already verified, the verdict of a check under way (a rejection
+   * means the check failed, not the signature), undefined to verify it here.
+   */
+  signatureVerdict?(id: Uint8Array, signature: Uint8Array): true | Promise<boolean> | undefined;
   /** Every how many blocks a superblock comes (reference-network §5.8): 1000, or a genesis file's own. */
   superBlockPeriod?: bigint;
 }
@@ -178,7 +182,7 @@ export class Chain {
   private readonly events: Emitter<ChainEvents>;
   /** RSA verification (in the worker pool), for the acceptance rule's signatures too. */
   readonly verifyRsa: SignatureVerifier;
-  private readonly isVerified: (id: Uint8Array) => boolean;
+  private readonly signatureVerdict: NonNullable<ChainDeps['signatureVerdict']>;
   private acceptance: BlockAcceptance = NO_ACCEPTANCE;
   private bodyRule: BlockBodyRule | null = null;
   /** The network's superblock period: block layout (row 9) and superblock rows depend on it. */
@@ -203,7 +207,7 @@ export class Chain {
     this.clock = deps.clock;
     this.events = deps.events;
     this.verifyRsa = deps.verifySignatures;
-    this.isVerified = deps.isVerified ?? (() => false);
+    this.signatureVerdict = deps.signatureVerdict ?? (() => undefined);
     this.superBlockPeriod = deps.superBlockPeriod ?? SUPERBLOCK_INTERVAL;
     const height = this.store.meta.get(META.tip) as number | undefined;
     if (height !== undefined) {
@@ -647,8 +651,11 @@ export class Chain {
       const w = this.wallet(a);
       return w.publicKey ? w : { ...w, publicKey: introduced.get(Buffer.from(a).toString('latin1')) ?? null };
     };
-    const items: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[] = [];
+    type Item = { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array };
+    const items: Item[] = [];
     const which: KnownTx[] = [];
+    // Checks the mempool is making now (the block came while their admission verifies them).
+    const joined: { k: KnownTx; item: Item; verdict: Promise<boolean> }[] = [];
     for (const k of txs) {
       // Genesis (no key to check it with) and staking rewards carry no signature to verify (formats §8.8); unsigned transactions fail in the transition.
       if (!k.tx.signature || k.tx.type === TransactionType.Genesis || k.tx.type === TransactionType.StakingReward) continue;
@@ -660,15 +667,31 @@ export class Chain {
         throw new BlockError(BlockErrorCode.InvalidTransaction, `transaction ${k.textId} fails: ${e.message}`, { txid: k.textId, code: e.code });
       }
       if (signer.keyOfPrimary) introduced.set(Buffer.from(signer.primary).toString('latin1'), signer.publicKey);
-      if (this.isVerified(k.id)) continue;
-      items.push({ publicKey: signer.publicKey, data: k.checksum, signature: k.tx.signature });
-      which.push(k);
+      const verdict = this.signatureVerdict(k.id, k.tx.signature);
+      if (verdict === true) continue;
+      const item = { publicKey: signer.publicKey, data: k.checksum, signature: k.tx.signature };
+      if (verdict) joined.push({ k, item, verdict });
+      else {
+        items.push(item);
+        which.push(k);
+      }
     }
-    if (items.length === 0) return;
-    const ok = await this.verifyRsa(items);
-    const bad = ok.findIndex((v) => !v);
-    if (bad >= 0) {
-      throw new BlockError(BlockErrorCode.InvalidTransaction, `transaction ${which[bad]!.textId} fails: signature does not verify`, { txid: which[bad]!.textId, code: 'TX_BAD_SIGNATURE' });
+    if (items.length === 0 && joined.length === 0) return;
+    const [ok, verdicts] = await Promise.all([
+      items.length > 0 ? this.verifyRsa(items) : Promise.resolve([]),
+      Promise.all(joined.map((j) => j.verdict.then((v): boolean | null => v, () => null))),
+    ]);
+    // What an admission could not check (its verifier failed) is checked here.
+    const unchecked = joined.filter((_, i) => verdicts[i] === null);
+    const rechecked = unchecked.length > 0 ? await this.verifyRsa(unchecked.map((j) => j.item)) : [];
+    const failed = [
+      ...which.filter((_, i) => !ok[i]),
+      ...joined.filter((_, i) => verdicts[i] === false).map((j) => j.k),
+      ...unchecked.filter((_, i) => !rechecked[i]).map((j) => j.k),
+    ];
+    if (failed.length > 0) {
+      const k = failed[0]!;
+      throw new BlockError(BlockErrorCode.InvalidTransaction, `transaction ${k.textId} fails: signature does not verify`, { txid: k.textId, code: 'TX_BAD_SIGNATURE' });
     }
   }
 

@@ -25,6 +25,7 @@ import type { PendingView } from '../chain/extensions.js';
 import type { WalletState } from '../chain/wallet-state.js';
 import type { SignatureVerifier } from '../chain/chain.js';
 import type { Logger } from '../log/logger.js';
+import { equalBytes } from '../formats/bytes.js';
 import { latin1Key, readU64Key, u64Key } from '../state/keys.js';
 import { TransactionType } from '../formats/constants.js';
 
@@ -113,8 +114,11 @@ export class Mempool {
   private readonly submittedSpend = new Map<string, bigint>();
   /** Leader id → ids of its pending followers, in arrival order. */
   private readonly followersOf = new Map<string, string[]>();
-  /** Ids being admitted by a batch that awaits its signatures: a concurrent duplicate is already pending. */
-  private readonly inFlight = new Set<string>();
+  /**
+   * Ids being admitted by a batch that awaits its signatures (a concurrent duplicate is already
+   * pending), with the signature being checked and, once it is sent to the verifier, its verdict.
+   */
+  private readonly inFlight = new Map<string, { signature: Uint8Array | null; verdict: Promise<boolean> | null }>();
   private nextSeq = 1n;
   /** Submissions of the current macrotask, admitted together (`submit`). */
   private queue: { k: KnownTx; source: AdmitSource; spends: Map<string, bigint>; resolve(error: TxError | null): void; reject(err: unknown): void }[] = [];
@@ -164,6 +168,21 @@ export class Mempool {
 
   has(id: Uint8Array): boolean {
     return this.entries.has(latin1Key(id));
+  }
+
+  /**
+   * What the pool knows of the signature `signature` of transaction `id`: true when it holds that
+   * transaction with that signature (verified on admission); the verdict to come when an admission
+   * is verifying it now (it rejects when the verifier fails); undefined otherwise. The signature is
+   * compared because a txid does not cover it (formats §8.7): a block may carry another one.
+   */
+  signatureVerdict(id: Uint8Array, signature: Uint8Array): true | Promise<boolean> | undefined {
+    const key = latin1Key(id);
+    const held = this.entries.get(key);
+    if (held) return held.k.tx.signature && equalBytes(held.k.tx.signature, signature) ? true : undefined;
+    const admitting = this.inFlight.get(key);
+    if (!admitting?.verdict || !admitting.signature || !equalBytes(admitting.signature, signature)) return undefined;
+    return admitting.verdict;
   }
 
   get(id: Uint8Array): KnownTx | undefined {
@@ -294,7 +313,7 @@ export class Mempool {
         if (this.chain.hasTransaction(k.id)) throw new TxError(TxErrorCode.AlreadyApplied, 'transaction is already applied');
         checkTransaction(k, tip, this.chain.extensions);
         const { publicKey, spends } = this.signerSpends(k, walletOf);
-        this.inFlight.add(id);
+        this.inFlight.set(id, { signature: k.tx.signature, verdict: null });
         checked.push({ i, k, id, publicKey, spends, leader: this.leaderOf(k) });
       } catch (err) {
         results[i] = asTxError(err);
@@ -305,7 +324,14 @@ export class Mempool {
     // mining claim's Argon2, in the pool) only for what is signed; then its cheap rules.
     const refused: (TxError | null)[] = new Array(checked.length).fill(null);
     try {
-      const valid = await this.verify(checked.map((c) => ({ publicKey: c.publicKey, data: c.k.checksum, signature: c.k.tx.signature! })));
+      const verdicts = this.verify(checked.map((c) => ({ publicKey: c.publicKey, data: c.k.checksum, signature: c.k.tx.signature! })));
+      // A block importing one of these meanwhile takes this verdict instead of checking it again.
+      checked.forEach((c, j) => {
+        const verdict = verdicts.then((v) => v[j] === true);
+        verdict.catch(() => undefined); // the importer handles a failure; unawaited, it is no crash
+        this.inFlight.get(c.id)!.verdict = verdict;
+      });
+      const valid = await verdicts;
       const view = this.chain.view();
       const prepared: Promise<void>[] = [];
       checked.forEach((c, j) => {

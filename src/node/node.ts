@@ -98,8 +98,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       clock,
       events,
       verifySignatures: (items) => pool.verifyRsa(items),
-      // The mempool verified the signatures of what it holds.
-      isVerified: (id) => mempool?.has(id) === true,
+      // The mempool verified the signatures of what it holds, or is verifying them now.
+      signatureVerdict: (id, signature) => mempool?.signatureVerdict(id, signature),
       ...(opts.chain.genesis?.superBlockPeriod !== undefined ? { superBlockPeriod: opts.chain.genesis.superBlockPeriod } : {}),
     });
     // Wallet addresses the index has not followed yet (an older store, a new key) are indexed now.

@@ -58,7 +58,8 @@ export interface TestChain {
 /** Extensions, or a function building them over the chain's store and wallet (the name system, the address index). */
 export type TestExtensions = ChainExtension[] | ((store: Store, wallet: NodeWallet) => ChainExtension[]);
 
-export async function openTestChain(extensions: TestExtensions = [], dataDir?: string, opts: { genesis?: boolean } = {}): Promise<TestChain> {
+export async function openTestChain(extensions: TestExtensions = [], dataDir?: string, opts: { genesis?: boolean; verify?: SignatureVerifier } = {}): Promise<TestChain> {
+  const verify = opts.verify ?? verifyInProcess;
   const dir = dataDir ?? (await newDataDir()).dataDir;
   const store = openStore(dir);
   const wallet = await NodeWallet.open(dir);
@@ -72,10 +73,10 @@ export async function openTestChain(extensions: TestExtensions = [], dataDir?: s
     log: silentLog,
     clock: systemClock,
     events,
-    verifySignatures: verifyInProcess,
-    isVerified: (id) => mempool?.has(id) === true,
+    verifySignatures: verify,
+    signatureVerdict: (id, signature) => mempool?.signatureVerdict(id, signature),
   });
-  mempool = new Mempool({ chain, verify: verifyInProcess, events, log: silentLog });
+  mempool = new Mempool({ chain, verify, events, log: silentLog });
   const key = wallet.primary;
   const signer: BlockSigner = { address: key.primary, publicKey: key.publicKey, sign: (d) => key.sign(d) };
   const consensus = createConsensus({

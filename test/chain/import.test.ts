@@ -16,7 +16,8 @@ import { createNameSystem, NAME_POOL_ADDRESS, type NameSystem } from '../../src/
 import { registrationCost } from '../../src/names/fees.js';
 import { nameId } from '../../src/names/id.js';
 import { encodeNamePayload, NameOp } from '../../src/names/payloads.js';
-import { codeOf, openTestChain, silentLog, type TestChain } from './fixture.js';
+import type { SignatureVerifier } from '../../src/chain/chain.js';
+import { codeOf, openTestChain, silentLog, verifyInProcess, type TestChain } from './fixture.js';
 
 const STRANGER = addressFromText('4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr');
 const COIN = 100_000_000n;
@@ -28,7 +29,7 @@ afterEach(async () => {
 });
 
 /** A chain with the real name system; `genesis: false` starts empty, to import another's blocks. */
-async function chainWithNames(genesis = true): Promise<{ t: TestChain; names: NameSystem }> {
+async function chainWithNames(genesis = true, verify?: SignatureVerifier): Promise<{ t: TestChain; names: NameSystem }> {
   let names!: NameSystem;
   const t = await openTestChain(
     (store) => {
@@ -36,7 +37,7 @@ async function chainWithNames(genesis = true): Promise<{ t: TestChain; names: Na
       return [names.extension];
     },
     undefined,
-    { genesis },
+    { genesis, verify },
   );
   open.push(t);
   return { t, names };
@@ -254,6 +255,49 @@ describe('importBlock', () => {
     // The good block still imports afterwards.
     await b.chain.importBlock(third.bytes, third.txs, { source: 'peer' });
     expect(hex(b.chain.walletStateChecksum())).toBe(hex(a.chain.getBlock(6n)!.block.walletStateChecksum));
+  });
+
+  it("checks a transaction's signature once: the pool's verdict, given or to come, counts only for the same signature", async () => {
+    const { t: a, names } = await chainWithNames();
+    await history(a, names);
+    const blocks = blocksOf(a);
+    const checked: string[] = [];
+    const third = blocks[5]!;
+    const ofThird = new Set(third.txs.map((k) => hex(k.checksum)));
+    // Holds checks of block 6's transactions while `hold` is set (block signatures pass at once).
+    let hold: Promise<void> | null = null;
+    const verify: SignatureVerifier = async (items) => {
+      for (const i of items) checked.push(hex(i.data));
+      if (hold && items.some((i) => ofThird.has(hex(i.data)))) await hold;
+      return verifyInProcess(items);
+    };
+    const { t: b } = await chainWithNames(false, verify);
+    for (const x of blocks.slice(0, 5)) await b.chain.importBlock(x.bytes, x.txs, { source: 'peer' });
+    const [t0, t1, t2] = third.txs as [KnownTx, KnownTx, KnownTx];
+
+    // The pool holds t1 with its real signature; a block carrying t1 with another signature (same
+    // txid: the id does not cover the signature) is still checked, and refused.
+    expect(await b.mempool.submit(t1)).toBeNull();
+    const forged = [t0, { ...t1, tx: { ...t1.tx, signature: t1.tx.signature!.map((v, j) => (j === 9 ? v ^ 1 : v)) } }, t2];
+    const err = await b.chain.importBlock(third.bytes, forged, { source: 'peer' }).catch((e: unknown) => e as BlockError);
+    expect([err.code, err.context.txid]).toEqual([BlockErrorCode.InvalidTransaction, t1.textId]);
+
+    // The block comes while the pool's admission of t0 and t2 waits for its verifier: the import
+    // takes those verdicts instead of checking the signatures a second time (and t1's is held).
+    checked.length = 0;
+    let release!: () => void;
+    hold = new Promise<void>((r) => (release = r));
+    const admitting = b.mempool.admit([t0, t2]);
+    const importing = b.chain.importBlock(third.bytes, third.txs, { source: 'peer' });
+    // (Time for the import to reach its transactions' signatures; were it slower, the test would
+    // pass without telling, never fail.)
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await importing;
+    await admitting;
+    expect(b.chain.height).toBe(6n);
+    const txChecks = checked.filter((d) => third.txs.some((k) => hex(k.checksum) === d));
+    expect(txChecks.sort()).toEqual([hex(t0.checksum), hex(t2.checksum)].sort());
   });
 
   it('a block retried at the same height after an aborted import gives the state of a clean import', async () => {

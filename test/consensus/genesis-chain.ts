@@ -65,7 +65,7 @@ export async function openGenesisChain(genesis: GenesisSpec, build = true): Prom
   let mempool: Mempool | undefined;
   const chain = new Chain({
     store, network: genesis.network, extensions, log: silentLog, clock: systemClock, events, verifySignatures: verifyInProcess,
-    isVerified: (id) => mempool?.has(id) === true,
+    signatureVerdict: (id, signature) => mempool?.signatureVerdict(id, signature),
     ...(genesis.superBlockPeriod !== undefined ? { superBlockPeriod: genesis.superBlockPeriod } : {}),
   });
   mempool = new Mempool({ chain, verify: verifyInProcess, events, log: silentLog });
