@@ -17,7 +17,7 @@ import type { Emitter } from '../events.js';
 import { equalBytes } from '../formats/bytes.js';
 import { MAX_BLOCK_FUTURE_DRIFT_SECONDS, TransactionType } from '../formats/constants.js';
 import type { Logger } from '../log/logger.js';
-import { bytesKey, u64Key } from '../state/keys.js';
+import { bytesKey, latin1Key, u64Key } from '../state/keys.js';
 import type { RecordedWrite, Store, UndoEntry } from '../state/store.js';
 import {
   type Block,
@@ -198,6 +198,8 @@ export class Chain {
   private readonly decodedBlocks = new Map<bigint, StoredBlock>();
   /** Imports and signature additions run one at a time, in call order. */
   private writing: Promise<unknown> = Promise.resolve();
+  /** Transaction signatures a block import is checking now, by txid (`checkingVerdict`). */
+  private readonly checking = new Map<string, { signature: Uint8Array; verdict: Promise<boolean> }>();
 
   constructor(deps: ChainDeps) {
     this.store = deps.store;
@@ -233,6 +235,16 @@ export class Chain {
 
   get height(): bigint {
     return this.tipInfo?.block.num ?? 0n;
+  }
+
+  /**
+   * The verdict to come of the check a block import is making of this transaction's signature
+   * (these exact bytes), if one is under way: the mempool's admission of the same transaction takes
+   * it instead of checking again. It rejects when the check could not be made (the verifier failed).
+   */
+  checkingVerdict(id: Uint8Array, signature: Uint8Array): Promise<boolean> | undefined {
+    const c = this.checking.get(latin1Key(id));
+    return c && equalBytes(c.signature, signature) ? c.verdict : undefined;
   }
 
   wallet(address: Uint8Array): WalletState {
@@ -677,10 +689,24 @@ export class Chain {
       }
     }
     if (items.length === 0 && joined.length === 0) return;
-    const [ok, verdicts] = await Promise.all([
-      items.length > 0 ? this.verifyRsa(items) : Promise.resolve([]),
-      Promise.all(joined.map((j) => j.verdict.then((v): boolean | null => v, () => null))),
-    ]);
+    const checks = items.length > 0 ? this.verifyRsa(items) : Promise.resolve([]);
+    // Published while under way: an admission of the same transaction takes the verdict.
+    const mine = which.map((k, i) => {
+      const entry = { signature: k.tx.signature!, verdict: checks.then((v) => v[i] === true) };
+      entry.verdict.catch(() => undefined); // whoever awaits it handles a failure; unawaited, it is no crash
+      this.checking.set(latin1Key(k.id), entry);
+      return entry;
+    });
+    let ok: boolean[];
+    let verdicts: (boolean | null)[];
+    try {
+      [ok, verdicts] = await Promise.all([checks, Promise.all(joined.map((j) => j.verdict.then((v): boolean | null => v, () => null)))]);
+    } finally {
+      which.forEach((k, i) => {
+        const key = latin1Key(k.id);
+        if (this.checking.get(key) === mine[i]) this.checking.delete(key);
+      });
+    }
     // What an admission could not check (its verifier failed) is checked here.
     const unchecked = joined.filter((_, i) => verdicts[i] === null);
     const rechecked = unchecked.length > 0 ? await this.verifyRsa(unchecked.map((j) => j.item)) : [];

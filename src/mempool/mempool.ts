@@ -324,14 +324,7 @@ export class Mempool {
     // mining claim's Argon2, in the pool) only for what is signed; then its cheap rules.
     const refused: (TxError | null)[] = new Array(checked.length).fill(null);
     try {
-      const verdicts = this.verify(checked.map((c) => ({ publicKey: c.publicKey, data: c.k.checksum, signature: c.k.tx.signature! })));
-      // A block importing one of these meanwhile takes this verdict instead of checking it again.
-      checked.forEach((c, j) => {
-        const verdict = verdicts.then((v) => v[j] === true);
-        verdict.catch(() => undefined); // the importer handles a failure; unawaited, it is no crash
-        this.inFlight.get(c.id)!.verdict = verdict;
-      });
-      const valid = await verdicts;
+      const valid = await this.verifySignatures(checked);
       const view = this.chain.view();
       const prepared: Promise<void>[] = [];
       checked.forEach((c, j) => {
@@ -422,6 +415,37 @@ export class Mempool {
       for (const [key, txs] of bySource) this.events.emit('txAdmitted', { txs, source: key === 'rpc' ? 'rpc' : { peer: key as string } });
     }
     return results;
+  }
+
+  /**
+   * One signature verdict per item of `checked`, in order. A transaction whose signature a block
+   * import is checking right now takes that check's verdict (`Chain.checkingVerdict`); the others go
+   * to the verifier in one call. Each verdict is published in `inFlight` for a block import that
+   * comes meanwhile (`signatureVerdict`): a signature is checked once, whichever comes first.
+   * @throws what the verifier throws (e.g. PoolBusyError)
+   */
+  private async verifySignatures(checked: readonly { id: string; k: KnownTx; publicKey: Uint8Array }[]): Promise<boolean[]> {
+    const itemOf = (c: (typeof checked)[number]) => ({ publicKey: c.publicKey, data: c.k.checksum, signature: c.k.tx.signature! });
+    const joined = checked.map((c) => this.chain.checkingVerdict(c.k.id, c.k.tx.signature!));
+    const own = checked.filter((_, j) => !joined[j]);
+    const ownVerdicts = own.length > 0 ? this.verify(own.map(itemOf)) : Promise.resolve([]);
+    let at = 0;
+    const verdicts = checked.map((c, j) => {
+      const index = joined[j] ? -1 : at++;
+      const verdict = joined[j] ?? ownVerdicts.then((v) => v[index] === true);
+      verdict.catch(() => undefined); // whoever awaits it handles a failure; unawaited, it is no crash
+      this.inFlight.get(c.id)!.verdict = verdict;
+      return verdict;
+    });
+    // A joined check that failed (the import's verifier call was refused) is made here.
+    const settled = await Promise.all(verdicts.map((v, j) => (joined[j] ? v.then((x): boolean | null => x, () => null) : v)));
+    const again = checked.filter((_, j) => settled[j] === null);
+    if (again.length > 0) {
+      const rechecked = await this.verify(again.map(itemOf));
+      let r = 0;
+      settled.forEach((x, j) => void (x === null && (settled[j] = rechecked[r++] === true)));
+    }
+    return settled as boolean[];
   }
 
   /** Resolves once the stored records of what imported blocks included are removed. */

@@ -257,7 +257,7 @@ describe('importBlock', () => {
     expect(hex(b.chain.walletStateChecksum())).toBe(hex(a.chain.getBlock(6n)!.block.walletStateChecksum));
   });
 
-  it("checks a transaction's signature once: the pool's verdict, given or to come, counts only for the same signature", async () => {
+  it("checks a transaction's signature once, whichever of a block import and an admission checks it first; a verdict counts only for the same signature", async () => {
     const { t: a, names } = await chainWithNames();
     await history(a, names);
     const blocks = blocksOf(a);
@@ -298,6 +298,22 @@ describe('importBlock', () => {
     expect(b.chain.height).toBe(6n);
     const txChecks = checked.filter((d) => third.txs.some((k) => hex(k.checksum) === d));
     expect(txChecks.sort()).toEqual([hex(t0.checksum), hex(t2.checksum)].sort());
+
+    // The other way round, on a third node: the import checks the block's signatures, and an
+    // admission of two of its transactions meanwhile takes those verdicts.
+    hold = null;
+    const { t: c } = await chainWithNames(false, verify);
+    for (const x of blocks.slice(0, 5)) await c.chain.importBlock(x.bytes, x.txs, { source: 'peer' });
+    checked.length = 0;
+    hold = new Promise<void>((r) => (release = r));
+    const imported = c.chain.importBlock(third.bytes, third.txs, { source: 'peer' });
+    await new Promise((r) => setTimeout(r, 50)); // (as above: slower, the test passes without telling)
+    const admitted = c.mempool.admit([t0, t2]);
+    release();
+    await imported;
+    await admitted;
+    expect(c.chain.height).toBe(6n);
+    expect(checked.filter((d) => ofThird.has(d)).sort()).toEqual(third.txs.map((k) => hex(k.checksum)).sort());
   });
 
   it('a block retried at the same height after an aborted import gives the state of a clean import', async () => {
