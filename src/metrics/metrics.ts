@@ -51,9 +51,10 @@ export interface NetworkMetricsSnapshot {
   admissionWaiting: number;
   /**
    * Light-client questions since start (src/network/light-queries.ts): answered here, passed on to
-   * a master, asked by this node, left unanswered, and dropped past the asking link's budget.
+   * a master, asked by this node, left unanswered, dropped past the asking link's budget, and
+   * answers refused because they were read on another chain.
    */
-  lightQuestions: { served: number; proxied: number; asked: number; unanswered: number; dropped: number };
+  lightQuestions: { served: number; proxied: number; asked: number; unanswered: number; dropped: number; offChain: number };
   /** Network height − our tip. */
   syncLagBlocks: number;
   /** Bytes queued for peers (our queues and the sockets' buffers). */
@@ -166,7 +167,7 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
   });
   new Gauge({
     name: `${METRIC_PREFIX}light_questions`,
-    help: 'Light-client questions since start, by outcome (served, proxied, asked, unanswered, dropped past the budget)',
+    help: 'Light-client questions since start, by outcome (served, proxied, asked, unanswered, dropped past the budget, answers from another chain refused)',
     labelNames: ['outcome'],
     registers: [registry],
     collect() {

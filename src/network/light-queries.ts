@@ -104,7 +104,7 @@ export class LightQueries {
   /** This node's own questions, by id. */
   private readonly asked = new Map<number, Asked>();
   /** Counters for status and tests. */
-  readonly stats = { served: 0, proxied: 0, asked: 0, unanswered: 0, dropped: 0 };
+  readonly stats = { served: 0, proxied: 0, asked: 0, unanswered: 0, dropped: 0, offChain: 0 };
   private readonly budget: QuestionBudget;
 
   constructor(
@@ -120,6 +120,12 @@ export class LightQueries {
       timeoutMs?: number;
       /** Questions each asking link may put to this node (default QUESTION_RATES). */
       rates?: Readonly<Record<'client' | 'relay', QuestionRate>>;
+      /**
+       * A light node's check of the tip a balance answer was read at: false when it has a header at
+       * that height with another checksum (the master answered from another chain). Such an answer
+       * is refused and the question asked of another link.
+       */
+      onOurChain?: (height: bigint, checksum: Uint8Array) => boolean;
     },
   ) {
     this.clock = o.clock ?? systemClock;
@@ -302,7 +308,10 @@ export class LightQueries {
     if (mine && mine.answer === a.code) {
       this.asked.delete(a.requestId);
       mine.timer.cancel();
-      mine.resolve(a);
+      if (a.code === MessageCode.balance2 && this.o.onOurChain?.(a.height, a.checksum) === false) {
+        this.stats.offChain++;
+        mine.reject(new LightQueryError(`${link.peer?.addressText ?? link.remote} answered from a block ${a.height} that is not on this node's chain`));
+      } else mine.resolve(a);
       return true;
     }
     const passed = this.proxied.get(a.requestId);

@@ -396,6 +396,15 @@ export class NodeNetwork {
       clock,
       ...(light ? {} : { state: masterLightState(o.chain, o.mempool, o.nameRecord ?? (() => null)), serving: () => !this.sync.synchronizing }),
       proxy: this.role === 'relay',
+      // A balance read at a block this node holds with another checksum comes from another chain.
+      ...(light
+        ? {
+            onOurChain: (height: bigint, checksum: Uint8Array) => {
+              const ours = light.headers.get(height);
+              return !ours || equalBytes(ours.checksum, checksum);
+            },
+          }
+        : {}),
     });
     this.sync = new BlockSync({
       network: this.peers,

@@ -123,6 +123,34 @@ describe('LightQueries', () => {
     }
   });
 
+  it("refuses a balance read at a block this node holds with another checksum, and asks another master", async () => {
+    const clock = new ManualClock();
+    const forked = node(ids[0]!, 'M', 1, clock, 40n, (network) => new LightQueries({ network, clock, state: { ...stateOf(1n, 40n), tip: () => ({ height: 40n, checksum: new Uint8Array(64).fill(2) }) }, serving: () => true }));
+    const client = node(ids[3]!, 'C', 4, clock, 40n, (network) => new LightQueries({ network, clock, timeoutMs: 1_000, onOurChain: (_height, checksum) => checksum[0] === 1 }));
+    const sockets = [...wire(client.network, forked.network, '127.0.0.1:1')];
+    for (let i = 0; i < 5; i++) {
+      await pump(...sockets);
+      clock.advance(200);
+    }
+    // Only the master on another chain: every attempt is refused, then the question fails.
+    const failed = await until(client.queries.balance(ADDRESS).catch((e: unknown) => e), clock, sockets);
+    expect(failed).toBeInstanceOf(LightQueryError);
+    expect((failed as Error).message).toMatch(/not on this node's chain/);
+    expect(client.queries.stats.offChain).toBe(3);
+    // With a master on our chain as well, the answer is its own.
+    const good = node(ids[1]!, 'M', 2, clock, 40n, (network) => new LightQueries({ network, clock, state: stateOf(777n, 40n), serving: () => true }));
+    sockets.push(...wire(client.network, good.network, '127.0.0.1:2'));
+    for (let i = 0; i < 5; i++) {
+      await pump(...sockets);
+      clock.advance(200);
+    }
+    for (let i = 0; i < 4; i++) expect((await until(client.queries.balance(ADDRESS), clock, sockets)).balance).toBe(777n);
+    for (const n of [forked, good, client]) {
+      n.queries.stop();
+      n.network.stop();
+    }
+  });
+
   it('a question costs one unit, and one more per 200 headers asked for', () => {
     expect([questionCost(), questionCost(1), questionCost(200), questionCost(1_000), questionCost(2_000)]).toEqual([1, 2, 2, 6, 11]);
     const clock = new ManualClock();
