@@ -59,6 +59,39 @@ export interface TipInfo {
 
 /** Verifies RSA signatures (in the worker pool): true when `signature` is valid for `data` under `publicKey`. */
 export type SignatureVerifier = (items: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[]) => Promise<boolean[]>;
+type SignatureItem = Parameters<SignatureVerifier>[0][number];
+
+/**
+ * One verdict per item, in order, each signature checked once between a block import and the
+ * mempool's admission: an item whose check is under way elsewhere (`pending[i]`) takes that
+ * verdict; the others go to `verify` in one call, and so does an item whose pending check failed
+ * (it rejected: that verifier call was refused). `publish(i, verdict)` is told each check this call
+ * makes, as it starts, so the other side can take it meanwhile.
+ * @throws what `verify` throws (e.g. PoolBusyError)
+ */
+export async function verifyOnce(
+  items: readonly SignatureItem[],
+  pending: readonly (Promise<boolean> | undefined)[],
+  verify: SignatureVerifier,
+  publish?: (i: number, verdict: Promise<boolean>) => void,
+): Promise<boolean[]> {
+  const own = items.flatMap((_, i) => (pending[i] ? [] : [i]));
+  const checks = own.length > 0 ? verify(own.map((i) => items[i]!)) : Promise.resolve([]);
+  own.forEach((i, n) => {
+    const verdict = checks.then((v) => v[n] === true);
+    verdict.catch(() => undefined); // whoever awaits it handles a failure; unawaited, it is no crash
+    publish?.(i, verdict);
+  });
+  const [ownVerdicts, joined] = await Promise.all([checks, Promise.all(pending.map((p) => p?.then((v): boolean | null => v, () => null)))]);
+  const verdicts = joined.map((v) => v ?? null);
+  own.forEach((i, n) => (verdicts[i] = ownVerdicts[n] === true));
+  const again = verdicts.flatMap((v, i) => (v === null ? [i] : []));
+  if (again.length > 0) {
+    const rechecked = await verify(again.map((i) => items[i]!));
+    again.forEach((i, n) => (verdicts[i] = rechecked[n] === true));
+  }
+  return verdicts as boolean[];
+}
 
 /**
  * The acceptance rule for a block's signatures, owned by `consensus/` (reshape-for-peers §4.3):
@@ -663,11 +696,10 @@ export class Chain {
       const w = this.wallet(a);
       return w.publicKey ? w : { ...w, publicKey: introduced.get(Buffer.from(a).toString('latin1')) ?? null };
     };
-    type Item = { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array };
-    const items: Item[] = [];
-    const which: KnownTx[] = [];
+    const checked: KnownTx[] = [];
+    const items: SignatureItem[] = [];
     // Checks the mempool is making now (the block came while their admission verifies them).
-    const joined: { k: KnownTx; item: Item; verdict: Promise<boolean> }[] = [];
+    const pending: (Promise<boolean> | undefined)[] = [];
     for (const k of txs) {
       // Genesis (no key to check it with) and staking rewards carry no signature to verify (formats §8.8); unsigned transactions fail in the transition.
       if (!k.tx.signature || k.tx.type === TransactionType.Genesis || k.tx.type === TransactionType.StakingReward) continue;
@@ -681,42 +713,27 @@ export class Chain {
       if (signer.keyOfPrimary) introduced.set(Buffer.from(signer.primary).toString('latin1'), signer.publicKey);
       const verdict = this.signatureVerdict(k.id, k.tx.signature);
       if (verdict === true) continue;
-      const item = { publicKey: signer.publicKey, data: k.checksum, signature: k.tx.signature };
-      if (verdict) joined.push({ k, item, verdict });
-      else {
-        items.push(item);
-        which.push(k);
-      }
+      checked.push(k);
+      items.push({ publicKey: signer.publicKey, data: k.checksum, signature: k.tx.signature });
+      pending.push(verdict);
     }
-    if (items.length === 0 && joined.length === 0) return;
-    const checks = items.length > 0 ? this.verifyRsa(items) : Promise.resolve([]);
+    if (checked.length === 0) return;
     // Published while under way: an admission of the same transaction takes the verdict.
-    const mine = which.map((k, i) => {
-      const entry = { signature: k.tx.signature!, verdict: checks.then((v) => v[i] === true) };
-      entry.verdict.catch(() => undefined); // whoever awaits it handles a failure; unawaited, it is no crash
-      this.checking.set(latin1Key(k.id), entry);
-      return entry;
-    });
+    const mine: [key: string, entry: { signature: Uint8Array; verdict: Promise<boolean> }][] = [];
     let ok: boolean[];
-    let verdicts: (boolean | null)[];
     try {
-      [ok, verdicts] = await Promise.all([checks, Promise.all(joined.map((j) => j.verdict.then((v): boolean | null => v, () => null)))]);
-    } finally {
-      which.forEach((k, i) => {
-        const key = latin1Key(k.id);
-        if (this.checking.get(key) === mine[i]) this.checking.delete(key);
+      ok = await verifyOnce(items, pending, this.verifyRsa, (i, verdict) => {
+        const entry = { signature: items[i]!.signature, verdict };
+        const key = latin1Key(checked[i]!.id);
+        this.checking.set(key, entry);
+        mine.push([key, entry]);
       });
+    } finally {
+      for (const [key, entry] of mine) if (this.checking.get(key) === entry) this.checking.delete(key);
     }
-    // What an admission could not check (its verifier failed) is checked here.
-    const unchecked = joined.filter((_, i) => verdicts[i] === null);
-    const rechecked = unchecked.length > 0 ? await this.verifyRsa(unchecked.map((j) => j.item)) : [];
-    const failed = [
-      ...which.filter((_, i) => !ok[i]),
-      ...joined.filter((_, i) => verdicts[i] === false).map((j) => j.k),
-      ...unchecked.filter((_, i) => !rechecked[i]).map((j) => j.k),
-    ];
-    if (failed.length > 0) {
-      const k = failed[0]!;
+    const bad = ok.findIndex((v) => !v);
+    if (bad >= 0) {
+      const k = checked[bad]!;
       throw new BlockError(BlockErrorCode.InvalidTransaction, `transaction ${k.textId} fails: signature does not verify`, { txid: k.textId, code: 'TX_BAD_SIGNATURE' });
     }
   }

@@ -16,14 +16,13 @@
  * multisig transaction waiting for co-signatures stays pending: the producer leaves it out of a
  * block with TX_NOT_READY, which does not drop it.
  */
-import type { Chain, ChainEvents } from '../chain/chain.js';
+import { verifyOnce, type Chain, type ChainEvents, type SignatureVerifier } from '../chain/chain.js';
 import { TxError, TxErrorCode } from '../chain/errors.js';
 import type { Emitter } from '../events.js';
 import { decodeStoredTx, encodeStoredTx, type KnownTx } from '../chain/tx-codec.js';
 import { checkSourceWallets, checkTransaction, inputSources, resolveTxSigner, signerPrimaryOf } from '../chain/validate.js';
 import type { PendingView } from '../chain/extensions.js';
 import type { WalletState } from '../chain/wallet-state.js';
-import type { SignatureVerifier } from '../chain/chain.js';
 import type { Logger } from '../log/logger.js';
 import { equalBytes } from '../formats/bytes.js';
 import { latin1Key, readU64Key, u64Key } from '../state/keys.js';
@@ -418,34 +417,19 @@ export class Mempool {
   }
 
   /**
-   * One signature verdict per item of `checked`, in order. A transaction whose signature a block
-   * import is checking right now takes that check's verdict (`Chain.checkingVerdict`); the others go
-   * to the verifier in one call. Each verdict is published in `inFlight` for a block import that
-   * comes meanwhile (`signatureVerdict`): a signature is checked once, whichever comes first.
+   * One signature verdict per item of `checked`, in order (`verifyOnce`): a transaction whose
+   * signature a block import is checking right now takes that check's verdict
+   * (`Chain.checkingVerdict`); each check made here is published in `inFlight` for a block import
+   * that comes meanwhile (`signatureVerdict`).
    * @throws what the verifier throws (e.g. PoolBusyError)
    */
-  private async verifySignatures(checked: readonly { id: string; k: KnownTx; publicKey: Uint8Array }[]): Promise<boolean[]> {
-    const itemOf = (c: (typeof checked)[number]) => ({ publicKey: c.publicKey, data: c.k.checksum, signature: c.k.tx.signature! });
-    const joined = checked.map((c) => this.chain.checkingVerdict(c.k.id, c.k.tx.signature!));
-    const own = checked.filter((_, j) => !joined[j]);
-    const ownVerdicts = own.length > 0 ? this.verify(own.map(itemOf)) : Promise.resolve([]);
-    let at = 0;
-    const verdicts = checked.map((c, j) => {
-      const index = joined[j] ? -1 : at++;
-      const verdict = joined[j] ?? ownVerdicts.then((v) => v[index] === true);
-      verdict.catch(() => undefined); // whoever awaits it handles a failure; unawaited, it is no crash
-      this.inFlight.get(c.id)!.verdict = verdict;
-      return verdict;
-    });
-    // A joined check that failed (the import's verifier call was refused) is made here.
-    const settled = await Promise.all(verdicts.map((v, j) => (joined[j] ? v.then((x): boolean | null => x, () => null) : v)));
-    const again = checked.filter((_, j) => settled[j] === null);
-    if (again.length > 0) {
-      const rechecked = await this.verify(again.map(itemOf));
-      let r = 0;
-      settled.forEach((x, j) => void (x === null && (settled[j] = rechecked[r++] === true)));
-    }
-    return settled as boolean[];
+  private verifySignatures(checked: readonly { id: string; k: KnownTx; publicKey: Uint8Array }[]): Promise<boolean[]> {
+    return verifyOnce(
+      checked.map((c) => ({ publicKey: c.publicKey, data: c.k.checksum, signature: c.k.tx.signature! })),
+      checked.map((c) => this.chain.checkingVerdict(c.k.id, c.k.tx.signature!)),
+      this.verify,
+      (j, verdict) => void (this.inFlight.get(checked[j]!.id)!.verdict = verdict),
+    );
   }
 
   /** Resolves once the stored records of what imported blocks included are removed. */
