@@ -10,6 +10,7 @@
  * A relay's bucket is larger than a client's: it asks for all of its clients.
  */
 import type { NetClock } from './clock.js';
+import { MASTER_TYPES } from './peer-network.js';
 import type { NodeType } from './protocol/messages.js';
 
 export interface QuestionRate {
@@ -52,7 +53,7 @@ export class QuestionBudget {
 
   /** Spends `cost` units of `link`'s budget; false (nothing spent) when it has not that many. */
   take(link: object, peerType: NodeType, cost: number): boolean {
-    const rate = peerType === 'R' || peerType === 'M' || peerType === 'H' ? this.rates.relay : this.rates.client;
+    const rate = peerType === 'R' || MASTER_TYPES.includes(peerType) ? this.rates.relay : this.rates.client;
     const now = this.clock.now();
     let b = this.buckets.get(link);
     if (!b) {
