@@ -12,6 +12,7 @@ import {
   transactionChecksum,
   transactionId,
 } from '../codec/transaction.js';
+import { latin1Key } from '../formats/bytes.js';
 import { StoreCorruptionError } from './errors.js';
 
 const RECORD_HEADER = 16;
@@ -62,7 +63,7 @@ const KEY_PROBE_END = 48;
  */
 function internKey(key: Uint8Array | null): Uint8Array | null {
   if (!key || key.length <= MAX_ADDRESS_BYTES || key.length < KEY_PROBE_END) return key;
-  const probe = Buffer.from(key.buffer, key.byteOffset + KEY_PROBE_START, KEY_PROBE_END - KEY_PROBE_START).toString('latin1');
+  const probe = latin1Key(key.subarray(KEY_PROBE_START, KEY_PROBE_END));
   const known = internedKeys.get(probe);
   if (known && Buffer.compare(known, key) === 0) return known;
   if (known) return key;

@@ -17,6 +17,7 @@ import {
 } from '../codec/json.js';
 import { encodeBase58 } from '../formats/address.js';
 import { formatAmount } from '../formats/amount.js';
+import { latin1Key } from '../formats/bytes.js';
 import { MAX_ADDRESS_BYTES, type KnownTx } from './tx-codec.js';
 
 type StringForm = { [K in keyof TransactionStringForm]: TransactionStringForm[K] };
@@ -31,7 +32,7 @@ const pubKeyTextsByObject = new WeakMap<Uint8Array, string>();
 function pubKeyText(key: Uint8Array): string {
   let text = pubKeyTextsByObject.get(key);
   if (text !== undefined) return text;
-  const id = Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+  const id = latin1Key(key);
   text = pubKeyTexts.get(id);
   if (text === undefined) {
     text = encodeBase58(key);

@@ -11,7 +11,7 @@ import {
   isValidAddressBytes,
   primaryAddressFromPublicKey,
 } from '../formats/address.js';
-import { equalBytes } from '../formats/bytes.js';
+import { equalBytes, latin1Key } from '../formats/bytes.js';
 import { MAX_TRANSACTION_SIZE, REDACTED_WINDOW, TransactionType } from '../formats/constants.js';
 import { mayPayItself, transactionAmountProblem } from '../formats/fees.js';
 import { MAX_BLOCKHEIGHT_AHEAD, TX_VERSION } from './constants.js';
@@ -76,7 +76,7 @@ const primariesByObject = new WeakMap<Uint8Array, Uint8Array>();
 function primaryOfKey(publicKey: Uint8Array): Uint8Array {
   let primary = primariesByObject.get(publicKey);
   if (primary) return primary;
-  const id = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('latin1');
+  const id = latin1Key(publicKey);
   primary = primaries.get(id);
   if (!primary) {
     primary = primaryAddressFromPublicKey(publicKey);

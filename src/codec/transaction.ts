@@ -6,7 +6,7 @@
  * `checksum` computed from the canonical re-encoding (§1 "Canonical re-encoding"), so callers
  * never hash twice. Legacy layouts (versions 0–6, §8.12) are read by src/codec/legacy.ts.
  */
-import { assertBytes, describeType } from '../formats/bytes.js';
+import { assertBytes, describeType, latin1Key } from '../formats/bytes.js';
 import { amountToBytes } from '../formats/amount.js';
 import { varIntLength, varUintLength, writeVarInt, writeVarUint, decodeVarUint, U64_MAX } from '../formats/varint.js';
 import { decodeBase58, encodeBase58 } from '../formats/address.js';
@@ -176,8 +176,6 @@ function checkOptionalBytes(value: unknown, what: string): void {
   if (value !== null && value !== undefined) assertBytes(value, what);
 }
 
-const keyText = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.length).toString('latin1');
-
 /** Validates what the decoder would refuse, so encode never produces unreadable bytes. */
 function plan(tx: Transaction, options: EncodeOptions): Plan {
   if (typeof tx !== 'object' || tx === null) throw new TypeError(`transaction must be an object, got ${describeType(tx)}`);
@@ -203,7 +201,7 @@ function plan(tx: Transaction, options: EncodeOptions): Plan {
     if (!(key.length === 16 || (key.length === 1 && key[0] === 0))) {
       throw new RangeError(`inputs[${i}].key must be [0x00] or a 16-byte address nonce, got ${key.length} bytes`);
     }
-    const k = keyText(key);
+    const k = latin1Key(key);
     if (seenKeys.has(k)) throw new RangeError(`inputs[${i}].key repeats an earlier key (fromList keys are unique, §8.3)`);
     seenKeys.add(k);
     const amount = amountToBytes(input.amount);
@@ -221,7 +219,7 @@ function plan(tx: Transaction, options: EncodeOptions): Plan {
         `outputs[${i}].address must be an addressNoChecksum (33 bytes v0, 45 bytes v1/v2), got ${address.length} bytes, version ${version}`,
       );
     }
-    const k = keyText(address);
+    const k = latin1Key(address);
     if (seenAddresses.has(k)) throw new RangeError(`outputs[${i}].address repeats an earlier address (§8.3)`);
     seenAddresses.add(k);
     checkOptionalBytes(output.data, `outputs[${i}].data`);

@@ -75,6 +75,18 @@ export function concatBytes(...parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
+/**
+ * Buffer's own latin1 decoder, called on any Uint8Array: ~0.1 µs for a txid where a Buffer view
+ * plus `toString` costs ~0.4 µs (the hot paths key several maps by every txid and address).
+ */
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice?: (this: Uint8Array, start: number, end: number) => string }).latin1Slice;
+
+/** Bytes as a one-char-per-byte (latin1) string: the cheapest in-memory Map key of an id, address or key. */
+export const latin1Key: (bytes: Uint8Array) => string =
+  typeof latin1Slice === 'function'
+    ? (bytes) => latin1Slice.call(bytes, 0, bytes.byteLength)
+    : (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+
 /** Same length and same bytes. Not constant-time; do not use it to compare secrets. */
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   assertBytes(a, 'a');

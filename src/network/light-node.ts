@@ -18,13 +18,12 @@ import type { Network, Transaction } from '../codec/types.js';
 import { deriveAddress } from '../formats/address.js';
 import type { ChainExtensions } from '../chain/extensions.js';
 import { signerPrimaryOf } from '../chain/validate.js';
-import { equalBytes } from '../formats/bytes.js';
+import { equalBytes, latin1Key } from '../formats/bytes.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
 import { revertTipOrRefuse, type SyncChain, type ImportOutcome } from './block-sync.js';
 import type { LightState } from './light-queries.js';
 import { RejectedCode, TxStatus, type HeaderEntry } from './protocol/messages.js';
-import { idKey } from './seen.js';
 import type { AdmitOutcome, GossipMempool } from './tx-gossip.js';
 
 /** A header taken, with the transactions of interest that came with it (already checked against its txids). */
@@ -46,8 +45,8 @@ export function headerSyncChain(headers: HeaderChain, network: Network, log: Log
       }
       // The transactions of interest must be the block's: each id among the txids the header commits to.
       if (txs.length > 0) {
-        const ids = new Set((txIds ?? []).map(idKey));
-        if (!txs.every((k) => ids.has(idKey(k.id)))) return { ok: false, action: 'reject', reason: 'a transaction sent with a header is not in its block' };
+        const ids = new Set((txIds ?? []).map(latin1Key));
+        if (!txs.every((k) => ids.has(latin1Key(k.id)))) return { ok: false, action: 'reject', reason: 'a transaction sent with a header is not in its block' };
       }
       try {
         const h = await headers.append(header, txIds);
@@ -98,7 +97,7 @@ export function forwardingPool(network: Network, now: () => number = Date.now): 
         } catch {
           return { action: 'reject', txid: null, rejectedCode: RejectedCode.invalid };
         }
-        const key = idKey(k.id);
+        const key = latin1Key(k.id);
         if (kept.has(key)) return { action: 'ignore', txid: k.id };
         kept.set(key, { bytes: k.bytes, at: now(), source });
         return { action: 'accept', txid: k.id };
@@ -106,9 +105,9 @@ export function forwardingPool(network: Network, now: () => number = Date.now): 
       trim();
       return out;
     },
-    get: (txid) => kept.get(idKey(txid))?.bytes ?? null,
+    get: (txid) => kept.get(latin1Key(txid))?.bytes ?? null,
     all: () => [...kept.values()].map((e) => e.bytes),
-    sourceOf: (txid) => kept.get(idKey(txid))?.source ?? null,
+    sourceOf: (txid) => kept.get(latin1Key(txid))?.source ?? null,
   };
 }
 

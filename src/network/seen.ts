@@ -4,10 +4,9 @@
  * them is not pulled again. Bounded (oldest entries evicted first, as the reference's FIFO) and
  * with an expiry, so memory stays flat whatever peers announce.
  */
+import { latin1Key } from '../formats/bytes.js';
 import type { NetClock } from './clock.js';
 
-/** A byte id as a Map key (latin1: one char per byte, cheaper than hex). */
-export const idKey = (id: Uint8Array): string => Buffer.from(id.buffer, id.byteOffset, id.byteLength).toString('latin1');
 
 export interface SeenSetOptions {
   /** Most entries kept; the oldest are evicted beyond it. */
@@ -42,7 +41,7 @@ export class SeenSet {
   /** True if `key` was seen and has not expired (counts a hit). */
   has(key: string | Uint8Array): boolean {
     this.expire();
-    const k = typeof key === 'string' ? key : idKey(key);
+    const k = typeof key === 'string' ? key : latin1Key(key);
     const found = this.entries.has(k);
     if (found) this.hits++;
     return found;
@@ -54,7 +53,7 @@ export class SeenSet {
    */
   add(key: string | Uint8Array): boolean {
     this.expire();
-    const k = typeof key === 'string' ? key : idKey(key);
+    const k = typeof key === 'string' ? key : latin1Key(key);
     if (this.entries.has(k)) {
       this.hits++;
       return false;
@@ -69,7 +68,7 @@ export class SeenSet {
 
   /** Forgets `key` (e.g. a pull that failed, so another announcer may be asked). */
   delete(key: string | Uint8Array): void {
-    this.entries.delete(typeof key === 'string' ? key : idKey(key));
+    this.entries.delete(typeof key === 'string' ? key : latin1Key(key));
   }
 
   clear(): void {

@@ -14,7 +14,8 @@ import type { Link } from './link.js';
 import { MASTER_TYPES, type PeerNetwork } from './peer-network.js';
 import { MessageCode } from './protocol/codes.js';
 import { encodeTransactionBatches, MAX_TXIDS_PER_REQUEST, RejectedCode, type Message } from './protocol/messages.js';
-import { idKey, SeenSet } from './seen.js';
+import { latin1Key } from '../formats/bytes.js';
+import { SeenSet } from './seen.js';
 
 /** What the mempool says about one transaction from a peer. */
 export type AdmitOutcome =
@@ -108,7 +109,7 @@ export class TxGossip {
         // admission drains (`pullDeferred`), so a busy node asks only for what it can check.
         const congested = this.admission.congested || this.deferredCount > 0;
         for (const it of m.items) {
-          if (it.type !== 0 || !this.pulls.announced('transaction', idKey(it.txid), link)) continue;
+          if (it.type !== 0 || !this.pulls.announced('transaction', latin1Key(it.txid), link)) continue;
           if (!congested) want.push(it.txid);
           else if (this.deferredCount < MAX_DEFERRED_PULLS) this.deferred.push({ link, txid: it.txid });
         }
@@ -135,7 +136,7 @@ export class TxGossip {
 
   /** A transaction created on this node (RPC): full push to the masters (§4.1). */
   pushLocal(transaction: Uint8Array, txid: Uint8Array): number {
-    this.seen.add(idKey(txid));
+    this.seen.add(latin1Key(txid));
     return this.o.network.broadcast({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: [transaction] }, MASTER_TYPES);
   }
 
@@ -146,9 +147,9 @@ export class TxGossip {
    * a moment loses nothing it was given).
    */
   announce(txid: Uint8Array, except?: Link): void {
-    this.seen.add(idKey(txid));
+    this.seen.add(latin1Key(txid));
     if (this.o.relaying?.() === false) {
-      if (this.held.size < MAX_HELD_ANNOUNCEMENTS) this.held.set(idKey(txid), { txid, except });
+      if (this.held.size < MAX_HELD_ANNOUNCEMENTS) this.held.set(latin1Key(txid), { txid, except });
       return;
     }
     this.o.network.announce({ type: 0, txid }, MASTER_TYPES, except);
@@ -176,7 +177,7 @@ export class TxGossip {
     const asks: { link: Link; txid: Uint8Array }[] = [];
     while (asks.length < DEFERRED_PULL_BATCH && this.deferredHead < this.deferred.length) {
       const d = this.deferred[this.deferredHead++]!;
-      if (d.link.state === 'open' && this.pulls.isPending(idKey(d.txid))) asks.push(d);
+      if (d.link.state === 'open' && this.pulls.isPending(latin1Key(d.txid))) asks.push(d);
     }
     if (this.deferredHead === this.deferred.length) {
       this.deferred = [];
@@ -195,7 +196,7 @@ export class TxGossip {
     // Not received (not marked seen): the next announcement of these transactions pulls them.
     if (outcomes === 'refused') return this.o.onRefused?.(link, transactions.length);
     for (const r of outcomes) {
-      if (r.txid) this.pulls.received(idKey(r.txid));
+      if (r.txid) this.pulls.received(latin1Key(r.txid));
       if (r.action === 'accept') this.announce(r.txid, link);
       else if (r.action === 'reject') {
         if (r.txid) link.send({ code: MessageCode.rejected, reason: r.rejectedCode ?? RejectedCode.invalid, txid: r.txid });

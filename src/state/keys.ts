@@ -21,7 +21,5 @@ export function bytesKey(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** Bytes as a one-char-per-byte (latin1) string: the cheapest in-memory Map key of an id or address. */
-export function latin1Key(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-}
+/** Map keys of ids and addresses (defined with the byte helpers, which the codec layers also use). */
+export { latin1Key } from '../formats/bytes.js';

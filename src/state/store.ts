@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import { latin1Key } from '../formats/bytes.js';
 import { SUB_DATABASES, type SubDbName, type SubDbSpec } from './schema.js';
 
 /** Largest map size the environment may grow to; LMDB grows the file lazily, so this is only a cap. */
@@ -179,7 +180,7 @@ export function openStore(dataDir: string): Store {
       const result = interceptWrites(
         named(),
         (name, db, key) => {
-          const id = `${name}\u0000${key instanceof Uint8Array ? Buffer.from(key).toString('latin1') : String(key)}`;
+          const id = `${name}\u0000${key instanceof Uint8Array ? latin1Key(key) : String(key)}`;
           if (seen.has(id)) return;
           seen.add(id);
           undo.push([name, own(key), own(db.get(key as never))]);

@@ -20,7 +20,7 @@ import { deriveAddress } from '../formats/address.js';
 import { signerPrimaryOf } from '../chain/validate.js';
 import type { ChainExtensions } from '../chain/extensions.js';
 import { TxStatus } from '../network/protocol/messages.js';
-import { equalBytes } from '../formats/bytes.js';
+import { equalBytes, latin1Key } from '../formats/bytes.js';
 import type { Logger } from '../log/logger.js';
 import type { Database } from 'lmdb';
 import type { Store } from '../state/store.js';
@@ -100,7 +100,7 @@ export class LightWallet implements PendingSpends {
       const r = value;
       if (r.height === 0 && !r.dropped) {
         const k = knownTxFromBytes(r.bytes, o.network);
-        this.pending.set(bytesKey(k.id).toString('latin1'), k);
+        this.pending.set(latin1Key(k.id), k);
       }
     }
   }
@@ -131,12 +131,12 @@ export class LightWallet implements PendingSpends {
     if (!asker) throw new LightWalletError('this node has no link to the network');
     const addresses = this.addresses();
     const answers = await Promise.all(addresses.map((a) => asker.balance(a)));
-    const byKey = new Map(addresses.map((a, i) => [bytesKey(a).toString('latin1'), answers[i]!]));
+    const byKey = new Map(addresses.map((a, i) => [latin1Key(a), answers[i]!]));
     const height = this.o.headers.height;
     return {
       height,
       wallet: (address) => {
-        const a = byKey.get(bytesKey(address).toString('latin1'));
+        const a = byKey.get(latin1Key(address));
         // The key itself stands for "stored": the builder only asks whether one is.
         return { balance: a?.balance ?? 0n, type: a?.walletType ?? 0, publicKey: a?.hasPublicKey ? this.o.wallet.primary.publicKey : null };
       },
@@ -170,11 +170,11 @@ export class LightWallet implements PendingSpends {
     const key = bytesKey(k.id);
     // One dropped (refused, or forgotten by the network) may be sent again; one pending or applied not.
     const prior = this.db.get(key);
-    if (this.pending.has(key.toString('latin1')) || (prior && !prior.dropped)) {
+    if (this.pending.has(latin1Key(key)) || (prior && !prior.dropped)) {
       throw new LightWalletError(prior && prior.height > 0 ? `the transaction is applied already, in block ${prior.height}` : 'the transaction was sent already');
     }
     await this.db.put(key, { bytes: k.bytes, height: 0, sent: this.o.clock.now() });
-    this.pending.set(key.toString('latin1'), k);
+    this.pending.set(latin1Key(key), k);
     this.o.events.emit('txAdmitted', { txs: [k], source: 'rpc' });
   }
 
@@ -190,7 +190,7 @@ export class LightWallet implements PendingSpends {
    */
   async rejected(txid: Uint8Array, reason: string): Promise<void> {
     const key = bytesKey(txid);
-    const k = this.pending.get(key.toString('latin1'));
+    const k = this.pending.get(latin1Key(key));
     if (!k) return;
     const why = `refused by a master: ${reason}`;
     await this.drop(k, why);
@@ -199,7 +199,7 @@ export class LightWallet implements PendingSpends {
   private async drop(k: KnownTx, why: string): Promise<void> {
     const key = bytesKey(k.id);
     await this.db.put(key, { bytes: k.bytes, height: 0, sent: this.db.get(key)?.sent ?? this.o.clock.now(), dropped: why });
-    if (!this.pending.delete(key.toString('latin1'))) return;
+    if (!this.pending.delete(latin1Key(key))) return;
     this.o.log.warn({ txid: k.textId, reason: why }, 'a transaction of ours was dropped; its inputs are free again');
     this.o.events.emit('txDropped', { txs: [k], reason: why });
     this.o.events.emit('txInclusion', { txid: k.id, verified: false });
@@ -235,7 +235,7 @@ export class LightWallet implements PendingSpends {
     const prior = this.db.get(key);
     void this.db.put(key, { bytes: k.bytes, height: Number(height), sent: prior?.sent ?? 0 });
     // One we sent and waited for: its inclusion is verified (QuIXI's TransactionStatusUpdate).
-    if (this.pending.delete(key.toString('latin1'))) this.o.events.emit('txInclusion', { txid: k.id, verified: true });
+    if (this.pending.delete(latin1Key(key))) this.o.events.emit('txInclusion', { txid: k.id, verified: true });
   }
 
   /** Asks the network about pending transactions sent more than a minute ago: applied, or forgotten (dropped). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { concatBytes, equalBytes, fromHex, toHex } from '../../src/formats/bytes.js';
+import { concatBytes, equalBytes, fromHex, latin1Key, toHex } from '../../src/formats/bytes.js';
 import { HexError } from '../../src/formats/errors.js';
 
 describe('hex', () => {
@@ -47,5 +47,24 @@ describe('concatBytes / equalBytes', () => {
     expect(equalBytes(Uint8Array.of(1, 2), Uint8Array.of(1, 3))).toBe(false);
     expect(equalBytes(Uint8Array.of(1), Uint8Array.of(1, 2))).toBe(false);
     expect(equalBytes(Buffer.from([7]), Uint8Array.of(7))).toBe(true);
+  });
+});
+
+describe('latin1Key', () => {
+  it('is one char per byte of exactly the view, as Buffer latin1 gives, and tells different bytes apart', () => {
+    expect(latin1Key(Uint8Array.of(0, 0x41, 0xff))).toBe('\u0000A\u00ff');
+    expect(latin1Key(new Uint8Array(0))).toBe('');
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 96 }), fc.nat(8), fc.nat(8), (b, head, tail) => {
+        // A view in the middle of a larger buffer: only its own bytes count.
+        const backing = new Uint8Array(head + b.length + tail).fill(0x5a);
+        backing.set(b, head);
+        const view = backing.subarray(head, head + b.length);
+        const key = latin1Key(view);
+        expect(key).toBe(Buffer.from(b).toString('latin1'));
+        expect(key.length).toBe(b.length);
+        expect(Uint8Array.from(key, (c) => c.charCodeAt(0))).toEqual(b);
+      }),
+    );
   });
 });
