@@ -438,6 +438,7 @@ export class Chain {
     }
     await this.store.write(() => {
       if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${block.num} was checked`);
+      const firstSeq = this.appliedCount() + 1;
       const { undo } = this.store.journaled(() => {
         let result: TransitionResult;
         if (reuse) {
@@ -448,8 +449,11 @@ export class Chain {
           result = this.transition(block.num, block.timestamp, proposer, txs, 'import', staking);
         }
         this.compareComputed(block, result);
-        this.commit(block, txs, result);
+        this.commitTotals(block, firstSeq + txs.length - 1, result);
       });
+      // Fresh keys only (the block, its transactions, their applied sequence): not journaled, a
+      // revert removes them by the block's own list (`revertTip`).
+      this.commitRecords(block, txs, firstSeq);
       // What this block changed, to take it back if a competing chain wins (§5.7); older blocks are final.
       this.undoDb.put(u64Key(block.num), undo);
       if (block.num > BigInt(MAX_REVERT_DEPTH)) this.undoDb.remove(u64Key(block.num - BigInt(MAX_REVERT_DEPTH)));
@@ -479,6 +483,14 @@ export class Chain {
       const txs = this.blockTransactions(tip.block);
       await this.store.write(() => {
         if (this.tipInfo !== tip) throw new BlockError(BlockErrorCode.RevertUnavailable, `the tip moved while block ${num} was reverted`);
+        // The records `commitRecords` added, which the journal leaves out: read the applied
+        // sequence before the undo restores the parent's.
+        const seq = this.appliedCount();
+        const txDb = this.store.db('transactions');
+        const appliedIdx = this.store.db('applied');
+        for (const k of txs) txDb.remove(bytesKey(k.id));
+        for (let i = 0; i < txs.length; i++) appliedIdx.remove(u64Key(seq - i));
+        this.store.db('blocks').remove(u64Key(num));
         this.store.undo(undo);
         this.undoDb.remove(u64Key(num));
       });
@@ -694,7 +706,7 @@ export class Chain {
     const introduced = new Map<string, Uint8Array>();
     const walletOf = (a: Uint8Array): WalletState => {
       const w = this.wallet(a);
-      return w.publicKey ? w : { ...w, publicKey: introduced.get(Buffer.from(a).toString('latin1')) ?? null };
+      return w.publicKey ? w : { ...w, publicKey: introduced.get(latin1Key(a)) ?? null };
     };
     const checked: KnownTx[] = [];
     const items: SignatureItem[] = [];
@@ -710,7 +722,7 @@ export class Chain {
         const e = err as TxError;
         throw new BlockError(BlockErrorCode.InvalidTransaction, `transaction ${k.textId} fails: ${e.message}`, { txid: k.textId, code: e.code });
       }
-      if (signer.keyOfPrimary) introduced.set(Buffer.from(signer.primary).toString('latin1'), signer.publicKey);
+      if (signer.keyOfPrimary) introduced.set(latin1Key(signer.primary), signer.publicKey);
       const verdict = this.signatureVerdict(k.id, k.tx.signature);
       if (verdict === true) continue;
       checked.push(k);
@@ -771,10 +783,27 @@ export class Chain {
     }
   }
 
-  /** Writes the block, its transactions and the running totals (inside the import's transaction). */
-  private commit(block: Block, txs: readonly KnownTx[], r: TransitionResult): void {
+  /**
+   * Writes the running totals after the block (inside the import's transaction, journaled: a revert
+   * restores the parent's).
+   */
+  private commitTotals(block: Block, appliedSeq: number, r: TransitionResult): void {
+    const { meta } = this.store;
+    meta.put(META.tip, Number(block.num));
+    meta.put(META.appliedSeq, appliedSeq);
+    meta.put(META.walletCount, r.walletCount);
+    meta.put(META.supply, r.supply.toString());
+    meta.put(META.wsChecksum, r.walletStateChecksum);
+  }
+
+  /**
+   * Writes the block, its transactions and their applied sequence numbers from `firstSeq` (inside
+   * the import's transaction). Every key is new (the transition refused a transaction already
+   * applied), so nothing is journaled: `revertTip` removes them by the block's list.
+   */
+  private commitRecords(block: Block, txs: readonly KnownTx[], firstSeq: number): void {
     const { store } = this;
-    let seq = this.appliedCount();
+    let seq = firstSeq - 1;
     const txDb = store.db('transactions');
     const appliedIdx = store.db('applied');
     for (const k of txs) {
@@ -783,11 +812,6 @@ export class Chain {
       appliedIdx.put(u64Key(++seq), Buffer.from(k.id));
     }
     store.db('blocks').put(u64Key(block.num), Buffer.from(encodeBlock(block).bytes));
-    store.meta.put(META.tip, Number(block.num));
-    store.meta.put(META.appliedSeq, seq);
-    store.meta.put(META.walletCount, r.walletCount);
-    store.meta.put(META.supply, r.supply.toString());
-    store.meta.put(META.wsChecksum, r.walletStateChecksum);
   }
 
   /** The unsigned block of a produce-mode transition. */

@@ -18,6 +18,9 @@ import { nameId } from '../../src/names/id.js';
 import { encodeNamePayload, NameOp } from '../../src/names/payloads.js';
 import type { SignatureVerifier } from '../../src/chain/chain.js';
 import { codeOf, openTestChain, silentLog, verifyInProcess, type TestChain } from './fixture.js';
+import { SUB_DATABASES } from '../../src/state/schema.js';
+import { u64Key } from '../../src/state/keys.js';
+import type { UndoEntry } from '../../src/state/store.js';
 
 const STRANGER = addressFromText('4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr');
 const COIN = 100_000_000n;
@@ -116,6 +119,17 @@ describe('revertTip (reference-network §5.7)', () => {
     for (const x of blocks.slice(base + 1, base + 1 + depth)) await b.chain.importBlock(x.bytes, x.txs, { source: 'peer' });
     expect(namesB.state.count()).toBe(1);
     const paymentIds = blocks.slice(base + 1, base + 1 + depth).flatMap((x) => x.txs.map((k) => k.textId));
+    // A tip block imported by an older version journaled its own records too (its transactions,
+    // their applied sequence, the block): such an undo record still reverts exactly.
+    const undoDb = b.store.declare(SUB_DATABASES.undo);
+    const tipNum = b.chain.height;
+    const tipTxs = b.chain.blockTransactions(b.chain.tip!.block);
+    const seq = b.chain.appliedCount();
+    undoDb.putSync(u64Key(tipNum), [
+      ...(undoDb.get(u64Key(tipNum)) as UndoEntry[]),
+      ...tipTxs.map((k, i): UndoEntry[] => [['transactions', Buffer.from(k.id), undefined], ['applied', u64Key(seq - i), undefined]]).flat(),
+      ['blocks', u64Key(tipNum), undefined],
+    ]);
     for (let i = 0; i < depth; i++) await b.chain.revertTip(b.chain.tip!.checksum);
     expect(reverted).toEqual([...Array(depth).keys()].map((i) => BigInt(base + depth - i + 1)));
     expect(b.chain.height).toBe(BigInt(base + 1));
