@@ -19,7 +19,7 @@ import {
 } from 'node:crypto';
 import { promisify } from 'node:util';
 import { sha3_512sqTrunc } from '../core/hash.js';
-import { assertBytes, describeType } from './bytes.js';
+import { assertBytes, describeType, latin1Key } from './bytes.js';
 import { WALLET_RSA_BITS, WALLET_RSA_PUBLIC_EXPONENT } from './constants.js';
 import { RsaKeyError } from './errors.js';
 
@@ -86,7 +86,30 @@ class LruCache<V> {
   }
 }
 
-const cacheKey = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+/** Bytes 16–48 of a serialized key lie inside its modulus (random-looking): a short Map key. */
+const PROBE_START = 16;
+const PROBE_END = 48;
+
+/**
+ * Parsed keys by serialized bytes: found by a 32-byte probe and confirmed by comparing the whole
+ * key (the worker meets each key as a fresh view; hashing its ~700-char text cost ~3 µs a verify).
+ */
+class KeyCache<V> {
+  readonly #lru: LruCache<{ bytes: Uint8Array; value: V }>;
+  constructor(capacity: number) {
+    this.#lru = new LruCache(capacity);
+  }
+  static #probe(bytes: Uint8Array): string {
+    return bytes.length < PROBE_END * 2 ? `s${latin1Key(bytes)}` : `p${bytes.length}:${latin1Key(bytes.subarray(PROBE_START, PROBE_END))}`;
+  }
+  get(bytes: Uint8Array): V | undefined {
+    const hit = this.#lru.get(KeyCache.#probe(bytes));
+    return hit && Buffer.compare(hit.bytes, bytes) === 0 ? hit.value : undefined;
+  }
+  set(bytes: Uint8Array, value: V): void {
+    this.#lru.set(KeyCache.#probe(bytes), { bytes: Uint8Array.from(bytes), value });
+  }
+}
 
 /** Parses the layout; `kind` decides how many parts and which headerless length applies. */
 export function parseKeyLayout(bytes: Uint8Array, kind: 'public' | 'private'): RsaKeyLayout {
@@ -154,8 +177,8 @@ function layoutToJwk(layout: RsaKeyLayout): JsonWebKey {
   return jwk;
 }
 
-const publicKeyCache = new LruCache<KeyObject | RsaKeyError>(PUBLIC_KEY_CACHE_SIZE);
-const privateKeyCache = new LruCache<KeyObject>(PRIVATE_KEY_CACHE_SIZE);
+const publicKeyCache = new KeyCache<KeyObject | RsaKeyError>(PUBLIC_KEY_CACHE_SIZE);
+const privateKeyCache = new KeyCache<KeyObject>(PRIVATE_KEY_CACHE_SIZE);
 
 /**
  * A Node public KeyObject from a serialized public key (cached by key bytes).
@@ -163,15 +186,14 @@ const privateKeyCache = new LruCache<KeyObject>(PRIVATE_KEY_CACHE_SIZE);
  */
 export function publicKeyFromBytes(bytes: Uint8Array): KeyObject {
   assertBytes(bytes, 'public key');
-  const id = cacheKey(bytes);
-  let cached = publicKeyCache.get(id);
+  let cached = publicKeyCache.get(bytes);
   if (cached === undefined) {
     try {
       cached = createPublicKey({ key: layoutToJwk(parseKeyLayout(bytes, 'public')), format: 'jwk' });
     } catch (e) {
       cached = e instanceof RsaKeyError ? e : new RsaKeyError(`public key rejected by OpenSSL: ${(e as Error).message}`);
     }
-    publicKeyCache.set(id, cached);
+    publicKeyCache.set(bytes, cached);
   }
   if (cached instanceof RsaKeyError) throw cached;
   return cached;
@@ -180,8 +202,7 @@ export function publicKeyFromBytes(bytes: Uint8Array): KeyObject {
 /** A Node private KeyObject from a serialized private key (§6.1 layout; cached). */
 export function privateKeyFromBytes(bytes: Uint8Array): KeyObject {
   assertBytes(bytes, 'private key');
-  const id = cacheKey(bytes);
-  let key = privateKeyCache.get(id);
+  let key = privateKeyCache.get(bytes);
   if (key === undefined) {
     const jwk = layoutToJwk(parseKeyLayout(bytes, 'private'));
     try {
@@ -189,7 +210,7 @@ export function privateKeyFromBytes(bytes: Uint8Array): KeyObject {
     } catch (e) {
       throw new RsaKeyError(`private key rejected by OpenSSL: ${(e as Error).message}`);
     }
-    privateKeyCache.set(id, key);
+    privateKeyCache.set(bytes, key);
   }
   return key;
 }

@@ -66,6 +66,19 @@ describe('§6.3 docs verify example [VERIFIED]', () => {
     expect(verifyMessage({ publicKey, signature, hash: new TextEncoder().encode('test') })).toBe(false);
   });
 
+  it('a cached key is found only for the same bytes: a key differing outside the cache probe is another key', () => {
+    // The parsed-key cache finds keys by bytes 16-48 (inside the modulus) and compares the rest.
+    const sameProbe = flip(publicKey, 300);
+    expect(sameProbe.subarray(16, 48)).toEqual(publicKey.subarray(16, 48));
+    for (const order of [[publicKey, sameProbe], [sameProbe, publicKey]]) {
+      for (const key of order) expect(verifySignature(key, messageDigest('test'), signature)).toBe(key === publicKey);
+    }
+    // A view into a larger buffer (as a worker unpacks it) finds the same key.
+    const view = new Uint8Array(publicKey.length + 7);
+    view.set(publicKey, 3);
+    expect(verifySignature(view.subarray(3, 3 + publicKey.length), messageDigest('test'), signature)).toBe(true);
+  });
+
   it('the key maps to the documented v1 address', () => {
     expect(Address.fromPublicKey(publicKey).base58Address).toBe(
       '4iMKArchGjmLsZFsj2tYrBgPjjypvEwquB2pnbEvYAyihSeEi1FN5XBsWru2iKDXK',
