@@ -153,15 +153,30 @@ export function resolveSigner(tx: Transaction, walletOf: (address: Uint8Array) =
  * address may not be an output too (§8.11), except for the multisig types that pay the wallet's
  * own fee to it (`mayPayItself`).
  */
-export function inputSources(tx: Transaction, primary: Uint8Array): { address: Uint8Array; amount: bigint }[] {
-  const sources = tx.inputs.map((i) => ({ address: deriveAddress(primary, i.key), amount: i.amount }));
+export function inputSources(tx: Transaction, primary: Uint8Array): readonly InputSource[] {
+  // Admission, the pool's spend tracking and the block transition each ask, with the same
+  // (interned) primary: derived once per transaction.
+  const known = sourcesOf.get(tx);
+  if (known && known.primary === primary) return known.sources;
+  const sources = tx.inputs.map((i): InputSource => Object.freeze({ address: deriveAddress(primary, i.key), amount: i.amount }));
   if (!mayPayItself(tx.type)) {
     for (const s of sources) {
       if (tx.outputs.some((o) => equalBytes(o.address, s.address))) reject('an input address is also an output address');
     }
   }
+  Object.freeze(sources);
+  sourcesOf.set(tx, { primary, sources });
   return sources;
 }
+
+/** One input's source wallet and what it gives (`inputSources`). */
+export interface InputSource {
+  readonly address: Uint8Array;
+  readonly amount: bigint;
+}
+
+/** `inputSources` of a transaction, for the primary they were derived from. */
+const sourcesOf = new WeakMap<Transaction, { primary: Uint8Array; sources: readonly InputSource[] }>();
 
 /**
  * A multisig wallet spends only through the multisig types (reference DLT `verifyTransaction`:
