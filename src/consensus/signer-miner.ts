@@ -99,8 +99,11 @@ export interface SignerMinerPool {
 /** The chain as the miner reads it (src/chain/chain.ts `Chain`). */
 export interface SignerMinerChain {
   readonly height: bigint;
-  /** When the tip was appended here (the chain's `tip.receivedAtMs`). */
-  readonly tip: { receivedAtMs: number } | null;
+  /**
+   * The tip block (the chain's `tip`) and when it was appended here. Read every few milliseconds:
+   * the tip itself, not `getBlock(height)`, which reads the whole stored block.
+   */
+  readonly tip: { block: { version: number; timestamp: bigint }; checksum: Uint8Array; receivedAtMs: number } | null;
   getBlock(num: bigint): { block: { version: number; timestamp: bigint }; checksum: Uint8Array } | null;
 }
 
@@ -287,7 +290,7 @@ export class SignerMiner {
   private async update(): Promise<'ready' | 'paused' | 'waiting' | 'key'> {
     const { chain, clock } = this.deps;
     const height = chain.height;
-    const tip = height >= 1n ? chain.getBlock(height) : null;
+    const tip = height >= 1n ? chain.tip : null;
     if (tip) this.removeExpired(height, tip.block.version);
     if (this.deps.paused?.()) {
       this.challenge = null;
@@ -296,7 +299,7 @@ export class SignerMiner {
     if (!tip) return 'waiting';
     const interval = this.deps.blockIntervalSeconds ?? REFERENCE_BLOCK_INTERVAL;
     const nowS = clock.now() / 1000;
-    let candidate = { num: height, ...tip };
+    let candidate: { num: bigint; block: { version: number; timestamp: bigint }; checksum: Uint8Array } = { num: height, block: tip.block, checksum: tip.checksum };
     // A chain of 6 blocks or fewer has no block 6 back: it mines over its tip (a network whose
     // genesis is older than the long-time-no-block limit when its first master starts).
     const older = height > 6n && Number(tip.block.timestamp) + consensusTiming(interval).longTimeNoBlock < nowS ? chain.getBlock(height - 6n) : null;

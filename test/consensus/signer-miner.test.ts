@@ -40,15 +40,16 @@ interface FakeBlock { block: { version: number; timestamp: bigint }; checksum: U
 class FakeChain {
   readonly blocks = new Map<bigint, FakeBlock>();
   height = 0n;
-  tip: { receivedAtMs: number } | null = null;
+  tip: (FakeBlock & { receivedAtMs: number }) | null = null;
   constructor(private readonly clock: ManualClock, private readonly version = 13) {}
   /** Appends blocks up to `to`, each checksum from its number and a fork tag. */
   grow(to: bigint, fork = ''): this {
     while (this.height < to) {
       const num = this.height + 1n;
-      this.blocks.set(num, { block: { version: this.version, timestamp: BigInt(Math.floor(this.clock.now() / 1000)) }, checksum: sha3_512sq(new TextEncoder().encode(`block ${num}${fork}`)) });
+      const block: FakeBlock = { block: { version: this.version, timestamp: BigInt(Math.floor(this.clock.now() / 1000)) }, checksum: sha3_512sq(new TextEncoder().encode(`block ${num}${fork}`)) };
+      this.blocks.set(num, block);
       this.height = num;
-      this.tip = { receivedAtMs: this.clock.now() };
+      this.tip = { ...block, receivedAtMs: this.clock.now() };
     }
     return this;
   }
