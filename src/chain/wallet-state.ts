@@ -5,9 +5,8 @@
  * Value bytes: varint type ‖ IxiNumber balance ‖ IxiBytes(publicKey) ‖ varint requiredSigs ‖
  * varint signerCount ‖ IxiBytes(signer)… ‖ IxiBytes(extraData).
  */
-import { decodeAmount, encodeAmount } from '../formats/amount.js';
-import { concatBytes } from '../formats/bytes.js';
-import { decodeVarBytes, decodeVarUintNumber, encodeVarBytes, encodeVarUint } from '../formats/varint.js';
+import { amountToBytes, decodeAmount } from '../formats/amount.js';
+import { decodeVarBytes, decodeVarUintNumber, varUintLength, writeVarUint } from '../formats/varint.js';
 import { StoreCorruptionError } from './errors.js';
 
 export const WalletType = { Normal: 0, Multisig: 1 } as const;
@@ -38,16 +37,36 @@ export const emptyWallet = (): WalletState => ({
   extraData: null,
 });
 
+/** Bytes of IxiBytes(`b`): `varint(len) ‖ b`, one `00` byte for null or empty. */
+const varBytesLength = (b: Uint8Array | null): number => (b === null || b.length === 0 ? 1 : varUintLength(b.length) + b.length);
+
+/** Writes IxiBytes(`b`) at `at`; returns the next offset. */
+function writeVarBytes(out: Uint8Array, at: number, b: Uint8Array | null): number {
+  if (b === null || b.length === 0) return writeVarUint(out, at, 0);
+  const next = writeVarUint(out, at, b.length);
+  out.set(b, next);
+  return next + b.length;
+}
+
+/**
+ * The value bytes, written into one array: every block writes each wallet it changed, and a
+ * part-by-part concatenation made eight small arrays per wallet for the collector.
+ */
 export function encodeWalletState(w: WalletState): Uint8Array {
-  return concatBytes(
-    encodeVarUint(w.type),
-    encodeAmount(w.balance),
-    encodeVarBytes(w.publicKey),
-    encodeVarUint(w.requiredSigs),
-    encodeVarUint(w.allowedSigners.length),
-    ...w.allowedSigners.map(encodeVarBytes),
-    encodeVarBytes(w.extraData),
-  );
+  const balance = amountToBytes(w.balance);
+  let length = varUintLength(w.type) + varUintLength(balance.length) + balance.length + varBytesLength(w.publicKey);
+  length += varUintLength(w.requiredSigs) + varUintLength(w.allowedSigners.length) + varBytesLength(w.extraData);
+  for (const s of w.allowedSigners) length += varBytesLength(s);
+  const out = new Uint8Array(length);
+  let at = writeVarUint(out, 0, w.type);
+  at = writeVarUint(out, at, balance.length);
+  out.set(balance, at);
+  at = writeVarBytes(out, at + balance.length, w.publicKey);
+  at = writeVarUint(out, at, w.requiredSigs);
+  at = writeVarUint(out, at, w.allowedSigners.length);
+  for (const s of w.allowedSigners) at = writeVarBytes(out, at, s);
+  writeVarBytes(out, at, w.extraData);
+  return out;
 }
 
 export function decodeWalletState(bytes: Uint8Array): WalletState {
