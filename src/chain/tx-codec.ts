@@ -95,11 +95,20 @@ export function knownTxFromBytes(bytes: Uint8Array, network: Network): KnownTx {
 }
 
 export function encodeStoredTx(k: KnownTx): Buffer {
-  const out = Buffer.allocUnsafe(RECORD_HEADER + k.bytes.length);
-  out.writeBigUInt64BE(k.tx.applied, 0);
-  out.writeBigUInt64BE(k.tx.timestamp < 0n ? 0n : k.tx.timestamp, 8);
-  out.set(k.bytes, RECORD_HEADER);
+  const out = Buffer.allocUnsafe(storedTxLength(k));
+  writeStoredTx(out, 0, k);
   return out;
+}
+
+/** Bytes of `encodeStoredTx(k)`. */
+export const storedTxLength = (k: KnownTx): number => RECORD_HEADER + k.bytes.length;
+
+/** Writes `encodeStoredTx(k)` into `out` at `offset` (records that hold several); returns the next offset. */
+export function writeStoredTx(out: Buffer, offset: number, k: KnownTx): number {
+  out.writeBigUInt64BE(k.tx.applied, offset);
+  out.writeBigUInt64BE(k.tx.timestamp < 0n ? 0n : k.tx.timestamp, offset + 8);
+  out.set(k.bytes, offset + RECORD_HEADER);
+  return offset + RECORD_HEADER + k.bytes.length;
 }
 
 export function decodeStoredTx(record: Uint8Array, network: Network): KnownTx {

@@ -28,7 +28,7 @@ export const SUB_DATABASES = {
   pending: {
     name: 'pending',
     encoding: 'binary',
-    shape: 'u64 BE arrival sequence → stored transaction (pool order of txu; survives restarts)',
+    shape: 'u64 BE arrival sequence of its first transaction → 01 ‖ (u32 BE length ‖ stored transaction)… of one admitted chunk (00 ‖ …: one stored transaction, the form before chunks); pool order of txu, survives restarts (src/mempool/mempool.ts)',
   },
   wallets: {
     name: 'wallets',

@@ -8,7 +8,8 @@ import { addressFromText } from '../../src/formats/address.js';
 import { FOUNDATION_ADDRESS } from '../../src/formats/constants.js';
 import { TxError, TxErrorCode } from '../../src/chain/errors.js';
 import type { ChainExtension } from '../../src/chain/extensions.js';
-import { knownTx, type KnownTx } from '../../src/chain/tx-codec.js';
+import { encodeStoredTx, knownTx, type KnownTx } from '../../src/chain/tx-codec.js';
+import { readU64Key, u64Key } from '../../src/state/keys.js';
 import { admitReasons, commitBlock, GENESIS, openTestChain, type TestChain } from './fixture.js';
 
 const STRANGER = addressFromText('4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr');
@@ -208,5 +209,57 @@ describe('mempool', () => {
     const third = await again.reopen();
     open = [third];
     expect(third.mempool.size).toBe(0);
+  });
+
+  it('stores one record per admitted chunk: what a block left of it stays pending across a restart, and the record goes with the last', async () => {
+    const t = await chainWith();
+    const ks = [pay(t, COIN), pay(t, 2n * COIN), pay(t, 3n * COIN)];
+    expect(await admitReasons(t, ks)).toEqual([null, null, null]);
+    expect(t.store.db('pending').getCount()).toBe(1);
+    await commitBlock(t, [ks[0]!]);
+    await t.mempool.pruned();
+    expect(t.mempool.size).toBe(2);
+    expect(t.store.db('pending').getCount()).toBe(1);
+
+    const again = await t.reopen();
+    open = [again];
+    expect(again.mempool.page(0, 10).map((k) => k.textId)).toEqual([ks[1]!.textId, ks[2]!.textId]);
+    await commitBlock(again, [ks[1]!, ks[2]!]);
+    await again.mempool.pruned();
+    expect(again.mempool.size).toBe(0);
+    expect(again.store.db('pending').getCount()).toBe(0);
+  });
+
+  it('a transaction dropped from a chunk does not come back at a restart; its chunk-mates do', async () => {
+    const t = await chainWith();
+    const [a, b, c] = [pay(t, COIN), pay(t, 2n * COIN), pay(t, 3n * COIN)];
+    expect(await admitReasons(t, [a!, b!, c!])).toEqual([null, null, null]);
+    await t.mempool.drop([b!], 'refused by the producer');
+    const again = await t.reopen();
+    open = [again];
+    expect(again.mempool.page(0, 10).map((k) => k.textId)).toEqual([a!.textId, c!.textId]);
+    expect(again.mempool.pendingSpendOf(again.wallet.primary.primary)).toBe(t.mempool.pendingSpendOf(t.wallet.primary.primary));
+  });
+
+  it('loads a record of the form before chunks (one stored transaction), once even when a later record holds it too', async () => {
+    const t = await chainWith();
+    const [a, b] = [pay(t, COIN), pay(t, 2n * COIN)];
+    expect(await admitReasons(t, [a!])).toEqual([null]);
+    // The old form at keys after the pool's own: b alone, and a again (as a revert would store it twice).
+    await t.store.db('pending').put(u64Key(500n), encodeStoredTx(b!));
+    await t.store.db('pending').put(u64Key(501n), encodeStoredTx(a!));
+    const again = await t.reopen();
+    open = [again];
+    expect(again.mempool.page(0, 10).map((k) => k.textId)).toEqual([a!.textId, b!.textId]);
+    await again.mempool.pruned();
+    await again.store.flushed();
+    // The duplicate's record is gone; new admissions are keyed after every stored record.
+    expect([...again.store.db('pending').getKeys({ snapshot: false })].map((k) => readU64Key(k as Uint8Array))).toEqual([1n, 500n]);
+    const c = pay(again, 3n * COIN);
+    expect(await admitReasons(again, [c])).toEqual([null]);
+    expect([...again.store.db('pending').getKeys({ snapshot: false })].map((k) => readU64Key(k as Uint8Array))).toEqual([1n, 500n, 502n]);
+    const third = await again.reopen();
+    open = [third];
+    expect(third.mempool.page(0, 10).map((k) => k.textId)).toEqual([a!.textId, b!.textId, c.textId]);
   });
 });
