@@ -501,7 +501,7 @@ export class Mempool {
     );
   }
 
-  /** Resolves once the stored records of what imported blocks included are removed. */
+  /** Resolves once the stored records reflect what imported blocks took out of the pool (see `releaseStored`). */
   pruned(): Promise<void> {
     return this.pruning;
   }
