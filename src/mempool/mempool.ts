@@ -581,7 +581,6 @@ export class Mempool {
    */
   private releaseStored(included: readonly Entry[], dropped: readonly Entry[]): Promise<void> {
     const changed = new Set<bigint>();
-    const rewrite: bigint[] = [];
     for (const list of [included, dropped]) {
       for (const e of list) {
         const live = this.records.get(e.record);
@@ -589,8 +588,7 @@ export class Mempool {
         if (live.size === 0 || list === dropped) changed.add(e.record);
       }
     }
-    for (const record of changed) rewrite.push(record);
-    return rewrite.length === 0 ? Promise.resolve() : this.rewriteStored(rewrite);
+    return changed.size === 0 ? Promise.resolve() : this.rewriteStored([...changed]);
   }
 
   /** Writes `records` again with only their pending entries (removing those with none). */
