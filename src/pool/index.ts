@@ -14,9 +14,10 @@
  * - Every task and result is one owned ArrayBuffer, transferred (tasks/codec.ts, D24).
  * - `threads: 0` runs everything in-process on the calling thread (tests, tiny machines) (D26).
  * - `close()` stops accepting, finishes buffered and started work, then stops the workers (D28).
- * - Background tasks (`BACKGROUND_TASKS`: the miners' searches) have no priority of their own in
- *   Piscina: their callers submit one small job at a time and only while `foregroundPending()` is
- *   0, so RPC, admission and block import wait at most one job behind them.
+ * - Background tasks (`BACKGROUND_TASKS`: the miners' searches) run on threads of their own (as
+ *   many, started on first use) at the lowest OS priority (worker.ts): a verification never waits
+ *   behind a search job (the built-in miner's are ~0.25 s), and hashing takes only CPU the node's
+ *   own work leaves. The signer miner also sends its jobs only while `foregroundPending()` is 0.
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,8 +91,8 @@ export const TASK_BATCH_MAX_ITEMS: Readonly<Record<PoolTaskName, number>> = Obje
 });
 
 /**
- * Tasks that run only when nothing else waits (their callers check `foregroundPending()` before
- * each small job): the built-in Argon2 miner and the signer miner. They do not wait for each other,
+ * The miners' searches (the built-in Argon2 miner, the signer miner): on threads of their own at
+ * the lowest OS priority, not counted by `foregroundPending()`. They do not wait for each other,
  * so neither starves the other.
  */
 export const BACKGROUND_TASKS: readonly PoolTaskName[] = Object.freeze(['searchPow', 'searchSignerPow']);
@@ -371,8 +372,21 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     workerData,
   });
 
-  const lane = <I, R>(task: PoolTask<I, R>, schedule: 'split' | 'gather') =>
-    pool && new Lane<I, R>({ task, pool, threads, maxQueue: limits[task.name], batchMaxItems: batches[task.name], schedule, batchDelayMs, onTask: options.onTask });
+  // The miners' searches: threads of their own, started when first needed (a relay never mines).
+  const background = threads === 0 ? undefined : new Piscina({
+    filename: poolWorkerFile(),
+    minThreads: 0,
+    maxThreads: threads,
+    idleTimeout: Number.MAX_SAFE_INTEGER,
+    maxQueue: BACKGROUND_TASKS.reduce((sum, n) => sum + limits[n], 0),
+    recordTiming: false,
+    workerData: { ...workerData, background: true } satisfies PoolWorkerData,
+  });
+
+  const lane = <I, R>(task: PoolTask<I, R>, schedule: 'split' | 'gather') => {
+    const on = BACKGROUND_TASKS.includes(task.name) ? background : pool;
+    return on && new Lane<I, R>({ task, pool: on, threads, maxQueue: limits[task.name], batchMaxItems: batches[task.name], schedule, batchDelayMs, onTask: options.onTask });
+  };
   const lanes = {
     verifyPow: lane(verifyPowTask, 'split'),
     verifyRsa: lane(verifyRsaTask, 'gather'),
@@ -465,7 +479,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       closed = true;
       if (!pool) return;
       await Promise.all(Object.values(lanes).map((l) => l!.drain()));
-      await pool.close();
+      await Promise.all([pool.close(), background?.close()]);
     })();
     return closing;
   }
