@@ -97,6 +97,13 @@ export const TASK_BATCH_MAX_ITEMS: Readonly<Record<PoolTaskName, number>> = Obje
  */
 export const BACKGROUND_TASKS: readonly PoolTaskName[] = Object.freeze(['searchPow', 'searchSignerPow']);
 
+/**
+ * How long an idle worker thread is kept: the longest timer Node accepts (~24.8 days). A larger
+ * value overflows to 1 ms, and a pool that starts threads on demand would end each one as soon as
+ * it idles.
+ */
+const KEEP_IDLE_THREADS_MS = 2 ** 31 - 1;
+
 /** How long a partial PoW batch waits for more items; 0 = dispatch on the next macrotask. */
 export const DEFAULT_BATCH_DELAY_MS = 0;
 
@@ -364,7 +371,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     filename: poolWorkerFile(),
     minThreads: threads,
     maxThreads: threads,
-    idleTimeout: Number.MAX_SAFE_INTEGER, // a steady server: never churn threads
+    idleTimeout: KEEP_IDLE_THREADS_MS, // a steady server: never churn threads
     maxQueue: names.reduce((sum, n) => sum + limits[n], 0), // tasks ≤ items: the item bounds trip first
     // No per-task run/wait-time histograms: nothing reads them, and admission posts many tasks.
     recordTiming: false,
@@ -377,7 +384,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     filename: poolWorkerFile(),
     minThreads: 0,
     maxThreads: threads,
-    idleTimeout: Number.MAX_SAFE_INTEGER,
+    idleTimeout: KEEP_IDLE_THREADS_MS,
     maxQueue: BACKGROUND_TASKS.reduce((sum, n) => sum + limits[n], 0),
     recordTiming: false,
     workerData: { ...workerData, background: true } satisfies PoolWorkerData,
