@@ -14,10 +14,9 @@
  * - Every task and result is one owned ArrayBuffer, transferred (tasks/codec.ts, D24).
  * - `threads: 0` runs everything in-process on the calling thread (tests, tiny machines) (D26).
  * - `close()` stops accepting, finishes buffered and started work, then stops the workers (D28).
- * - Background tasks (`BACKGROUND_TASKS`: the miners' searches) run on threads of their own (as
- *   many, started on first use) at the lowest OS priority (worker.ts): a verification never waits
- *   behind a search job (the built-in miner's are ~0.25 s), and hashing takes only CPU the node's
- *   own work leaves. The signer miner also sends its jobs only while `foregroundPending()` is 0.
+ * - Background tasks (`BACKGROUND_TASKS`: the miners' searches) have no priority of their own in
+ *   Piscina: their callers submit one small job at a time and only while `foregroundPending()` is
+ *   0, so RPC, admission and block import wait at most one job behind them.
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,16 +90,16 @@ export const TASK_BATCH_MAX_ITEMS: Readonly<Record<PoolTaskName, number>> = Obje
 });
 
 /**
- * The miners' searches (the built-in Argon2 miner, the signer miner): on threads of their own at
- * the lowest OS priority, not counted by `foregroundPending()`. They do not wait for each other,
+ * Tasks that run only when nothing else waits (their callers check `foregroundPending()` before
+ * each small job): the built-in Argon2 miner and the signer miner. They do not wait for each other,
  * so neither starves the other.
  */
 export const BACKGROUND_TASKS: readonly PoolTaskName[] = Object.freeze(['searchPow', 'searchSignerPow']);
 
 /**
  * How long an idle worker thread is kept: the longest timer Node accepts (~24.8 days). A larger
- * value overflows to 1 ms, and a pool that starts threads on demand would end each one as soon as
- * it idles.
+ * value overflows to 1 ms (harmless while minThreads = maxThreads, but a pool that starts threads
+ * on demand would end each one as soon as it idles).
  */
 const KEEP_IDLE_THREADS_MS = 2 ** 31 - 1;
 
@@ -379,21 +378,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     workerData,
   });
 
-  // The miners' searches: threads of their own, started when first needed (a relay never mines).
-  const background = threads === 0 ? undefined : new Piscina({
-    filename: poolWorkerFile(),
-    minThreads: 0,
-    maxThreads: threads,
-    idleTimeout: KEEP_IDLE_THREADS_MS,
-    maxQueue: BACKGROUND_TASKS.reduce((sum, n) => sum + limits[n], 0),
-    recordTiming: false,
-    workerData: { ...workerData, background: true } satisfies PoolWorkerData,
-  });
-
-  const lane = <I, R>(task: PoolTask<I, R>, schedule: 'split' | 'gather') => {
-    const on = BACKGROUND_TASKS.includes(task.name) ? background : pool;
-    return on && new Lane<I, R>({ task, pool: on, threads, maxQueue: limits[task.name], batchMaxItems: batches[task.name], schedule, batchDelayMs, onTask: options.onTask });
-  };
+  const lane = <I, R>(task: PoolTask<I, R>, schedule: 'split' | 'gather') =>
+    pool && new Lane<I, R>({ task, pool, threads, maxQueue: limits[task.name], batchMaxItems: batches[task.name], schedule, batchDelayMs, onTask: options.onTask });
   const lanes = {
     verifyPow: lane(verifyPowTask, 'split'),
     verifyRsa: lane(verifyRsaTask, 'gather'),
@@ -486,7 +472,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       closed = true;
       if (!pool) return;
       await Promise.all(Object.values(lanes).map((l) => l!.drain()));
-      await Promise.all([pool.close(), background?.close()]);
+      await pool.close();
     })();
     return closing;
   }

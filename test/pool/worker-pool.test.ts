@@ -3,7 +3,7 @@
 // the same results with threads: 0 and threads: 2, and a worker that loads only tasks/*.
 // Workers load dist/pool/worker.js: run `npm run build` first.
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,38 +93,6 @@ describe.each([0, 2])('worker pool, threads %i', (threads) => {
   it('rejects malformed RSA items with a TypeError naming the item', async () => {
     await expect(pool.verifyRsa('x' as unknown as RsaItem[])).rejects.toThrow(TypeError);
     await expect(pool.verifyRsa([{ publicKey: new Uint8Array(1), data: null, signature: new Uint8Array(1) } as unknown as RsaItem])).rejects.toThrow(/item 0: data/);
-  });
-});
-
-describe('background tasks', () => {
-  it("the miners' searches run on threads of their own at the lowest priority: a verification is answered while a long search runs", async () => {
-    const pool = createWorkerPool({ threads: 1 });
-    try {
-      const { items, expected } = rsaItems(4);
-      expect(await pool.verifyRsa(items)).toEqual(expected); // the foreground worker is up
-      // A search that finds nothing (the hardest difficulty) over many nonces: seconds of Argon2.
-      let searched = false;
-      const search = pool.searchPow([{ blockChecksum: new Uint8Array(44).fill(9), solverAddress: new Uint8Array(45).fill(1), difficulty: 0xffff_ffff_ffff_ffffn, prefix: new Uint8Array(28).fill(3), start: 0, count: 600 }]).then((r) => {
-        searched = true;
-        return r;
-      });
-      await new Promise((r) => setTimeout(r, 200)); // the search thread starts and hashes
-      // One worker thread in all would have run the verification after the search.
-      expect(await pool.verifyRsa(items)).toEqual(expected);
-      expect(searched).toBe(false);
-      const lowest = (): string[] =>
-        readdirSync('/proc/self/task').filter((t) => Number(readFileSync(`/proc/self/task/${t}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]) === 19);
-      const searcher = process.platform === 'linux' ? lowest() : [];
-      if (process.platform === 'linux') expect(searcher.length).toBe(1); // the search thread alone
-      const [r] = await search;
-      expect(r!.tried).toBe(600);
-      // Idle, the search thread stays: the next search runs on the same thread, not a new one.
-      await new Promise((r) => setTimeout(r, 300));
-      await pool.searchPow([{ blockChecksum: new Uint8Array(44).fill(9), solverAddress: new Uint8Array(45).fill(1), difficulty: 0xffff_ffff_ffff_ffffn, prefix: new Uint8Array(28).fill(4), start: 0, count: 2 }]);
-      if (process.platform === 'linux') expect(lowest()).toEqual(searcher);
-    } finally {
-      await pool.close();
-    }
   });
 });
 

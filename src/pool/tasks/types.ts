@@ -42,8 +42,6 @@ export interface PoolTask<Item, Result> {
 export interface PoolWorkerData {
   coreModule?: WebAssembly.Module;
   flavour?: WasmFlavour;
-  /** A thread of the background tasks (the miners' searches): it lowers its own OS priority (worker.ts). */
-  background?: boolean;
 }
 
 /** A worker's description (tests and diagnostics). */
