@@ -6,7 +6,7 @@
  * varint signerCount ‖ IxiBytes(signer)… ‖ IxiBytes(extraData).
  */
 import { amountToBytes, decodeAmount } from '../formats/amount.js';
-import { decodeVarBytes, decodeVarUintNumber, varUintLength, writeVarUint } from '../formats/varint.js';
+import { decodeVarBytes, decodeVarUintNumber, varBytesLength, varUintLength, writeVarBytes, writeVarUint } from '../formats/varint.js';
 import { StoreCorruptionError } from './errors.js';
 
 export const WalletType = { Normal: 0, Multisig: 1 } as const;
@@ -36,17 +36,6 @@ export const emptyWallet = (): WalletState => ({
   allowedSigners: [],
   extraData: null,
 });
-
-/** Bytes of IxiBytes(`b`): `varint(len) ‖ b`, one `00` byte for null or empty. */
-const varBytesLength = (b: Uint8Array | null): number => (b === null || b.length === 0 ? 1 : varUintLength(b.length) + b.length);
-
-/** Writes IxiBytes(`b`) at `at`; returns the next offset. */
-function writeVarBytes(out: Uint8Array, at: number, b: Uint8Array | null): number {
-  if (b === null || b.length === 0) return writeVarUint(out, at, 0);
-  const next = writeVarUint(out, at, b.length);
-  out.set(b, next);
-  return next + b.length;
-}
 
 /**
  * The value bytes, written into one array: every block writes each wallet it changed, and a

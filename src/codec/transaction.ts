@@ -8,7 +8,7 @@
  */
 import { assertBytes, describeType, latin1Key } from '../formats/bytes.js';
 import { amountToBytes } from '../formats/amount.js';
-import { varIntLength, varUintLength, writeVarInt, writeVarUint, decodeVarUint, U64_MAX } from '../formats/varint.js';
+import { varBytesLength, varIntLength, varUintLength, writeVarBytes, writeVarInt, writeVarUint, decodeVarUint, U64_MAX } from '../formats/varint.js';
 import { decodeBase58, encodeBase58 } from '../formats/address.js';
 import { FormatError } from '../formats/errors.js';
 import type { Network, Transaction, TxInput, TxOutput } from './types.js';
@@ -158,7 +158,6 @@ interface Plan {
 }
 
 const lengthPrefixed = (n: number): number => varUintLength(n) + n;
-const optionalBytes = (b: Uint8Array | null | undefined): number => (b ? lengthPrefixed(b.length) : 1);
 
 function checkInteger(value: unknown, what: string, min: number, max: number): void {
   if (typeof value !== 'number' || !Number.isInteger(value)) {
@@ -226,24 +225,14 @@ function plan(tx: Transaction, options: EncodeOptions): Plan {
     checkOptionalBytes(output.dataChecksum, `outputs[${i}].dataChecksum`);
     const amount = amountToBytes(output.amount);
     size += lengthPrefixed(address.length) + lengthPrefixed(amount.length);
-    size += output.data?.length ? 1 : optionalBytes(output.dataChecksum);
-    size += optionalBytes(output.data);
+    size += output.data?.length ? 1 : varBytesLength(output.dataChecksum);
+    size += varBytesLength(output.data);
     return amount;
   });
-  size += varIntLength(tx.nonce) + optionalBytes(tx.pubKey) + optionalBytes(tx.signature);
+  size += varIntLength(tx.nonce) + varBytesLength(tx.pubKey) + varBytesLength(tx.signature);
   size += options.applied ? varUintLength(tx.applied) : 1;
   if (hasTimestamp) size += varIntLength(tx.timestamp);
   return { tx, inputAmounts, outputAmounts, size };
-}
-
-function writeOptional(out: Uint8Array, at: number, b: Uint8Array | null | undefined): number {
-  if (!b || b.length === 0) {
-    out[at] = 0;
-    return at + 1;
-  }
-  at = writeVarUint(out, at, b.length);
-  out.set(b, at);
-  return at + b.length;
 }
 
 function write(p: Plan, options: EncodeOptions): Uint8Array {
@@ -254,22 +243,22 @@ function write(p: Plan, options: EncodeOptions): Uint8Array {
   at = writeVarUint(out, at, tx.blockHeight);
   at = writeVarUint(out, at, tx.inputs.length);
   tx.inputs.forEach((input, i) => {
-    at = writeOptional(out, at, input.key);
-    at = writeOptional(out, at, p.inputAmounts[i]);
+    at = writeVarBytes(out, at, input.key);
+    at = writeVarBytes(out, at, p.inputAmounts[i]);
     out[at++] = 0; // reserved 4c
     out[at++] = 0; // reserved 4d
   });
   at = writeVarUint(out, at, tx.outputs.length);
   tx.outputs.forEach((output, i) => {
-    at = writeOptional(out, at, output.address);
-    at = writeOptional(out, at, p.outputAmounts[i]);
+    at = writeVarBytes(out, at, output.address);
+    at = writeVarBytes(out, at, p.outputAmounts[i]);
     // 5c: the stored dataChecksum only when there is no data (§8.4)
-    at = writeOptional(out, at, output.data?.length ? null : output.dataChecksum);
-    at = writeOptional(out, at, output.data);
+    at = writeVarBytes(out, at, output.data?.length ? null : output.dataChecksum);
+    at = writeVarBytes(out, at, output.data);
   });
   at = writeVarInt(out, at, tx.nonce);
-  at = writeOptional(out, at, tx.pubKey);
-  at = writeOptional(out, at, tx.signature);
+  at = writeVarBytes(out, at, tx.pubKey);
+  at = writeVarBytes(out, at, tx.signature);
   at = writeVarUint(out, at, options.applied ? tx.applied : 0n);
   if (tx.version < FIRST_V7_VERSION) at = writeVarInt(out, at, tx.timestamp);
   if (at !== out.length) throw new Error(`internal: encoder wrote ${at} of ${out.length} bytes`);

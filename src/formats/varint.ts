@@ -249,6 +249,28 @@ export function encodeVarBytes(bytes: Uint8Array | null): Uint8Array {
   return out;
 }
 
+/** Bytes of IxiBytes(`bytes`) (§1): `varint(len) ‖ bytes`; null or empty is the single byte `00`. */
+export function varBytesLength(bytes: Uint8Array | null | undefined): number {
+  return bytes && bytes.length > 0 ? varUintLength(bytes.length) + bytes.length : 1;
+}
+
+/**
+ * Writes IxiBytes(`bytes`) (§1) into `out` at `offset` (null or empty: `00`), for encoders that
+ * size their output first (`varBytesLength`); returns the next offset.
+ * @throws RangeError when `out` has no room for it.
+ */
+export function writeVarBytes(out: Uint8Array, offset: number, bytes: Uint8Array | null | undefined): number {
+  if (!bytes || bytes.length === 0) {
+    checkRoom(out, offset, 1);
+    out[offset] = 0;
+    return offset + 1;
+  }
+  const next = writeVarUint(out, offset, bytes.length);
+  checkRoom(out, next, bytes.length);
+  out.set(bytes, next);
+  return next + bytes.length;
+}
+
 /**
  * Reads IxiBytes (§1) at `offset`; a length of 0 gives null ("empty" and "absent" are the same on
  * the wire). The returned array is a copy.

@@ -7,7 +7,6 @@
 import { latin1Key } from '../formats/bytes.js';
 import type { NetClock } from './clock.js';
 
-
 export interface SeenSetOptions {
   /** Most entries kept; the oldest are evicted beyond it. */
   capacity: number;

@@ -13,8 +13,10 @@ import {
   I64_MAX,
   I64_MIN,
   U64_MAX,
+  varBytesLength,
   varIntLength,
   varUintLength,
+  writeVarBytes,
   writeVarUint,
 } from '../../src/formats/varint.js';
 
@@ -158,6 +160,21 @@ describe('IxiBytes (§1)', () => {
     expect(decodeVarBytes(enc)).toEqual({ value: body, next: 303 });
     expect(() => decodeVarBytes(enc.subarray(0, 302))).toThrow(/truncated byte string at offset 0: length 300, 299 bytes available/);
     expect(() => decodeVarBytes(enc, 0, 299)).toThrow(/more than the allowed 299/);
+  });
+  it('writeVarBytes writes at an offset exactly what encodeVarBytes gives, varBytesLength bytes of it, and refuses a short buffer', () => {
+    fc.assert(
+      fc.property(fc.option(fc.uint8Array({ maxLength: 400 }), { nil: null }), fc.nat(5), (body, offset) => {
+        const expected = encodeVarBytes(body);
+        expect(varBytesLength(body)).toBe(expected.length);
+        const out = new Uint8Array(offset + expected.length + 2).fill(0xee);
+        expect(writeVarBytes(out, offset, body)).toBe(offset + expected.length);
+        expect(out.subarray(offset, offset + expected.length)).toEqual(expected);
+        expect([...out.subarray(0, offset), ...out.subarray(offset + expected.length)].every((b) => b === 0xee)).toBe(true);
+      }),
+    );
+    expect(writeVarBytes(new Uint8Array(1), 0, undefined)).toBe(1);
+    expect(() => writeVarBytes(new Uint8Array(3), 0, new Uint8Array(3))).toThrow(RangeError);
+    expect(() => writeVarBytes(new Uint8Array(0), 0, null)).toThrow(RangeError);
   });
 });
 
