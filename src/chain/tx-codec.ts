@@ -12,7 +12,7 @@ import {
   transactionChecksum,
   transactionId,
 } from '../codec/transaction.js';
-import { latin1Key } from '../formats/bytes.js';
+import { keyProbe } from '../formats/rsa.js';
 import { StoreCorruptionError } from './errors.js';
 
 const RECORD_HEADER = 16;
@@ -48,22 +48,19 @@ export function knownTx(tx: Transaction, network: Network, bytes = encodeTransac
 }
 
 /** Decodes raw bytes (hex input of the RPC) into a KnownTx; throws the codec's error. */
-/** Full public keys seen recently, found by a slice of their modulus and checked in full. */
+/** Full public keys seen recently, found by `keyProbe` (a slice of their modulus) and checked in full. */
 const INTERNED_KEYS_MAX = 1024;
 const internedKeys = new Map<string, Uint8Array>();
 /** Full keys are longer than any address form (33/45 bytes without checksum). */
 export const MAX_ADDRESS_BYTES = 45;
-/** The slice that finds a key: 32 bytes inside the modulus (random-looking), past the layout header. */
-const KEY_PROBE_START = 16;
-const KEY_PROBE_END = 48;
 
 /**
  * The one object for a full public key: a sender's transactions carry the same ~528 bytes, so the
  * pool holds them once and the per-key memos (signer address, Base58 text) find them by identity.
  */
 function internKey(key: Uint8Array | null): Uint8Array | null {
-  if (!key || key.length <= MAX_ADDRESS_BYTES || key.length < KEY_PROBE_END) return key;
-  const probe = latin1Key(key.subarray(KEY_PROBE_START, KEY_PROBE_END));
+  if (!key || key.length <= MAX_ADDRESS_BYTES) return key;
+  const probe = keyProbe(key);
   const known = internedKeys.get(probe);
   if (known && Buffer.compare(known, key) === 0) return known;
   if (known) return key;

@@ -91,6 +91,15 @@ const PROBE_START = 16;
 const PROBE_END = 48;
 
 /**
+ * A short Map key that finds a serialized key (§6.1): its length and 32 bytes of its modulus;
+ * shorter inputs are keyed whole. Two keys can share a probe: a cache confirms a hit by comparing
+ * the whole key.
+ */
+export function keyProbe(bytes: Uint8Array): string {
+  return bytes.length < PROBE_END * 2 ? `s${latin1Key(bytes)}` : `p${bytes.length}:${latin1Key(bytes.subarray(PROBE_START, PROBE_END))}`;
+}
+
+/**
  * Parsed keys by serialized bytes: found by a 32-byte probe and confirmed by comparing the whole
  * key (the worker meets each key as a fresh view; hashing its ~700-char text cost ~3 µs a verify).
  */
@@ -99,15 +108,12 @@ class KeyCache<V> {
   constructor(capacity: number) {
     this.#lru = new LruCache(capacity);
   }
-  static #probe(bytes: Uint8Array): string {
-    return bytes.length < PROBE_END * 2 ? `s${latin1Key(bytes)}` : `p${bytes.length}:${latin1Key(bytes.subarray(PROBE_START, PROBE_END))}`;
-  }
   get(bytes: Uint8Array): V | undefined {
-    const hit = this.#lru.get(KeyCache.#probe(bytes));
+    const hit = this.#lru.get(keyProbe(bytes));
     return hit && Buffer.compare(hit.bytes, bytes) === 0 ? hit.value : undefined;
   }
   set(bytes: Uint8Array, value: V): void {
-    this.#lru.set(KeyCache.#probe(bytes), { bytes: Uint8Array.from(bytes), value });
+    this.#lru.set(keyProbe(bytes), { bytes: Uint8Array.from(bytes), value });
   }
 }
 

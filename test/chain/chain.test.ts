@@ -8,7 +8,7 @@ import { addressFromText } from '../../src/formats/address.js';
 import { FOUNDATION_ADDRESS } from '../../src/formats/constants.js';
 import { TxError, TxErrorCode } from '../../src/chain/errors.js';
 import type { ChainExtension } from '../../src/chain/extensions.js';
-import { encodeStoredTx, knownTx, type KnownTx } from '../../src/chain/tx-codec.js';
+import { encodeStoredTx, knownTx, knownTxFromBytes, type KnownTx } from '../../src/chain/tx-codec.js';
 import { readU64Key, u64Key } from '../../src/state/keys.js';
 import { admitReasons, commitBlock, GENESIS, openTestChain, type TestChain } from './fixture.js';
 
@@ -261,5 +261,26 @@ describe('mempool', () => {
     const third = await again.reopen();
     open = [third];
     expect(third.mempool.page(0, 10).map((k) => k.textId)).toEqual([a!.textId, b!.textId, c.textId]);
+  });
+});
+
+describe('decoded transactions', () => {
+  it("share one object for a sender's public key; a key that differs outside the lookup probe keeps its own bytes", async () => {
+    const t = await chainWith();
+    const [a, b] = [pay(t, COIN), pay(t, 2n * COIN)];
+    const da = knownTxFromBytes(a.bytes, t.chain.network);
+    const db = knownTxFromBytes(b.bytes, t.chain.network);
+    expect(da.tx.pubKey).toBe(db.tx.pubKey);
+    expect(Uint8Array.from(da.tx.pubKey!)).toEqual(Uint8Array.from(a.tx.pubKey!));
+    // The same transaction with one key byte changed near the key's end (the probe reads bytes 16-48).
+    const key = a.tx.pubKey!;
+    const at = Buffer.from(a.bytes).indexOf(Buffer.from(key));
+    expect(at).toBeGreaterThan(0);
+    const other = Uint8Array.from(a.bytes);
+    other[at + key.length - 10] ^= 0xff;
+    const dother = knownTxFromBytes(other, t.chain.network);
+    expect(dother.tx.pubKey).not.toBe(da.tx.pubKey);
+    expect(Uint8Array.from(dother.tx.pubKey!)).toEqual(other.subarray(at, at + key.length));
+    expect(knownTxFromBytes(a.bytes, t.chain.network).tx.pubKey).toBe(da.tx.pubKey);
   });
 });
