@@ -223,7 +223,7 @@ export const OPTIONS: readonly OptionDef[] = [
   }),
   def({
     key: 'minerThreads', flag: 'miner-threads', env: 'DLTNODE_MINER_THREADS', group: 'Chain', valueName: 'N',
-    description: "Threads of the built-in miner searching Argon2 nonces for the node's own address, at low priority in the worker pool (0 = off)",
+    description: "Threads of the built-in miner searching Argon2 nonces for the node's own address, worker threads of its own at the lowest OS priority (0 = off)",
     defaultValue: () => 0, defaultText: '0', normalise: integer(0, 256),
   }),
   def({

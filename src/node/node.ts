@@ -73,7 +73,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
   try {
     const events = createNodeEvents(nodeLog);
     // One pool for the node: threads = cores − 1 in total (named tasks, each with its own bound).
-    const pool: NodePool = createWorkerPool({ threads: opts.pool.threads });
+    const pool: NodePool = createWorkerPool({ threads: opts.pool.threads, ...(opts.mining?.minerThreads ? { minerThreads: opts.mining.minerThreads } : {}) });
     cleanup.unshift(() => pool.close());
     const names = createNameSystem({
       store,

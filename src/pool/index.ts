@@ -14,9 +14,11 @@
  * - Every task and result is one owned ArrayBuffer, transferred (tasks/codec.ts, D24).
  * - `threads: 0` runs everything in-process on the calling thread (tests, tiny machines) (D26).
  * - `close()` stops accepting, finishes buffered and started work, then stops the workers (D28).
- * - Background tasks (`BACKGROUND_TASKS`: the miners' searches) have no priority of their own in
- *   Piscina: their callers submit one small job at a time and only while `foregroundPending()` is
- *   0, so RPC, admission and block import wait at most one job behind them.
+ * - Background tasks (`BACKGROUND_TASKS`: the miners' searches) are not counted by
+ *   `foregroundPending()`. The signer miner submits one small job at a time and only while that is
+ *   0, so RPC, admission and block import wait at most one of its jobs. The built-in Argon2 miner's
+ *   jobs (~0.25 s each, kept in flight all the time) run on threads of their own at the lowest OS
+ *   priority (`OWN_THREAD_TASKS`), so nothing waits behind them.
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +99,15 @@ export const TASK_BATCH_MAX_ITEMS: Readonly<Record<PoolTaskName, number>> = Obje
 export const BACKGROUND_TASKS: readonly PoolTaskName[] = Object.freeze(['searchPow', 'searchSignerPow']);
 
 /**
+ * Tasks on threads of their own (`minerThreads` of them, started on first use) at the lowest OS
+ * priority: the built-in Argon2 miner (`--miner-threads`), opt-in and not consensus-critical, keeps
+ * a job in flight per thread. The signer miner stays on the shared threads at normal priority: a
+ * master cannot sign a block without its solution, and at nice 19 on a loaded machine it found
+ * none in time (e9d89b4).
+ */
+export const OWN_THREAD_TASKS: readonly PoolTaskName[] = Object.freeze(['searchPow']);
+
+/**
  * How long an idle worker thread is kept: the longest timer Node accepts (~24.8 days). A larger
  * value overflows to 1 ms (harmless while minThreads = maxThreads, but a pool that starts threads
  * on demand would end each one as soon as it idles).
@@ -125,6 +136,11 @@ export interface WorkerPoolOptions {
   maxQueue?: Partial<Record<PoolTaskName, number>>;
   /** Maximum items packed into one task (default TASK_BATCH_MAX_ITEMS). */
   batchMaxItems?: Partial<Record<PoolTaskName, number>>;
+  /**
+   * Threads of the built-in miner's own low-priority pool (`OWN_THREAD_TASKS`), started on first
+   * use; default `threads`. Ignored when `threads` is 0 (everything in-process).
+   */
+  minerThreads?: number;
   /** Maximum wait of a partial PoW batch in ms (default DEFAULT_BATCH_DELAY_MS). */
   batchDelayMs?: number;
   /** Called for each task sent to a worker, after the send (for metrics: items per task). */
@@ -378,8 +394,23 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     workerData,
   });
 
-  const lane = <I, R>(task: PoolTask<I, R>, schedule: 'split' | 'gather') =>
-    pool && new Lane<I, R>({ task, pool, threads, maxQueue: limits[task.name], batchMaxItems: batches[task.name], schedule, batchDelayMs, onTask: options.onTask });
+  // The built-in miner's threads: started when it first searches (most nodes never mine).
+  const minerThreads = threads === 0 ? 0 : checkCount(where, 'minerThreads', options.minerThreads ?? threads, 1);
+  const minerPool = threads === 0 ? undefined : new Piscina({
+    filename: poolWorkerFile(),
+    minThreads: 0,
+    maxThreads: minerThreads,
+    idleTimeout: KEEP_IDLE_THREADS_MS,
+    maxQueue: OWN_THREAD_TASKS.reduce((sum, n) => sum + limits[n], 0),
+    recordTiming: false,
+    workerData: { ...workerData, lowPriority: true } satisfies PoolWorkerData,
+  });
+
+  const lane = <I, R>(task: PoolTask<I, R>, schedule: 'split' | 'gather') => {
+    const own = OWN_THREAD_TASKS.includes(task.name);
+    const on = own ? minerPool : pool;
+    return on && new Lane<I, R>({ task, pool: on, threads: own ? minerThreads : threads, maxQueue: limits[task.name], batchMaxItems: batches[task.name], schedule, batchDelayMs, onTask: options.onTask });
+  };
   const lanes = {
     verifyPow: lane(verifyPowTask, 'split'),
     verifyRsa: lane(verifyRsaTask, 'gather'),
@@ -472,7 +503,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       closed = true;
       if (!pool) return;
       await Promise.all(Object.values(lanes).map((l) => l!.drain()));
-      await pool.close();
+      await Promise.all([pool.close(), minerPool?.close()]);
     })();
     return closing;
   }

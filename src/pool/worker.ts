@@ -8,6 +8,7 @@
  * `workerData.coreModule` (no recompilation per worker), and reserves the PoW's Argon2 memory at
  * start so no task grows memory.
  */
+import { platform, setPriority } from 'node:os';
 import { threadId } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { reserveArgon2Memory } from '../core/argon2.js';
@@ -25,6 +26,18 @@ import type { PoolTaskName, PoolWorkerData, PoolWorkerInfo, TaskContext } from '
 export type { PoolWorkerData, PoolWorkerInfo } from './tasks/types.js';
 
 const data = (Piscina.workerData ?? {}) as PoolWorkerData;
+/** The lowest scheduling priority (nice 19). */
+const LOWEST_PRIORITY = 19;
+// A thread of the built-in miner takes only CPU the node's own work leaves. Linux sets the priority
+// of the calling thread alone; elsewhere `setPriority(0, …)` would lower the whole process, so the
+// thread keeps its priority there (it still keeps the miner's jobs off the other threads).
+if (data.lowPriority && platform() === 'linux') {
+  try {
+    setPriority(0, LOWEST_PRIORITY);
+  } catch {
+    // Not permitted here (a sandbox).
+  }
+}
 const compiledInWorker = !(data.coreModule instanceof WebAssembly.Module);
 const flavour = compiledInWorker ? coreFlavour() : (data.flavour ?? coreFlavour());
 // This thread's core instance (shared by every wrapper in the worker), from the passed Module.

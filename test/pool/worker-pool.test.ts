@@ -3,7 +3,7 @@
 // the same results with threads: 0 and threads: 2, and a worker that loads only tasks/*.
 // Workers load dist/pool/worker.js: run `npm run build` first.
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +93,49 @@ describe.each([0, 2])('worker pool, threads %i', (threads) => {
   it('rejects malformed RSA items with a TypeError naming the item', async () => {
     await expect(pool.verifyRsa('x' as unknown as RsaItem[])).rejects.toThrow(TypeError);
     await expect(pool.verifyRsa([{ publicKey: new Uint8Array(1), data: null, signature: new Uint8Array(1) } as unknown as RsaItem])).rejects.toThrow(/item 0: data/);
+  });
+});
+
+/** The nice value of each thread of this process (Linux: field 19 of /proc/self/task/T/stat). */
+function threadNices(): number[] {
+  return readdirSync('/proc/self/task').flatMap((t) => {
+    try {
+      return [Number(readFileSync(`/proc/self/task/${t}/stat`, 'utf8').split(') ')[1]!.split(' ')[16])];
+    } catch {
+      return []; // the thread ended meanwhile
+    }
+  });
+}
+
+describe("the built-in miner's own threads", () => {
+  it('a search runs on a thread of its own at the lowest priority: a verification is answered while it runs', async () => {
+    const pool = createWorkerPool({ threads: 1, minerThreads: 2 });
+    try {
+      const { items, expected } = rsaItems(4);
+      expect(await pool.verifyRsa(items)).toEqual(expected); // the shared worker is up
+      if (process.platform === 'linux') expect(threadNices()).not.toContain(19); // no miner thread before it mines
+      // A search that finds nothing (the hardest difficulty) over many nonces: seconds of Argon2.
+      let searched = false;
+      const search = pool.searchPow([{ blockChecksum: new Uint8Array(44).fill(9), solverAddress: new Uint8Array(45).fill(1), difficulty: 0xffff_ffff_ffff_ffffn, prefix: new Uint8Array(28).fill(3), start: 0, count: 600 }]).then((r) => {
+        searched = true;
+        return r;
+      });
+      await new Promise((r) => setTimeout(r, 200)); // the miner's thread starts and hashes
+      // On the shared worker the verification would have waited for the whole search.
+      expect(await pool.verifyRsa(items)).toEqual(expected);
+      expect(searched).toBe(false);
+      // Threads start on demand: one job in flight, one miner thread (the shared worker keeps its priority).
+      if (process.platform === 'linux') expect(threadNices().filter((n) => n === 19)).toHaveLength(1);
+      const [r] = await search;
+      expect(r!.tried).toBe(600);
+      expect(r!.nonce).toBeNull();
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('minerThreads must be a positive integer', () => {
+    expect(() => createWorkerPool({ threads: 1, minerThreads: 0 })).toThrow(/minerThreads/);
   });
 });
 

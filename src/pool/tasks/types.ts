@@ -42,6 +42,8 @@ export interface PoolTask<Item, Result> {
 export interface PoolWorkerData {
   coreModule?: WebAssembly.Module;
   flavour?: WasmFlavour;
+  /** A thread of the built-in miner's own pool: it lowers its own OS priority (worker.ts). */
+  lowPriority?: boolean;
 }
 
 /** A worker's description (tests and diagnostics). */
