@@ -81,3 +81,45 @@ if (configs.length > 1) {
   const many = median(rates.get(cores));
   console.log(`\nscaling on ${cores} cores: ${(many.rate / one.rate).toFixed(2)}× one worker (target ≥ 1.8); per CPU-second ${(many.perCpuSecond / one.perCpuSecond).toFixed(2)}× one worker's`);
 }
+
+// RSA checks while the built-in miner hashes (`--miner-threads`): its Argon2 jobs run on threads of
+// their own at the lowest OS priority (src/pool/index.ts OWN_THREAD_TASKS), so a batch of checks
+// should take about as long as with no miner. Latency of 64 RSA-4096 checks, one pool thread.
+{
+  const { createWorkerPool } = await import('../dist/pool/index.js');
+  const { publicKeyToBytes, signBytes } = await import('../dist/formats/rsa.js');
+  const { generateKeyPairSync, randomBytes } = await import('node:crypto');
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 4096 });
+  const publicKey = publicKeyToBytes(privateKey);
+  const items = Array.from({ length: 64 }, (_, i) => {
+    const data = new Uint8Array(64).fill(i);
+    return { publicKey, data, signature: signBytes(privateKey, data) };
+  });
+  const SAMPLES = 30;
+  const latencies = async (mining) => {
+    const pool = createWorkerPool({ threads: 1, minerThreads: 1 });
+    await pool.verifyRsa(items);
+    let on = mining;
+    // A job as the built-in miner sends (48 nonces), at a difficulty nothing meets.
+    const job = () => ({ blockChecksum: new Uint8Array(44).fill(9), solverAddress: new Uint8Array(45).fill(1), difficulty: 0xffff_ffff_ffff_ffffn, prefix: randomBytes(28), start: 0, count: 48 });
+    const miner = (async () => { while (on) await pool.searchPow([job()]); })();
+    await new Promise((r) => setTimeout(r, 300));
+    const ms = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      const t0 = performance.now();
+      await pool.verifyRsa(items);
+      ms.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 50 + (i % 5) * 20));
+    }
+    on = false;
+    await miner;
+    await pool.close();
+    ms.sort((a, b) => a - b);
+    return { p50: ms[Math.floor(SAMPLES / 2)], p90: ms[Math.floor(SAMPLES * 0.9)], max: ms[SAMPLES - 1] };
+  };
+  const idle = await latencies(false);
+  const mining = await latencies(true);
+  const f = (x) => `${x.toFixed(1)} ms`;
+  console.log(`\n64 RSA-4096 checks on one pool thread: no miner p50 ${f(idle.p50)} p90 ${f(idle.p90)} max ${f(idle.max)}; ` +
+    `built-in miner hashing p50 ${f(mining.p50)} p90 ${f(mining.p90)} max ${f(mining.max)} (${(mining.p50 / idle.p50).toFixed(2)}× at p50; target ≈ 1)`);
+}
