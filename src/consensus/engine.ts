@@ -92,6 +92,8 @@ interface Candidate {
   setAt: number;
   lastSigAt: number;
   mine: boolean;
+  /** Our own block: when we began producing it (the chain's tip clock starts there, `TipInfo.receivedAtMs`). */
+  producedAt?: number;
   /** The difficulty of our solution whose signature on this block did not count (not tried again). */
   uncountedWith?: bigint | null;
 }
@@ -239,7 +241,9 @@ export class ConsensusEngine {
   /**
    * Network time measured against the tip (§5.1 "network time − timestamp(tip)"): block timestamps
    * are whole seconds, so on a network of sub-second blocks the tip's arrival here is the better
-   * clock; at 30 s blocks the two differ by the propagation delay only.
+   * clock (for our own block, the moment we began producing it, so an interval does not also
+   * take the block's production and import); at 30 s blocks the two differ by the propagation
+   * delay only.
    */
   private tipClock(tip: { block: Block; receivedAtMs: number }): { tipTimestamp: number; nowSeconds: number } {
     const now = this.o.clock.now();
@@ -272,6 +276,7 @@ export class ConsensusEngine {
 
   private async produce(reason: string): Promise<void> {
     const { chain, acceptance } = this.o;
+    const producedAt = this.o.clock.now();
     const tip = chain.tip!;
     const n = tip.block.num + 1n;
     if (n > 11n) await this.freeze(n - 5n);
@@ -289,7 +294,7 @@ export class ConsensusEngine {
     }
     if (chain.height + 1n !== n) return; // a block arrived meanwhile
     const now = this.o.clock.now();
-    this.candidate = { block: produced.block, checksum: produced.checksum, txs: produced.txs, sigs, setAt: now, lastSigAt: now, mine: true };
+    this.candidate = { block: produced.block, checksum: produced.checksum, txs: produced.txs, sigs, setAt: now, lastSigAt: now, mine: true, producedAt };
     this.signed.set(latin1Key(produced.checksum), sigs[0]!.difficulty);
     this.o.log.debug({ height: Number(n), txs: produced.txs.length, reason }, 'block proposed');
     this.o.peers()?.pushBlock(n, this.candidateBytes(this.candidate), produced.txs.map((k) => k.bytes));
@@ -305,7 +310,7 @@ export class ConsensusEngine {
     if (!c || c.block.num !== this.o.chain.height + 1n) return;
     if (!this.o.acceptance.acceptable(c.block, c.sigs).ok) return;
     try {
-      await this.o.chain.importBlock({ ...c.block, signatures: c.sigs.map((s) => s.sig) }, c.txs, { source: c.mine ? 'local' : 'peer' });
+      await this.o.chain.importBlock({ ...c.block, signatures: c.sigs.map((s) => s.sig) }, c.txs, { source: c.mine ? 'local' : 'peer', ...(c.producedAt !== undefined ? { producedAtMs: c.producedAt } : {}) });
       this.o.log.debug({ height: Number(c.block.num), signatures: c.sigs.length }, 'block accepted');
     } catch (err) {
       if (!(err instanceof BlockError)) throw err;

@@ -98,7 +98,8 @@ export class BlockProducer {
   /** Produces one block now from the pool's candidates. */
   async produce(): Promise<void> {
     try {
-      await this.produceAndImport(this.deps.mempool.candidates(MAX_TRANSACTIONS_PER_BLOCK));
+      const startedAt = this.deps.clock.now();
+      await this.produceAndImport(this.deps.mempool.candidates(MAX_TRANSACTIONS_PER_BLOCK), startedAt);
     } catch (err) {
       // A peer's block for the same height won the race: nothing to do until the next tick.
       if (err instanceof BlockError && err.action === 'IGNORE') this.deps.log.debug({ code: err.code }, err.message);
@@ -130,12 +131,13 @@ export class BlockProducer {
     return produced;
   }
 
-  private async produceAndImport(candidates: Parameters<Chain['produceBlock']>[0]['candidates']): Promise<void> {
+  /** @param startedAt when production began: the next block's interval counts from there (`TipInfo.receivedAtMs`). */
+  private async produceAndImport(candidates: Parameters<Chain['produceBlock']>[0]['candidates'], startedAt?: number): Promise<void> {
     const { chain, mempool, signer, clock, log } = this.deps;
     const produced = await this.produceUnsigned(unixSeconds(clock), candidates);
     const signature = await signer.sign(sha3_512sq(produced.checksum));
     produced.block.signatures = [{ signer: signer.address, powSolution: null, signature }];
-    await chain.importBlock(produced.block, produced.txs, { source: 'local' });
+    await chain.importBlock(produced.block, produced.txs, { source: 'local', ...(startedAt !== undefined ? { producedAtMs: startedAt } : {}) });
     // The next block starts once the pool has forgotten this one's transactions on disk too.
     await mempool.pruned();
     log.debug({ height: Number(produced.block.num), txs: produced.txs.length }, 'block produced');

@@ -10,6 +10,7 @@ import { TxError, TxErrorCode } from '../../src/chain/errors.js';
 import type { ChainExtension } from '../../src/chain/extensions.js';
 import { encodeStoredTx, knownTx, knownTxFromBytes, type KnownTx } from '../../src/chain/tx-codec.js';
 import { readU64Key, u64Key } from '../../src/state/keys.js';
+import { systemClock } from '../../src/clock.js';
 import { admitReasons, commitBlock, GENESIS, openTestChain, type TestChain } from './fixture.js';
 
 const STRANGER = addressFromText('4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr');
@@ -140,6 +141,39 @@ describe('block application', () => {
     expect(calls).toEqual(['block 1', 'validate', 'validate', 'apply', 'block 2']);
     expect(t.chain.tip!.block.regNameStateChecksum).toEqual(new Uint8Array(64).fill(9));
     expect(t.store.declare({ name: 'test-ext', encoding: 'msgpack', shape: '' }).get(Buffer.from('n'))).toBe(1);
+  });
+});
+
+describe("the tip's clock (TipInfo.receivedAtMs: the next block's interval counts from it)", () => {
+  it('is when this node began producing its own block, never later than the import; a block it did not produce counts from its import', async () => {
+    const t = await chainWith();
+    const before = Date.now();
+    await commitBlock(t, []);
+    expect(t.chain.tip!.receivedAtMs).toBeGreaterThanOrEqual(before); // no production time given: the import
+    const began = Date.now() - 5_000;
+    await commitBlock(t, [], { producedAtMs: began });
+    expect(t.chain.tip!.receivedAtMs).toBe(began);
+    const after = Date.now();
+    await commitBlock(t, [], { producedAtMs: after + 60_000 }); // a start after the import cannot be
+    expect(t.chain.tip!.receivedAtMs).toBeLessThanOrEqual(Date.now());
+  });
+
+  it("the producer's block: an interval does not also take the block's production and import", async () => {
+    let offset = 0;
+    const clock = { now: () => Date.now() + offset, setTimer: systemClock.setTimer };
+    const t = await openTestChain([], undefined, { clock });
+    open.push(t);
+    // Signing (and so the whole production) takes 5 s by this clock.
+    const sign = t.signer.sign.bind(t.signer);
+    t.signer.sign = (data) => {
+      offset += 5_000;
+      return sign(data);
+    };
+    const began = clock.now();
+    await t.producer.produce();
+    expect(t.chain.height).toBe(2n);
+    expect(t.chain.tip!.receivedAtMs).toBeGreaterThanOrEqual(began);
+    expect(t.chain.tip!.receivedAtMs).toBeLessThan(began + 5_000);
   });
 });
 

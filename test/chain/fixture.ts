@@ -10,7 +10,7 @@ import { ChainExtensions, type ChainExtension } from '../../src/chain/extensions
 import { BlockError, type TxError } from '../../src/chain/errors.js';
 import { REG_SIGNER_BITS } from '../../src/chain/constants.js';
 import type { KnownTx } from '../../src/chain/tx-codec.js';
-import { systemClock } from '../../src/clock.js';
+import { systemClock, type Clock } from '../../src/clock.js';
 import { sha3_512sq } from '../../src/core/hash.js';
 import { createConsensus, type BlockProducer, type BlockSigner } from '../../src/consensus/index.js';
 import { Mempool } from '../../src/mempool/mempool.js';
@@ -58,8 +58,9 @@ export interface TestChain {
 /** Extensions, or a function building them over the chain's store and wallet (the name system, the address index). */
 export type TestExtensions = ChainExtension[] | ((store: Store, wallet: NodeWallet) => ChainExtension[]);
 
-export async function openTestChain(extensions: TestExtensions = [], dataDir?: string, opts: { genesis?: boolean; verify?: SignatureVerifier } = {}): Promise<TestChain> {
+export async function openTestChain(extensions: TestExtensions = [], dataDir?: string, opts: { genesis?: boolean; verify?: SignatureVerifier; clock?: Clock } = {}): Promise<TestChain> {
   const verify = opts.verify ?? verifyInProcess;
+  const clock = opts.clock ?? systemClock;
   const dir = dataDir ?? (await newDataDir()).dataDir;
   const store = openStore(dir);
   const wallet = await NodeWallet.open(dir);
@@ -71,7 +72,7 @@ export async function openTestChain(extensions: TestExtensions = [], dataDir?: s
     network: 'reg',
     extensions: exts,
     log: silentLog,
-    clock: systemClock,
+    clock,
     events,
     verifySignatures: verify,
     signatureVerdict: (id, signature) => mempool?.signatureVerdict(id, signature),
@@ -84,7 +85,7 @@ export async function openTestChain(extensions: TestExtensions = [], dataDir?: s
     mempool,
     signer,
     network: 'reg',
-    clock: systemClock,
+    clock,
     log: silentLog,
     opts: { blockIntervalSeconds: 60, genesisBalance: GENESIS },
   });
@@ -124,7 +125,7 @@ export async function admitReasons(t: Pick<TestChain, 'mempool'>, ks: KnownTx[])
  * Produces a block from exactly `candidates` (not the mempool's), signs it with the node's key and
  * imports it: what the producer does, with the candidates chosen by the test.
  */
-export async function commitBlock(t: TestChain, candidates: KnownTx[]): Promise<{ applied: KnownTx[]; rejected: { tx: KnownTx; reason: string }[] }> {
+export async function commitBlock(t: TestChain, candidates: KnownTx[], opts: { producedAtMs?: number } = {}): Promise<{ applied: KnownTx[]; rejected: { tx: KnownTx; reason: string }[] }> {
   const produced = await t.chain.produceBlock({
     candidates,
     timestamp: BigInt(Math.floor(Date.now() / 1000)),
@@ -132,7 +133,7 @@ export async function commitBlock(t: TestChain, candidates: KnownTx[]): Promise<
     signerBits: REG_SIGNER_BITS,
   });
   produced.block.signatures = [{ signer: t.signer.address, powSolution: null, signature: await t.signer.sign(sha3_512sq(produced.checksum)) }];
-  await t.chain.importBlock(produced.block, produced.txs, { source: 'local' });
+  await t.chain.importBlock(produced.block, produced.txs, { source: 'local', ...opts });
   return { applied: produced.txs, rejected: produced.rejected.map((r) => ({ tx: r.tx, reason: r.error.message })) };
 }
 

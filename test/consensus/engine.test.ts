@@ -46,8 +46,8 @@ class FakePeers implements EnginePeers {
   redial() {}
 }
 
-async function engineOn(masters: number, signerOf?: (own: BlockPowSigner) => BlockPowSigner): Promise<{ c: ReferenceChain; engine: ConsensusEngine; peers: FakePeers }> {
-  const c = await openReferenceChain(masters);
+async function engineOn(masters: number, signerOf?: (own: BlockPowSigner) => BlockPowSigner, blockInterval = 30): Promise<{ c: ReferenceChain; engine: ConsensusEngine; peers: FakePeers }> {
+  const c = await openReferenceChain(masters, { blockInterval });
   const peers = new FakePeers(() => c.t.chain.height);
   const engine = new ConsensusEngine({
     chain: c.t.chain,
@@ -58,8 +58,8 @@ async function engineOn(masters: number, signerOf?: (own: BlockPowSigner) => Blo
     me: c.masters[0]!.address,
     genesisNode: false,
     peers: () => peers,
-    // 30 s blocks: the engine proposes nothing by itself while the test runs.
-    timing: consensusTiming(30),
+    // At 30 s blocks (the default) the engine proposes nothing by itself while the test runs.
+    timing: consensusTiming(blockInterval),
     network: 'reg',
     clock: systemClock,
     log: process.env.ENGINE_DEBUG ? { ...silentLog, debug: (o: unknown, m?: string) => console.log('DEBUG', m, o), warn: (o: unknown, m?: string) => console.log('WARN', m, o), error: (o: unknown, m?: string) => console.log('ERROR', m, o), child: () => silentLog } : silentLog,
@@ -146,6 +146,34 @@ describe('ConsensusEngine', () => {
     if (replaces) expect(equalBytes(row.at(-1)!.signer, signer.address)).toBe(true);
     // A worse one never replaces.
     expect((await engine.receiveSignatures(30n, stored.checksum, [old], 'peer-x')).action).toBe('ignore');
+  });
+
+  it("its own block's interval counts from when it began producing it, not from its import", async () => {
+    // Two masters at 1 s blocks; our signing takes 1.5 s, so production ends well after it began.
+    let signingBegan = 0;
+    const { c, engine, peers } = await engineOn(2, (own) => ({
+      signBlock: async (num, version, checksum) => {
+        if (num === 31n) {
+          signingBegan ||= Date.now();
+          await new Promise((r) => setTimeout(r, 1_500));
+        }
+        return own.signBlock(num, version, checksum);
+      },
+    }), 1);
+    await c.grow(30n, [0, 1]);
+    // The engine proposes block 31 once elected (within a few of its 1 s steps, §5.1).
+    for (let i = 0; i < 150 && peers.blocks.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(peers.blocks.length).toBeGreaterThan(0);
+    const pending = engine.pending!;
+    expect(pending.num).toBe(31n);
+    // The other master's signature makes it acceptable (required consensus 2).
+    const theirs = await c.masters[1]!.signer.signBlock(31n, c.t.chain.tip!.block.version, pending.checksum);
+    await engine.receiveSignatures(31n, pending.checksum, [theirs!], 'peer-b');
+    const importedBy = Date.now();
+    expect(c.t.chain.height).toBe(31n);
+    expect(c.t.chain.tip!.checksum).toEqual(pending.checksum);
+    expect(c.t.chain.tip!.receivedAtMs).toBeLessThan(signingBegan);
+    expect(importedBy - c.t.chain.tip!.receivedAtMs).toBeGreaterThanOrEqual(1_500);
   });
 
   it('signs a candidate adopted before its signer PoW solution existed, once the solution is found', async () => {
