@@ -57,7 +57,7 @@ export interface TipInfo {
    * Local time (ms) this node had the block: when it began producing it (its own blocks), else
    * when it imported or loaded it. Consensus measures the next block's interval from here
    * (engine `tipClock`): from the end of our own import, every interval would also take the
-   * production and import of the block before it (~0.5 s for 8,000 transactions).
+   * production and import of the block before it (~0.5 s for 6,000 transactions).
    */
   receivedAtMs: number;
 }

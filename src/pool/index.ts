@@ -92,9 +92,9 @@ export const TASK_BATCH_MAX_ITEMS: Readonly<Record<PoolTaskName, number>> = Obje
 });
 
 /**
- * Tasks that run only when nothing else waits (their callers check `foregroundPending()` before
- * each small job): the built-in Argon2 miner and the signer miner. They do not wait for each other,
- * so neither starves the other.
+ * The miners' searches, which `foregroundPending()` does not count, so neither miner waits for the
+ * other: the signer miner sends its next small job only while that is 0; the built-in Argon2
+ * miner's jobs run on threads of their own (`OWN_THREAD_TASKS`).
  */
 export const BACKGROUND_TASKS: readonly PoolTaskName[] = Object.freeze(['searchPow', 'searchSignerPow']);
 
