@@ -6,8 +6,11 @@
 // verifications per CPU-second: when other processes load the machine, 2 workers cannot get
 // 2 cores, and the per-CPU-second figure tells pool overhead (it would drop) from CPU share.
 // Last, the latency of a batch of RSA checks with and without the built-in miner hashing.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { createWorkerPool } from '../dist/pool/index.js';
+import { publicKeyToBytes, signBytes } from '../dist/formats/rsa.js';
 import { createPowVerifier } from '../dist/pool/verifier.js';
 import { coreFlavour } from '../dist/core/wasm.js';
 import { machineLine, pseudoRandomBytes } from './lib.mjs';
@@ -87,9 +90,6 @@ if (configs.length > 1) {
 // their own at the lowest OS priority (src/pool/index.ts OWN_THREAD_TASKS), so a batch of checks
 // should take about as long as with no miner. Latency of 64 RSA-4096 checks, one pool thread.
 {
-  const { createWorkerPool } = await import('../dist/pool/index.js');
-  const { publicKeyToBytes, signBytes } = await import('../dist/formats/rsa.js');
-  const { generateKeyPairSync, randomBytes } = await import('node:crypto');
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 4096 });
   const publicKey = publicKeyToBytes(privateKey);
   const items = Array.from({ length: 64 }, (_, i) => {

@@ -42,15 +42,15 @@ export const emptyWallet = (): WalletState => ({
  * part-by-part concatenation made eight small arrays per wallet for the collector.
  */
 export function encodeWalletState(w: WalletState): Uint8Array {
+  // IxiNumber: the amount's bytes as IxiBytes (never empty: zero is one byte).
   const balance = amountToBytes(w.balance);
-  let length = varUintLength(w.type) + varUintLength(balance.length) + balance.length + varBytesLength(w.publicKey);
+  let length = varUintLength(w.type) + varBytesLength(balance) + varBytesLength(w.publicKey);
   length += varUintLength(w.requiredSigs) + varUintLength(w.allowedSigners.length) + varBytesLength(w.extraData);
   for (const s of w.allowedSigners) length += varBytesLength(s);
   const out = new Uint8Array(length);
   let at = writeVarUint(out, 0, w.type);
-  at = writeVarUint(out, at, balance.length);
-  out.set(balance, at);
-  at = writeVarBytes(out, at + balance.length, w.publicKey);
+  at = writeVarBytes(out, at, balance);
+  at = writeVarBytes(out, at, w.publicKey);
   at = writeVarUint(out, at, w.requiredSigs);
   at = writeVarUint(out, at, w.allowedSigners.length);
   for (const s of w.allowedSigners) at = writeVarBytes(out, at, s);

@@ -242,10 +242,9 @@ export function decodeVarUintNumber(
  * IxiBytes (§1): `varint(len) ‖ bytes`; null or empty → the single byte `00`.
  */
 export function encodeVarBytes(bytes: Uint8Array | null): Uint8Array {
-  if (bytes === null || bytes === undefined) return new Uint8Array(1);
-  assertBytes(bytes, 'bytes');
-  const out = new Uint8Array(varUintLength(bytes.length) + bytes.length);
-  out.set(bytes, writeCanonical(out, 0, BigInt(bytes.length)));
+  if (bytes !== null && bytes !== undefined) assertBytes(bytes, 'bytes');
+  const out = new Uint8Array(varBytesLength(bytes));
+  writeVarBytes(out, 0, bytes);
   return out;
 }
 
