@@ -21,13 +21,21 @@ import { CACHE, cpuSeconds, fixtures, threadCpu } from './fixtures.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, '..', 'dist');
-const INGEST_TXS = Number(process.env.NETWORK_BENCH_TXS ?? 30_000);
+/** An environment setting that must be a whole number ≥ `min`: a typo stops the bench with its name, not odd figures. */
+function countFromEnv(name, fallback, min) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number ≥ ${min}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+const INGEST_TXS = countFromEnv('NETWORK_BENCH_TXS', 30_000, 1);
 /**
  * Transactions (a) pushes through the same path before it measures (not counted): a master runs
  * for days, and the first seconds of one are the JIT compiler's (in a cold 30,000-transaction run
  * V8's helper threads spent about twice as much on compiling as on collecting). 0 = a cold start.
  */
-const INGEST_WARMUP = Number(process.env.NETWORK_BENCH_WARMUP ?? 10_000);
+const INGEST_WARMUP = countFromEnv('NETWORK_BENCH_WARMUP', 10_000, 0);
 const BATCH = 1_000;
 /**
  * Transactions the pushing peer keeps ahead of the master (sent, neither applied nor pending
@@ -35,7 +43,7 @@ const BATCH = 1_000;
  * bounds what waits for admission per link (src/network/admission-gate.ts) and does not take a
  * batch past it, so a peer that pushes blindly faster than the master verifies loses batches.
  */
-const PUSH_WINDOW = Number(process.env.NETWORK_BENCH_PUSH_WINDOW ?? 8_000);
+const PUSH_WINDOW = countFromEnv('NETWORK_BENCH_PUSH_WINDOW', 8_000, 1);
 const SYNC_BLOCKS = 1_000;
 /** Block interval of the sync source (s): short, so it makes its 1,000 blocks in a few minutes. */
 const SYNC_BLOCK_INTERVAL = 0.25;
