@@ -28,17 +28,27 @@ async function allIds(node: NodeProcess, method: 'txa' | 'txu'): Promise<Set<str
 
 /**
  * Supply and the sum of every balance, read at one height: the reads are separate calls and a block
- * (debiting the node, crediting the stranger and the foundation) may land between them, so they are
- * repeated until the height is the same before and after.
+ * (debiting the node, crediting the stranger and the foundation) may land between them. An equal
+ * `status` height before and after does not rule that out: a committed block is readable a moment
+ * before the node's tip (what `status` reports) moves to it (the LMDB commit completes on its write
+ * thread; the tip follows when the event loop hears of it). So the reads are repeated until two
+ * rounds in a row give the same height, balances and supply: no block landed during the later one.
  */
 async function supplyCheck(node: NodeProcess): Promise<{ supply: bigint; sum: bigint }> {
-  for (let attempt = 0; ; attempt++) {
+  const round = async (): Promise<string[]> => {
     const before = await node.call('status', { verbose: true });
-    let sum = 0n;
-    for (const id of [node.address, FOUNDATION_ADDRESS, STRANGER]) sum += parseAmount((await node.call('getWallet', { id })).balance);
+    const balances: string[] = [];
+    for (const id of [node.address, FOUNDATION_ADDRESS, STRANGER]) balances.push((await node.call('getWallet', { id })).balance);
     const after = await node.call('status', { verbose: true });
-    if (before['Block Height'] === after['Block Height'] || attempt === 50) return { supply: parseAmount(after.Supply), sum };
+    return [String(before['Block Height']), ...balances, String(after['Block Height']), after.Supply];
+  };
+  let last = await round();
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const next = await round();
+    if (next.join() === last.join()) break;
+    last = next;
   }
+  return { supply: parseAmount(last[last.length - 1]!), sum: last.slice(1, 4).reduce((s, b) => s + parseAmount(b), 0n) };
 }
 
 export function sigkillSuite(opts: { kills: number; seed?: number }): void {
