@@ -2,7 +2,8 @@
  * The pending pool: transactions admitted but not yet in a block, in arrival order (`txu`),
  * persisted in the `pending` sub-database, which the pool alone writes, so they survive a restart:
  * one record per admitted chunk (`encodePendingRecord`), removed once none of its transactions is
- * pending. Admission runs every rule of `chain/validate.ts`, verifies the
+ * pending. A submission of this node's (RPC) is answered once its record is stored; a peer's
+ * transaction once the pool holds it, its record following (see `admitWithSources`). Admission runs every rule of `chain/validate.ts`, verifies the
  * signature (in the worker pool), then the type's own checks (a mining claim's Argon2, also in the
  * pool, only once the signature holds), and checks balances net of the pool's own pending spends
  * before the transaction is stored; a refusal is a `TxError` with its code (reshape-for-peers §3 P4).
@@ -335,9 +336,18 @@ export class Mempool {
         for (const q of chunk) addSpends(this.submittedSpend, q.spends, -1n);
       };
       this.admitWithSources(chunk.map((q) => q.k), chunk.map((q) => q.source)).then(
-        (results) => {
+        ({ results, stored }) => {
           settled();
-          chunk.forEach((q, i) => q.resolve(results[i]!));
+          // A peer's transactions are answered once the pool holds them; this node's own (RPC) once
+          // their record is stored too: an acknowledged payment survives a crash (see `stored`).
+          const durable: typeof chunk = [];
+          chunk.forEach((q, i) => (q.source === 'rpc' && results[i] === null ? durable.push(q) : q.resolve(results[i]!)));
+          if (durable.length > 0) {
+            stored.then(
+              () => durable.forEach((q) => q.resolve(null)),
+              (err: unknown) => durable.forEach((q) => q.reject(err)),
+            );
+          }
         },
         (err: unknown) => {
           settled();
@@ -352,11 +362,21 @@ export class Mempool {
    * Signatures of the whole batch are verified in one call to the verifier; the admitted ones are
    * stored in one write transaction.
    */
-  admit(batch: KnownTx[], source: AdmitSource = 'rpc'): Promise<(TxError | null)[]> {
-    return this.admitWithSources(batch, batch.map(() => source));
+  async admit(batch: KnownTx[], source: AdmitSource = 'rpc'): Promise<(TxError | null)[]> {
+    const { results, stored } = await this.admitWithSources(batch, batch.map(() => source));
+    await stored;
+    return results;
   }
 
-  private async admitWithSources(batch: KnownTx[], sources: AdmitSource[]): Promise<(TxError | null)[]> {
+  /**
+   * `results`: null (admitted: the pool holds it) or the `TxError` that refused it, per item.
+   * `stored`: settles once the admitted items' record is written; when that write fails they leave
+   * the pool again (`txDropped`) and it rejects with the error. The write waits in LMDB's one
+   * write queue behind a block's commit (~0.5 s for a block of thousands of transactions), which is
+   * why a peer's batch is not held until then: admission would stall and the verifier idle (bench
+   * network (a)). A peer's transaction lost to a crash meanwhile is still with the peer.
+   */
+  private async admitWithSources(batch: KnownTx[], sources: AdmitSource[]): Promise<{ results: (TxError | null)[]; stored: Promise<void> }> {
     const results: (TxError | null)[] = new Array(batch.length).fill(null);
     const checked: { i: number; k: KnownTx; id: string; publicKey: Uint8Array; spends: Map<string, bigint>; leader: string | null }[] = [];
     const tip = this.chain.height;
@@ -377,7 +397,7 @@ export class Mempool {
         results[i] = asTxError(err);
       }
     }
-    if (checked.length === 0) return results;
+    if (checked.length === 0) return { results, stored: Promise.resolve() };
     // The signature first (one RSA verification, in the pool); then the type's costly checks (a
     // mining claim's Argon2, in the pool) only for what is signed; then its cheap rules.
     const refused: (TxError | null)[] = new Array(checked.length).fill(null);
@@ -454,35 +474,48 @@ export class Mempool {
       admitted.push(this.entries.get(c.id)!);
       admittedSources.push(sources[c.i]!);
     }
-    if (admitted.length > 0) {
-      const pending = this.chain.store.db('pending');
-      const records = new Map<bigint, KnownTx[]>();
-      for (const e of admitted) {
-        const list = records.get(e.record);
-        if (list) list.push(e.k);
-        else records.set(e.record, [e.k]);
-      }
-      try {
-        await this.chain.store.write(() => {
-          for (const [record, ks] of records) pending.put(u64Key(record), encodePendingRecord(ks));
-        });
-      } catch (err) {
-        this.forget(admitted.map((e) => e.k)); // not stored: not pending either
-        for (const record of records.keys()) this.records.delete(record);
-        throw err;
-      }
-      // One event per source (a peer's batch is relayed to every other peer, not back to it).
-      const bySource = new Map<AdmitSource | string, KnownTx[]>();
-      admitted.forEach((e, i) => {
-        const s = admittedSources[i]!;
-        const key = s === 'rpc' ? 'rpc' : s.peer;
-        const list = bySource.get(key) ?? [];
-        list.push(e.k);
-        bySource.set(key, list);
-      });
-      for (const [key, txs] of bySource) this.events.emit('txAdmitted', { txs, source: key === 'rpc' ? 'rpc' : { peer: key as string } });
+    if (admitted.length === 0) return { results, stored: Promise.resolve() };
+    const pending = this.chain.store.db('pending');
+    const records = new Map<bigint, KnownTx[]>();
+    for (const e of admitted) {
+      const list = records.get(e.record);
+      if (list) list.push(e.k);
+      else records.set(e.record, [e.k]);
     }
-    return results;
+    // One event per source (a peer's batch is relayed to every other peer, not back to it): a
+    // peer's now, this node's own once stored (as their answers).
+    const bySource = new Map<AdmitSource | string, KnownTx[]>();
+    admitted.forEach((e, i) => {
+      const s = admittedSources[i]!;
+      const key = s === 'rpc' ? 'rpc' : s.peer;
+      const list = bySource.get(key) ?? [];
+      list.push(e.k);
+      bySource.set(key, list);
+    });
+    const announce = (own: boolean): void => {
+      for (const [key, txs] of bySource) if ((key === 'rpc') === own) this.events.emit('txAdmitted', { txs, source: key === 'rpc' ? 'rpc' : { peer: key as string } });
+    };
+    const stored = this.chain.store
+      .write(() => {
+        for (const [record, ks] of records) pending.put(u64Key(record), encodePendingRecord(ks));
+      })
+      .then(
+        () => announce(true),
+        (err: unknown) => {
+          // Not stored: not pending either.
+          const gone = new Set(this.forget(admitted.map((e) => e.k)));
+          for (const record of records.keys()) this.records.delete(record);
+          this.log.error({ err, count: gone.size }, 'admitted transactions could not be stored; they left the pool');
+          // A peer's were announced as admitted (`txAdmitted` above); this node's own were not.
+          const announced = admitted.filter((e, i) => admittedSources[i] !== 'rpc' && gone.has(e));
+          if (announced.length > 0) this.events.emit('txDropped', { txs: announced.map((e) => e.k), reason: 'the pending pool could not store them' });
+          throw err;
+        },
+      );
+    // Observed by whoever waits for it (an RPC answer, `admit`); logged above either way.
+    stored.catch(() => undefined);
+    announce(false);
+    return { results, stored };
   }
 
   /**

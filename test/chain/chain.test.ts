@@ -264,6 +264,57 @@ describe('mempool', () => {
     expect(again.store.db('pending').getCount()).toBe(0);
   });
 
+  it("a peer's transaction is answered once the pool holds it, this node's own once its record is stored too", async () => {
+    const t = await chainWith();
+    const write = t.store.write;
+    // The pending record's write held, as behind a block's commit in LMDB's one write queue.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    t.store.write = ((fn) => held.then(() => write(fn))) as typeof write;
+    const admitted: string[] = [];
+    const off = t.events.on('txAdmitted', (e) => admitted.push(e.source === 'rpc' ? 'rpc' : e.source.peer));
+    try {
+      const [a, b] = [pay(t, COIN), pay(t, 2n * COIN)];
+      const fromPeer = t.mempool.submit(a, { peer: 'peer-1' });
+      let ownAnswered = false;
+      const own = t.mempool.submit(b).then((r) => ((ownAnswered = true), r));
+      expect(await fromPeer).toBeNull();
+      expect(t.mempool.has(a.id) && t.mempool.has(b.id)).toBe(true);
+      await new Promise((r) => setImmediate(r));
+      expect(ownAnswered).toBe(false);
+      expect(admitted).toEqual(['peer-1']);
+      expect(t.store.db('pending').getCount()).toBe(0);
+      release();
+      expect(await own).toBeNull();
+      expect(admitted).toEqual(['peer-1', 'rpc']);
+      expect(t.store.db('pending').getCount()).toBe(1);
+    } finally {
+      off();
+      t.store.write = write;
+    }
+  });
+
+  it('when the record cannot be stored, a peer\'s admitted transaction leaves the pool (txDropped) and the node\'s own submission fails', async () => {
+    const t = await chainWith();
+    const write = t.store.write;
+    t.store.write = (() => Promise.reject(new Error('disk full'))) as typeof write;
+    const dropped: string[] = [];
+    const off = t.events.on('txDropped', (e) => dropped.push(...e.txs.map((k) => k.textId)));
+    try {
+      const [a, b] = [pay(t, COIN), pay(t, 2n * COIN)];
+      const fromPeer = t.mempool.submit(a, { peer: 'peer-1' });
+      const own = t.mempool.submit(b);
+      expect(await fromPeer).toBeNull();
+      await expect(own).rejects.toThrow('disk full');
+      expect(t.mempool.size).toBe(0);
+      expect(t.mempool.pendingSpendOf(t.wallet.primary.primary)).toBe(0n);
+      expect(dropped).toEqual([a.textId]);
+    } finally {
+      off();
+      t.store.write = write;
+    }
+  });
+
   it('a transaction dropped from a chunk does not come back at a restart; its chunk-mates do', async () => {
     const t = await chainWith();
     const [a, b, c] = [pay(t, COIN), pay(t, 2n * COIN), pay(t, 3n * COIN)];
