@@ -192,6 +192,11 @@ export interface ChainDeps {
   events: Emitter<ChainEvents>;
   verifySignatures: SignatureVerifier;
   /**
+   * Block signature entries (the acceptance rule): a verifier that does not wait behind the
+   * transaction checks a peer's push queues (the pool's consensus thread); default `verifySignatures`.
+   */
+  verifyBlockSignatures?: SignatureVerifier;
+  /**
    * What is known of a transaction's signature before a block import checks it (the mempool's
    * `signatureVerdict`): true when already verified, the verdict of a check under way (a rejection
    * means the check failed, not the signature), undefined to verify it here.
@@ -218,8 +223,10 @@ export class Chain {
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly events: Emitter<ChainEvents>;
-  /** RSA verification (in the worker pool), for the acceptance rule's signatures too. */
+  /** RSA verification of transactions (in the worker pool). */
   readonly verifyRsa: SignatureVerifier;
+  /** RSA verification of block signature entries (the acceptance rule's), ahead of transaction checks. */
+  readonly verifyBlockRsa: SignatureVerifier;
   private readonly signatureVerdict: NonNullable<ChainDeps['signatureVerdict']>;
   private acceptance: BlockAcceptance = NO_ACCEPTANCE;
   private bodyRule: BlockBodyRule | null = null;
@@ -247,6 +254,7 @@ export class Chain {
     this.clock = deps.clock;
     this.events = deps.events;
     this.verifyRsa = deps.verifySignatures;
+    this.verifyBlockRsa = deps.verifyBlockSignatures ?? deps.verifySignatures;
     this.signatureVerdict = deps.signatureVerdict ?? (() => undefined);
     this.superBlockPeriod = deps.superBlockPeriod ?? SUPERBLOCK_INTERVAL;
     const height = this.store.meta.get(META.tip) as number | undefined;

@@ -152,7 +152,7 @@ export class ReferenceAcceptance implements BlockAcceptance {
         blockChecksum: checksum,
         solutionBlockChecksum: (n) => (n < block.num ? (this.o.chain.getBlock(n)?.checksum ?? null) : null),
         minDifficulty: this.minSignatureDifficulty(block.num, block),
-        verifyRsa: (items) => this.o.chain.verifyRsa([...items]),
+        verifyRsa: (items) => this.o.chain.verifyBlockRsa([...items]),
       });
       verdicts.forEach((v, i) => {
         this.remember(fresh[i]!.key, v.ok ? v.difficulty : false);

@@ -39,7 +39,7 @@ export function singleSignerAcceptance(o: SingleSignerOptions): BlockAcceptance 
       const data = sha3_512sq(checksum);
       const missing = block.signatures.findIndex((s) => !s.signature);
       if (missing >= 0) throw new BlockError(BlockErrorCode.BadSignature, `signature ${missing} of block ${block.num} is empty`, { num: block.num, index: missing });
-      const ok = block.signatures.length === 0 ? [] : await o.chain.verifyRsa(block.signatures.map((s) => ({ publicKey: keyOf(s.signer)!, data, signature: s.signature! })));
+      const ok = block.signatures.length === 0 ? [] : await o.chain.verifyBlockRsa(block.signatures.map((s) => ({ publicKey: keyOf(s.signer)!, data, signature: s.signature! })));
       const bad = ok.findIndex((v) => !v);
       if (bad >= 0) throw new BlockError(BlockErrorCode.BadSignature, `signature ${bad} of block ${block.num} does not verify`, { num: block.num, index: bad });
       if (mode === 'full' && block.signatures.length < 1) {

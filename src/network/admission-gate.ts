@@ -17,8 +17,12 @@ export interface AdmissionGateLimits {
   waitingPerSource: number;
 }
 
-/** Defaults: a quarter of the verifier's queue (16,384) for gossip; ~36 MB of 1.1 KB transactions waiting at most. */
-export const DEFAULT_ADMISSION_LIMITS: AdmissionGateLimits = { admitting: 4_096, waiting: 32_768, waitingPerSource: 16_384 };
+/**
+ * Defaults: half the verifier's queue (16,384) for gossip, enough to keep its workers' posted tasks
+ * (src/pool/index.ts TASKS_PER_WORKER, ~0.4 s of checks) full while a block holds the event loop;
+ * ~36 MB of 1.1 KB transactions waiting at most.
+ */
+export const DEFAULT_ADMISSION_LIMITS: AdmissionGateLimits = { admitting: 8_192, waiting: 32_768, waitingPerSource: 16_384 };
 
 interface Waiter<S> {
   source: S;

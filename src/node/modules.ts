@@ -33,13 +33,13 @@ export interface NodePool {
   readonly threads: number;
   /** Mining PoW claims (reference-formats §11): does each Argon2id hash meet its difficulty? */
   verifyPow(claims: readonly PowClaim[]): Promise<boolean[]>;
-  /** RSA PKCS#1 v1.5 SHA-512 signatures (§6.2). */
-  verifyRsa(items: readonly { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[]): Promise<boolean[]>;
+  /** RSA PKCS#1 v1.5 SHA-512 signatures (§6.2); `urgent`: a block's few, on the consensus thread. */
+  verifyRsa(items: readonly { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[], opts?: { urgent?: boolean }): Promise<boolean[]>;
   /** The built-in miner's nonce search (absent: the node cannot mine). */
   searchPow?(jobs: readonly SearchJob[]): Promise<SearchResult[]>;
   /** The signer miner's search (signer PoW, reference-formats §12), a background task. */
   searchSignerPow(jobs: readonly SignerSearchJob[]): Promise<SignerSearchResult[]>;
-  /** RSA PKCS#1 v1.5 SHA-512 signing off the event loop (§6.2). */
+  /** RSA PKCS#1 v1.5 SHA-512 signing off the event loop (§6.2): the block's signature, on the consensus thread. */
   signRsa(items: readonly RsaSignItem[]): Promise<Uint8Array[]>;
   /** Foreground items waiting or running: background tasks (the miners) submit only at 0. */
   foregroundPending(): number;

@@ -98,6 +98,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       clock,
       events,
       verifySignatures: (items) => pool.verifyRsa(items),
+      verifyBlockSignatures: (items) => pool.verifyRsa(items, { urgent: true }),
       // The mempool verified the signatures of what it holds, or is verifying them now.
       signatureVerdict: (id, signature) => mempool?.signatureVerdict(id, signature),
       ...(opts.chain.genesis?.superBlockPeriod !== undefined ? { superBlockPeriod: opts.chain.genesis.superBlockPeriod } : {}),

@@ -8,9 +8,11 @@
  * - `verifyPow` packs small requests (items wait at most `batchDelayMs`, 0 = the next macrotask, or
  *   until `batchMaxItems` are buffered, D23) and splits big ones over the threads.
  * - `verifyRsa` and `signRsa` gather the items of every call made in one macrotask into tasks of at
- *   most `batchMaxItems`, with at most two tasks in flight per worker: items arriving meanwhile
- *   leave together when a task completes, so tasks grow with the load instead of each call paying
- *   a hand-off.
+ *   most `batchMaxItems`, with at most `TASKS_PER_WORKER` tasks in flight per worker: items
+ *   arriving meanwhile leave together when a task completes, so tasks grow with the load instead
+ *   of each call paying a hand-off.
+ * - Consensus's RSA work (`signRsa`, `verifyRsa` with `urgent`) runs on a thread of its own
+ *   (`CONSENSUS_THREAD_TASKS`), never behind a peer's thousands of transaction checks.
  * - Every task and result is one owned ArrayBuffer, transferred (tasks/codec.ts, D24).
  * - `threads: 0` runs everything in-process on the calling thread (tests, tiny machines) (D26).
  * - `close()` stops accepting, finishes buffered and started work, then stops the workers (D28).
@@ -108,6 +110,17 @@ export const BACKGROUND_TASKS: readonly PoolTaskName[] = Object.freeze(['searchP
 export const OWN_THREAD_TASKS: readonly PoolTaskName[] = Object.freeze(['searchPow']);
 
 /**
+ * Consensus's RSA work runs on a thread of its own (started on first use), so a block is never
+ * signed or its signatures checked behind the transaction checks queued on the shared threads: a
+ * peer's push keeps thousands of them in flight (`TASKS_PER_WORKER`, the admission gate), ~0.5 s of
+ * work, and a 1 s network would miss its interval. `signRsa` is only ever the block's signature
+ * (the signer key, a few ms); `verifyRsa` goes there when asked with `{ urgent: true }` (a block's
+ * signature entries, src/consensus/acceptance.ts). A handful of checks per block: the thread idles
+ * otherwise.
+ */
+export const CONSENSUS_THREAD_TASKS: readonly PoolTaskName[] = Object.freeze(['signRsa']);
+
+/**
  * How long an idle worker thread is kept: the longest timer Node accepts (~24.8 days). A larger
  * value overflows to 1 ms (harmless while minThreads = maxThreads, but a pool that starts threads
  * on demand would end each one as soon as it idles).
@@ -120,12 +133,14 @@ export const DEFAULT_BATCH_DELAY_MS = 0;
 /**
  * Tasks posted to each worker at once (piscina's `concurrentTasksPerWorker`), and the gathering
  * lane's (RSA) cap on tasks in flight per worker. A worker runs what it was posted back to back,
- * so it stays busy while the event loop is (a block's transition takes a few hundred ms); with
- * one task per worker, the next task left only when the event loop took the previous result, and
- * the verifier idled ~40% under a push of transactions (bench network (a): 3,300 → 4,050 tx/s).
- * 8 tasks of 64 RSA checks are ~50 ms of work per worker.
+ * so it stays busy while the event loop is: a block's production and import hold the event loop
+ * for a few hundred ms, and a worker with less posted ran dry and idled meanwhile (bench network
+ * (a): one task per worker 3,300 tx/s, 8 tasks 4,050, 64 tasks with the deeper admission gate and
+ * consensus on its own thread ~+19 %). 64 tasks of 64 RSA checks are ~0.4 s of work: what is
+ * posted later waits that long under such a push, which is why consensus's checks and signature
+ * do not share these threads (`CONSENSUS_THREAD_TASKS`).
  */
-const TASKS_PER_WORKER = 8;
+const TASKS_PER_WORKER = 64;
 /** Fewest items of a gathering task when more wait: 16 RSA checks are ~1.7 ms against a ~50 µs hand-off. */
 const GATHER_MIN_ITEMS = 16;
 
@@ -153,8 +168,12 @@ export interface WorkerPool {
    * @throws TypeError/RangeError naming the bad item; PoolBusyError; PoolClosedError.
    */
   verifyPow(claims: readonly PowClaim[]): Promise<boolean[]>;
-  /** One boolean per item, in order; an unusable key or signature is `false`. */
-  verifyRsa(items: readonly RsaItem[]): Promise<boolean[]>;
+  /**
+   * One boolean per item, in order; an unusable key or signature is `false`. `urgent`: on the
+   * consensus thread (`CONSENSUS_THREAD_TASKS`), not behind the transaction checks: for a block's
+   * few signatures, never for bulk work.
+   */
+  verifyRsa(items: readonly RsaItem[], opts?: { urgent?: boolean }): Promise<boolean[]>;
   /**
    * One RSASSA-PKCS1-v1_5 SHA-512 signature per item, in order (reference-formats §6.2).
    * @throws RsaKeyError (code ERR_RSA_KEY) naming the item whose key was refused.
@@ -406,10 +425,22 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     workerData: { ...workerData, lowPriority: true } satisfies PoolWorkerData,
   });
 
-  const lane = <I, R>(task: PoolTask<I, R>, schedule: 'split' | 'gather') => {
+  // Consensus's thread (CONSENSUS_THREAD_TASKS): started when a block is first signed or checked.
+  const consensusPool = threads === 0 ? undefined : new Piscina({
+    filename: poolWorkerFile(),
+    minThreads: 0,
+    maxThreads: 1,
+    idleTimeout: KEEP_IDLE_THREADS_MS,
+    maxQueue: limits.signRsa + limits.verifyRsa,
+    recordTiming: false,
+    workerData,
+  });
+
+  const lane = <I, R>(task: PoolTask<I, R>, schedule: 'split' | 'gather', urgent = CONSENSUS_THREAD_TASKS.includes(task.name)) => {
     const own = OWN_THREAD_TASKS.includes(task.name);
-    const on = own ? minerPool : pool;
-    return on && new Lane<I, R>({ task, pool: on, threads: own ? minerThreads : threads, maxQueue: limits[task.name], batchMaxItems: batches[task.name], schedule, batchDelayMs, onTask: options.onTask });
+    const piscina = own ? minerPool : urgent ? consensusPool : pool;
+    const laneThreads = own ? minerThreads : urgent ? 1 : threads;
+    return piscina && new Lane<I, R>({ task, pool: piscina, threads: laneThreads, maxQueue: limits[task.name], batchMaxItems: batches[task.name], schedule, batchDelayMs, onTask: options.onTask });
   };
   const lanes = {
     verifyPow: lane(verifyPowTask, 'split'),
@@ -419,6 +450,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     searchSignerPow: lane(searchSignerPowTask, 'split'),
     messagingCrypto: lane(messagingCryptoTask, 'gather'),
   } satisfies Record<PoolTaskName, unknown>;
+  /** `verifyRsa(…, { urgent: true })`: a block's signatures, on the consensus thread. */
+  const urgentVerifyRsa = lane(verifyRsaTask, 'gather', true);
 
   let closed = false;
 
@@ -442,7 +475,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     return packed.map((p) => work[next] === p && results[next++]!);
   }
 
-  async function verifyRsa(items: readonly RsaItem[]): Promise<boolean[]> {
+  async function verifyRsa(items: readonly RsaItem[], opts?: { urgent?: boolean }): Promise<boolean[]> {
     if (closed) throw new PoolClosedError('verifyRsa');
     checkArray('verifyRsa', items);
     items.forEach((item, i) => {
@@ -451,7 +484,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       assertBytes(item.data, `verifyRsa: item ${i}: data`);
       assertBytes(item.signature, `verifyRsa: item ${i}: signature`);
     });
-    return lanes.verifyRsa ? lanes.verifyRsa.submit(items) : runInProcess(verifyRsaTask, items);
+    const on = opts?.urgent ? urgentVerifyRsa : lanes.verifyRsa;
+    return on ? on.submit(items) : runInProcess(verifyRsaTask, items);
   }
 
   async function signRsa(items: readonly RsaSignItem[]): Promise<Uint8Array[]> {
@@ -502,8 +536,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     closing ??= (async () => {
       closed = true;
       if (!pool) return;
-      await Promise.all(Object.values(lanes).map((l) => l!.drain()));
-      await Promise.all([pool.close(), minerPool?.close()]);
+      await Promise.all([...Object.values(lanes), urgentVerifyRsa].map((l) => l!.drain()));
+      await Promise.all([pool.close(), minerPool?.close(), consensusPool?.close()]);
     })();
     return closing;
   }
@@ -520,10 +554,10 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       return lanes[task]?.canAccept(items) ?? true;
     },
     pending(task) {
-      return lanes[task]?.pending ?? 0;
+      return (lanes[task]?.pending ?? 0) + (task === 'verifyRsa' ? (urgentVerifyRsa?.pending ?? 0) : 0);
     },
     foregroundPending() {
-      let n = 0;
+      let n = urgentVerifyRsa?.pending ?? 0;
       for (const name of names) if (!BACKGROUND_TASKS.includes(name)) n += lanes[name]?.pending ?? 0;
       return n;
     },

@@ -139,6 +139,33 @@ describe("the built-in miner's own threads", () => {
   });
 });
 
+describe("consensus's own thread", () => {
+  it("a block's signing and its urgent checks are answered while thousands of transaction checks are queued on the shared thread", async () => {
+    const pool = createWorkerPool({ threads: 1 });
+    try {
+      const { items, expected } = rsaItems(4);
+      expect(await pool.verifyRsa(items, { urgent: true })).toEqual(expected); // the consensus thread is up
+      // A peer's push: ~12,000 checks queued on the one shared thread (a few hundred ms of work).
+      const backlog = Array.from({ length: 12_000 }, () => items[0]!);
+      let backlogDone = false;
+      const bulk = pool.verifyRsa(backlog).then((r) => {
+        backlogDone = true;
+        return r;
+      });
+      expect(pool.pending('verifyRsa')).toBe(12_000);
+      const [signature] = await pool.signRsa([{ privateKeyDer: der(keys[0]!), data: data(7) }]);
+      expect(verifySignature(publicKeyToBytes(keys[0]!), data(7), signature!)).toBe(true);
+      expect(await pool.verifyRsa(items, { urgent: true })).toEqual(expected);
+      // Behind the backlog (the shared thread, FIFO), both would have waited for all of it.
+      expect(backlogDone).toBe(false);
+      expect(pool.foregroundPending()).toBeGreaterThan(0);
+      expect((await bulk).every((ok) => ok === expected[0])).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('worker pool bounds and close', () => {
   it('verifyRsa past its bound rejects with PoolBusyError naming the task, then recovers', async () => {
     const pool = createWorkerPool({ threads: 1, maxQueue: { verifyRsa: 8 } });
