@@ -3,7 +3,8 @@
 //      batched frames (transactionsChunk3 of 1,000, at most PUSH_WINDOW ahead of it), validating
 //      them (RSA-4096 in the pool) and applying them in blocks; target ≥ 10,000 tx/s on 2 cores
 //      (the floor is the RSA verification, ~80–110 µs per signature per core); the node's CPU per
-//      transaction by thread, and that floor as measured in the same run;
+//      transaction by thread, the blocks' cadence under the push (from the master's event stream),
+//      and that floor as measured in the same run;
 //  (b) propagation: a 10,000-transaction block from its proposer to the two other masters of a
 //      3-master network (the transactions already gossiped, as in the network): time until all
 //      have imported it;
@@ -188,6 +189,15 @@ async function ingest(raw, root) {
       console.log(`(a) warm-up: ${fmt(INGEST_WARMUP)} transactions through the same path first (the compiler's and caches' start), ${fmt(INGEST_WARMUP / seconds)} tx/s; not counted`);
     }
     const txs = hex(INGEST_WARMUP, INGEST_WARMUP + INGEST_TXS);
+    // The master's block imports as they happen (its event stream): the cadence under the push.
+    const imports = [];
+    const events = new WebSocket(`${master.url.replace('http', 'ws')}/events?topics=blocks`);
+    events.on('message', (d) => {
+      const e = JSON.parse(d.toString());
+      if (e.event === 'blockImported') imports.push({ at: performance.now(), txs: e.data.transactions });
+    });
+    await new Promise((r, f) => events.once('open', r).once('error', f));
+    const pushStart = performance.now();
     const blocks0 = (await status(master))['Block Height'];
     const cpu0 = cpuSeconds(master.child.pid);
     // The pushing peer is this process: it shares the two cores with the master.
@@ -203,6 +213,14 @@ async function ingest(raw, root) {
       `${seconds.toFixed(2)} s — ${fmt(txs.length / seconds)} tx/s (target ≥ 10,000 on 2 cores)${INGEST_WARMUP > 0 ? '' : ', from a cold start'}`);
     console.log(`    master CPU per transaction: ${perTx(cpuSeconds(master.child.pid) - cpu0)} µs (all threads), ${perTx(cpuSeconds(master.child.pid, true) - main0)} µs (main thread); load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores`);
     console.log(`    the pushing peer (this process, same cores): ${perTx((pusher.user + pusher.system) / 1e6)} µs per transaction`);
+    events.close();
+    // Gaps from the push's start: a block that waits on the verifier shows as a gap past the 1 s interval.
+    const during = imports.filter((b) => b.at >= pushStart);
+    const gaps = during.map((b, i) => b.at - (i === 0 ? pushStart : during[i - 1].at));
+    if (during.length > 0) {
+      console.log(`    blocks imported during the push: ${during.length}, of up to ${fmt(Math.max(...during.map((b) => b.txs)))} transactions; ` +
+        `${(gaps.reduce((a, b) => a + b, 0) / gaps.length / 1000).toFixed(2)} s apart on average, the longest gap ${(Math.max(...gaps) / 1000).toFixed(2)} s (the network's interval: 1 s)`);
+    }
     console.log(`    by thread: ${threads.sort((a, b) => b[1] - a[1]).slice(0, 6).map(([n, sec]) => `${n} ${perTx(sec)} µs`).join(', ')}`);
     peer.close();
   } finally {
