@@ -3,10 +3,11 @@
  * persisted in the `pending` sub-database, which the pool alone writes, so they survive a restart:
  * one record per admitted chunk (`encodePendingRecord`), removed once none of its transactions is
  * pending. A submission of this node's (RPC) is answered once its record is stored; a peer's
- * transaction once the pool holds it, its record following (see `admitWithSources`). Admission runs every rule of `chain/validate.ts`, verifies the
- * signature (in the worker pool), then the type's own checks (a mining claim's Argon2, also in the
- * pool, only once the signature holds), and checks balances net of the pool's own pending spends
- * before the transaction is stored; a refusal is a `TxError` with its code (reshape-for-peers §3 P4).
+ * transaction once the pool holds it, its record following (see `admitWithSources`). Admission
+ * runs every rule of `chain/validate.ts`, verifies the signature (in the worker pool), then the
+ * type's own checks (a mining claim's Argon2, also in the pool, only once the signature holds),
+ * and checks balances net of the pool's own pending spends before the transaction is stored; a
+ * refusal is a `TxError` with its code (reshape-for-peers §3 P4).
  *
  * The pool follows the chain (§3 P6): on `blockImported` it forgets what the block included and
  * re-checks the pending spends of the wallets the block touched; it emits `txAdmitted`, the
@@ -374,7 +375,8 @@ export class Mempool {
    * the pool again (`txDropped`) and it rejects with the error. The write waits in LMDB's one
    * write queue behind a block's commit (~0.5 s for a block of thousands of transactions), which is
    * why a peer's batch is not held until then: admission would stall and the verifier idle (bench
-   * network (a)). A peer's transaction lost to a crash meanwhile is still with the peer.
+   * network (a)). The record is written at the same moment either way; only a peer's answer, and
+   * so its relay to the other masters, no longer waits for it.
    */
   private async admitWithSources(batch: KnownTx[], sources: AdmitSource[]): Promise<{ results: (TxError | null)[]; stored: Promise<void> }> {
     const results: (TxError | null)[] = new Array(batch.length).fill(null);
