@@ -45,6 +45,8 @@ const BATCH = 1_000;
  * batch past it, so a peer that pushes blindly faster than the master verifies loses batches.
  */
 const PUSH_WINDOW = countFromEnv('NETWORK_BENCH_PUSH_WINDOW', 8_000, 1);
+/** Where (a)'s RPC payments go (any valid address; the coins are the fixtures wallet's). */
+const PROBE_RECIPIENT = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
 const SYNC_BLOCKS = 1_000;
 /** Block interval of the sync source (s): short, so it makes its 1,000 blocks in a few minutes. */
 const SYNC_BLOCK_INTERVAL = 0.25;
@@ -204,7 +206,20 @@ async function ingest(raw, root) {
     const pusher0 = process.cpuUsage();
     const main0 = cpuSeconds(master.child.pid, true);
     const threads0 = threadCpu(master.child.pid);
-    const seconds = await pushAll(txs);
+    // A wallet's payment through the master's RPC every 0.5 s meanwhile: its answer waits for its
+    // RSA check, which goes ahead of the peer's queued checks (the user's view of a busy master).
+    let pushing = true;
+    const rpcMs = [];
+    const probe = (async () => {
+      while (pushing) {
+        const t = performance.now();
+        await call(master, 'addTransaction', { to: `${PROBE_RECIPIENT}_0.01` });
+        rpcMs.push(performance.now() - t);
+        await sleep(500);
+      }
+    })();
+    const seconds = await pushAll(txs).finally(() => (pushing = false));
+    await probe;
     const blocks = (await status(master))['Block Height'] - blocks0;
     const pusher = process.cpuUsage(pusher0);
     const perTx = (sec) => Math.round((sec / txs.length) * 1e6);
@@ -214,6 +229,10 @@ async function ingest(raw, root) {
     console.log(`    master CPU per transaction: ${perTx(cpuSeconds(master.child.pid) - cpu0)} µs (all threads), ${perTx(cpuSeconds(master.child.pid, true) - main0)} µs (main thread); load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores`);
     console.log(`    the pushing peer (this process, same cores): ${perTx((pusher.user + pusher.system) / 1e6)} µs per transaction`);
     events.close();
+    if (rpcMs.length > 0) {
+      rpcMs.sort((a, b) => a - b);
+      console.log(`    an RPC payment (addTransaction) every 0.5 s meanwhile: ${rpcMs.length} answered, median ${fmt(rpcMs[rpcMs.length >> 1])} ms, the slowest ${fmt(rpcMs[rpcMs.length - 1])} ms`);
+    }
     // Gaps from the push's start: a block that waits on the verifier shows as a gap past the 1 s interval.
     const during = imports.filter((b) => b.at >= pushStart);
     const gaps = during.map((b, i) => b.at - (i === 0 ? pushStart : during[i - 1].at));

@@ -62,8 +62,12 @@ export interface TipInfo {
   receivedAtMs: number;
 }
 
-/** Verifies RSA signatures (in the worker pool): true when `signature` is valid for `data` under `publicKey`. */
-export type SignatureVerifier = (items: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[]) => Promise<boolean[]>;
+/**
+ * Verifies RSA signatures (in the worker pool): true when `signature` is valid for `data` under
+ * `publicKey`. `first`: ahead of the checks still queued (this node's own submissions); a verifier
+ * without a queue ignores it.
+ */
+export type SignatureVerifier = (items: { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[], opts?: { first?: boolean }) => Promise<boolean[]>;
 type SignatureItem = Parameters<SignatureVerifier>[0][number];
 
 /**

@@ -33,8 +33,8 @@ export interface NodePool {
   readonly threads: number;
   /** Mining PoW claims (reference-formats §11): does each Argon2id hash meet its difficulty? */
   verifyPow(claims: readonly PowClaim[]): Promise<boolean[]>;
-  /** RSA PKCS#1 v1.5 SHA-512 signatures (§6.2); `urgent`: a block's few, on the consensus thread. */
-  verifyRsa(items: readonly { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[], opts?: { urgent?: boolean }): Promise<boolean[]>;
+  /** RSA PKCS#1 v1.5 SHA-512 signatures (§6.2); `urgent`: a block's few, on the consensus thread; `first`: ahead of queued checks. */
+  verifyRsa(items: readonly { publicKey: Uint8Array; data: Uint8Array; signature: Uint8Array }[], opts?: { urgent?: boolean; first?: boolean }): Promise<boolean[]>;
   /** The built-in miner's nonce search (absent: the node cannot mine). */
   searchPow?(jobs: readonly SearchJob[]): Promise<SearchResult[]>;
   /** The signer miner's search (signer PoW, reference-formats §12), a background task. */

@@ -106,7 +106,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     // Wallet addresses the index has not followed yet (an older store, a new key) are indexed now.
     const indexed = await syncAddressIndex(chain, wallet);
     if (indexed > 0 && chain.height > 0n) nodeLog.info({ addresses: indexed, blocks: Number(chain.height) }, 'wallet addresses indexed from the stored blocks');
-    mempool = new Mempool({ chain, verify: (items) => pool.verifyRsa(items), events, log: log.child({ module: 'mempool' }) });
+    mempool = new Mempool({ chain, verify: (items, o) => pool.verifyRsa(items, o), events, log: log.child({ module: 'mempool' }) });
     const pendingPool = mempool;
     cleanup.unshift(() => pendingPool.close());
     const key = wallet.primary;

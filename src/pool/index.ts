@@ -171,9 +171,10 @@ export interface WorkerPool {
   /**
    * One boolean per item, in order; an unusable key or signature is `false`. `urgent`: on the
    * consensus thread (`CONSENSUS_THREAD_TASKS`), not behind the transaction checks: for a block's
-   * few signatures, never for bulk work.
+   * few signatures, never for bulk work. `first`: ahead of the checks still waiting to be posted
+   * (this node's own RPC submissions, behind at most what the workers already hold).
    */
-  verifyRsa(items: readonly RsaItem[], opts?: { urgent?: boolean }): Promise<boolean[]>;
+  verifyRsa(items: readonly RsaItem[], opts?: { urgent?: boolean; first?: boolean }): Promise<boolean[]>;
   /**
    * One RSASSA-PKCS1-v1_5 SHA-512 signature per item, in order (reference-formats §6.2).
    * @throws RsaKeyError (code ERR_RSA_KEY) naming the item whose key was refused.
@@ -245,6 +246,8 @@ interface LaneConfig<I, R> {
 class Lane<I, R> {
   pending = 0;
   private batch: Entry<I, R>[] = [];
+  /** Entries at the head of `batch` submitted with `first` (gather lanes), in their own order. */
+  private firstCount = 0;
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private tasksInFlight = 0;
   private readonly running = new Set<Promise<void>>();
@@ -255,8 +258,12 @@ class Lane<I, R> {
     return this.pending + items <= this.cfg.maxQueue;
   }
 
-  /** Queues the items; resolves with one result per item. @throws PoolBusyError past the bound */
-  submit(items: readonly I[]): Promise<R[]> {
+  /**
+   * Queues the items; resolves with one result per item. `first` (gather lanes): ahead of the
+   * items still waiting here, behind those already posted to a worker and earlier `first` ones.
+   * @throws PoolBusyError past the bound
+   */
+  submit(items: readonly I[], first = false): Promise<R[]> {
     const { maxQueue, task } = this.cfg;
     if (!this.canAccept(items.length)) return Promise.reject(new PoolBusyError(this.pending, maxQueue, items.length, task.name));
     if (items.length === 0) return Promise.resolve([]);
@@ -265,14 +272,14 @@ class Lane<I, R> {
       const entries = items.map((item, index) => ({ item, request, index }));
       this.pending += entries.length;
       if (this.cfg.schedule === 'split') this.enqueueSplit(entries);
-      else this.enqueueGather(entries);
+      else this.enqueueGather(entries, first);
     });
   }
 
   /** Sends everything buffered, whatever the caps, and waits for every task. */
   async drain(): Promise<void> {
     this.clearTimer();
-    while (this.batch.length > 0) this.dispatch(this.batch.splice(0, this.cfg.batchMaxItems));
+    while (this.batch.length > 0) this.dispatch(this.take(this.cfg.batchMaxItems));
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
@@ -353,12 +360,24 @@ class Lane<I, R> {
       // GATHER_MIN_ITEMS (a smaller task is mostly hand-off).
       const spread = Math.ceil(this.batch.length / (maxInFlight - this.tasksInFlight));
       const per = Math.min(this.cfg.batchMaxItems, Math.max(spread, GATHER_MIN_ITEMS));
-      this.dispatch(this.batch.splice(0, per));
+      this.dispatch(this.take(per));
     }
   };
 
-  private enqueueGather(entries: Entry<I, R>[]): void {
-    for (const entry of entries) this.batch.push(entry);
+  /** The first `n` waiting entries, taken out of `batch`. */
+  private take(n: number): Entry<I, R>[] {
+    const taken = this.batch.splice(0, n);
+    this.firstCount = Math.max(0, this.firstCount - taken.length);
+    return taken;
+  }
+
+  private enqueueGather(entries: Entry<I, R>[], first: boolean): void {
+    if (first) {
+      this.batch.splice(this.firstCount, 0, ...entries);
+      this.firstCount += entries.length;
+    } else {
+      for (const entry of entries) this.batch.push(entry);
+    }
     if (this.timer === undefined) this.timer = setImmediate(this.flushGather);
   }
 }
@@ -475,7 +494,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     return packed.map((p) => work[next] === p && results[next++]!);
   }
 
-  async function verifyRsa(items: readonly RsaItem[], opts?: { urgent?: boolean }): Promise<boolean[]> {
+  async function verifyRsa(items: readonly RsaItem[], opts?: { urgent?: boolean; first?: boolean }): Promise<boolean[]> {
     if (closed) throw new PoolClosedError('verifyRsa');
     checkArray('verifyRsa', items);
     items.forEach((item, i) => {
@@ -485,7 +504,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       assertBytes(item.signature, `verifyRsa: item ${i}: signature`);
     });
     const on = opts?.urgent ? urgentVerifyRsa : lanes.verifyRsa;
-    return on ? on.submit(items) : runInProcess(verifyRsaTask, items);
+    return on ? on.submit(items, opts?.first === true) : runInProcess(verifyRsaTask, items);
   }
 
   async function signRsa(items: readonly RsaSignItem[]): Promise<Uint8Array[]> {

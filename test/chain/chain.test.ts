@@ -11,7 +11,7 @@ import type { ChainExtension } from '../../src/chain/extensions.js';
 import { encodeStoredTx, knownTx, knownTxFromBytes, type KnownTx } from '../../src/chain/tx-codec.js';
 import { readU64Key, u64Key } from '../../src/state/keys.js';
 import { systemClock } from '../../src/clock.js';
-import { admitReasons, commitBlock, GENESIS, openTestChain, type TestChain } from './fixture.js';
+import { admitReasons, commitBlock, GENESIS, openTestChain, verifyInProcess, type TestChain } from './fixture.js';
 
 const STRANGER = addressFromText('4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr');
 const FOUNDATION = addressFromText(FOUNDATION_ADDRESS);
@@ -313,6 +313,16 @@ describe('mempool', () => {
       off();
       t.store.write = write;
     }
+  });
+
+  it("asks the verifier to check this node's own submissions first, a peer's in turn", async () => {
+    const asked: (boolean | undefined)[] = [];
+    const t = await openTestChain([], undefined, { verify: async (items, opts) => (asked.push(opts?.first), verifyInProcess(items)) });
+    open.push(t);
+    asked.length = 0; // the genesis block's own checks
+    expect(await t.mempool.submit(pay(t, COIN))).toBeNull();
+    expect(await t.mempool.submit(pay(t, 2n * COIN), { peer: 'peer-1' })).toBeNull();
+    expect(asked).toEqual([true, undefined]);
   });
 
   it('a transaction dropped from a chunk does not come back at a restart; its chunk-mates do', async () => {

@@ -166,6 +166,27 @@ describe("consensus's own thread", () => {
   });
 });
 
+describe('verifyRsa first', () => {
+  it('goes ahead of the checks still queued, behind what the worker already holds; without it, behind all of them', async () => {
+    const pool = createWorkerPool({ threads: 1 });
+    try {
+      const { items, expected } = rsaItems(4);
+      // More than the worker is handed at once (64 tasks of 64): the rest waits in the lane.
+      const backlog = Array.from({ length: 12_000 }, () => items[0]!);
+      const order: string[] = [];
+      const bulk = pool.verifyRsa(backlog).then(() => order.push('backlog'));
+      const plain = pool.verifyRsa(items).then((r) => (order.push('plain'), r));
+      const first = pool.verifyRsa(items, { first: true }).then((r) => (order.push('first'), r));
+      expect(await first).toEqual(expected);
+      expect(await plain).toEqual(expected);
+      await bulk;
+      expect(order).toEqual(['first', 'backlog', 'plain']);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('worker pool bounds and close', () => {
   it('verifyRsa past its bound rejects with PoolBusyError naming the task, then recovers', async () => {
     const pool = createWorkerPool({ threads: 1, maxQueue: { verifyRsa: 8 } });
