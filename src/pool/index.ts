@@ -420,40 +420,29 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const batches = Object.fromEntries(names.map((n) => [n, batchMax(n)])) as Record<PoolTaskName, number>;
 
   const workerData: PoolWorkerData = { coreModule: wasmModule('core'), flavour: coreFlavour() };
-  const pool = threads === 0 ? undefined : new Piscina({
-    filename: poolWorkerFile(),
-    minThreads: threads,
-    maxThreads: threads,
-    idleTimeout: KEEP_IDLE_THREADS_MS, // a steady server: never churn threads
-    maxQueue: names.reduce((sum, n) => sum + limits[n], 0), // tasks ≤ items: the item bounds trip first
-    // No per-task run/wait-time histograms: nothing reads them, and admission posts many tasks.
-    recordTiming: false,
-    concurrentTasksPerWorker: TASKS_PER_WORKER,
-    workerData,
-  });
-
-  // The built-in miner's threads: started when it first searches (most nodes never mine).
+  /**
+   * A Piscina of this pool's worker file (none in-process): threads kept once started (a steady
+   * server never churns them), no per-task timing histograms (nothing reads them, and admission
+   * posts many tasks), a task bound (tasks ≤ items: the item bounds trip first).
+   */
+  const piscina = (o: { maxThreads: number; onDemand: boolean; maxQueue: number; data: PoolWorkerData; tasksPerWorker?: number }) =>
+    threads === 0 ? undefined : new Piscina({
+      filename: poolWorkerFile(),
+      minThreads: o.onDemand ? 0 : o.maxThreads,
+      maxThreads: o.maxThreads,
+      idleTimeout: KEEP_IDLE_THREADS_MS,
+      maxQueue: o.maxQueue,
+      recordTiming: false,
+      ...(o.tasksPerWorker ? { concurrentTasksPerWorker: o.tasksPerWorker } : {}),
+      workerData: o.data,
+    });
+  const pool = piscina({ maxThreads: threads, onDemand: false, maxQueue: names.reduce((sum, n) => sum + limits[n], 0), data: workerData, tasksPerWorker: TASKS_PER_WORKER });
+  // The built-in miner's threads: started when it first searches (most nodes never mine); one job
+  // posted per thread at a time, so a search spreads over them.
   const minerThreads = threads === 0 ? 0 : checkCount(where, 'minerThreads', options.minerThreads ?? threads, 1);
-  const minerPool = threads === 0 ? undefined : new Piscina({
-    filename: poolWorkerFile(),
-    minThreads: 0,
-    maxThreads: minerThreads,
-    idleTimeout: KEEP_IDLE_THREADS_MS,
-    maxQueue: OWN_THREAD_TASKS.reduce((sum, n) => sum + limits[n], 0),
-    recordTiming: false,
-    workerData: { ...workerData, lowPriority: true } satisfies PoolWorkerData,
-  });
-
+  const minerPool = piscina({ maxThreads: minerThreads, onDemand: true, maxQueue: OWN_THREAD_TASKS.reduce((sum, n) => sum + limits[n], 0), data: { ...workerData, lowPriority: true } });
   // Consensus's thread (CONSENSUS_THREAD_TASKS): started when a block is first signed or checked.
-  const consensusPool = threads === 0 ? undefined : new Piscina({
-    filename: poolWorkerFile(),
-    minThreads: 0,
-    maxThreads: 1,
-    idleTimeout: KEEP_IDLE_THREADS_MS,
-    maxQueue: limits.signRsa + limits.verifyRsa,
-    recordTiming: false,
-    workerData,
-  });
+  const consensusPool = piscina({ maxThreads: 1, onDemand: true, maxQueue: limits.signRsa + limits.verifyRsa, data: workerData, tasksPerWorker: TASKS_PER_WORKER });
 
   const lane = <I, R>(task: PoolTask<I, R>, schedule: 'split' | 'gather', urgent = CONSENSUS_THREAD_TASKS.includes(task.name)) => {
     const own = OWN_THREAD_TASKS.includes(task.name);
