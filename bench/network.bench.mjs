@@ -110,6 +110,20 @@ const call = async (node, method, params = {}) => {
   return body.result;
 };
 const status = (node) => call(node, 'status', { verbose: true });
+/**
+ * The node's block imports as they happen (its `/events` stream): block number → when this process
+ * heard of it and how many transactions it held. Resolves once subscribed.
+ */
+async function watchBlockImports(node) {
+  const imported = new Map();
+  const ws = new WebSocket(`${node.url.replace('http', 'ws')}/events?topics=blocks`);
+  ws.on('message', (d) => {
+    const e = JSON.parse(d.toString());
+    if (e.event === 'blockImported') imported.set(e.data.num, { at: performance.now(), txs: e.data.transactions });
+  });
+  await new Promise((r, f) => ws.once('open', r).once('error', f));
+  return { imported, close: () => ws.close() };
+}
 async function stop(...nodes) {
   for (const n of nodes) {
     n.child.kill('SIGTERM');
@@ -191,14 +205,8 @@ async function ingest(raw, root) {
       console.log(`(a) warm-up: ${fmt(INGEST_WARMUP)} transactions through the same path first (the compiler's and caches' start), ${fmt(INGEST_WARMUP / seconds)} tx/s; not counted`);
     }
     const txs = hex(INGEST_WARMUP, INGEST_WARMUP + INGEST_TXS);
-    // The master's block imports as they happen (its event stream): the cadence under the push.
-    const imports = [];
-    const events = new WebSocket(`${master.url.replace('http', 'ws')}/events?topics=blocks`);
-    events.on('message', (d) => {
-      const e = JSON.parse(d.toString());
-      if (e.event === 'blockImported') imports.push({ at: performance.now(), txs: e.data.transactions });
-    });
-    await new Promise((r, f) => events.once('open', r).once('error', f));
+    // The master's block imports as they happen: the cadence under the push.
+    const blockImports = await watchBlockImports(master);
     const pushStart = performance.now();
     const blocks0 = (await status(master))['Block Height'];
     const cpu0 = cpuSeconds(master.child.pid);
@@ -228,13 +236,13 @@ async function ingest(raw, root) {
       `${seconds.toFixed(2)} s — ${fmt(txs.length / seconds)} tx/s (target ≥ 10,000 on 2 cores)${INGEST_WARMUP > 0 ? '' : ', from a cold start'}`);
     console.log(`    master CPU per transaction: ${perTx(cpuSeconds(master.child.pid) - cpu0)} µs (all threads), ${perTx(cpuSeconds(master.child.pid, true) - main0)} µs (main thread); load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores`);
     console.log(`    the pushing peer (this process, same cores): ${perTx((pusher.user + pusher.system) / 1e6)} µs per transaction`);
-    events.close();
+    blockImports.close();
     if (rpcMs.length > 0) {
       rpcMs.sort((a, b) => a - b);
       console.log(`    an RPC payment (addTransaction) every 0.5 s meanwhile: ${rpcMs.length} answered, median ${fmt(rpcMs[rpcMs.length >> 1])} ms, the slowest ${fmt(rpcMs[rpcMs.length - 1])} ms`);
     }
     // Gaps from the push's start: a block that waits on the verifier shows as a gap past the 1 s interval.
-    const during = imports.filter((b) => b.at >= pushStart);
+    const during = [...blockImports.imported.values()].filter((b) => b.at >= pushStart);
     const gaps = during.map((b, i) => b.at - (i === 0 ? pushStart : during[i - 1].at));
     if (during.length > 0) {
       console.log(`    blocks imported during the push: ${during.length}, of up to ${fmt(Math.max(...during.map((b) => b.txs)))} transactions; ` +
@@ -276,16 +284,8 @@ async function propagation(raw, root) {
   const masters = [m1, m2, m3];
   try {
     const checksum = Buffer.from((await call(m1, 'getBlock', { num: 1 }))['Block Checksum'], 'hex');
-    const imported = masters.map(() => new Map());
-    const sockets = masters.map((m, i) => {
-      const ws = new WebSocket(`${m.url.replace('http', 'ws')}/events?topics=blocks`);
-      ws.on('message', (d) => {
-        const e = JSON.parse(d.toString());
-        if (e.event === 'blockImported') imported[i].set(e.data.num, { at: performance.now(), txs: e.data.transactions });
-      });
-      return ws;
-    });
-    await Promise.all(sockets.map((ws) => new Promise((r) => ws.once('open', r))));
+    const watchers = await Promise.all(masters.map(watchBlockImports));
+    const imported = watchers.map((w) => w.imported);
     const peer = await peerOf(ports[0], new Uint8Array(checksum));
     const txs = raw.slice(0, 10_000).map((h) => Buffer.from(h, 'hex'));
     for (const f of encodeTransactionBatches(0n, txs)) peer.link.sendFrame(f);
@@ -300,7 +300,7 @@ async function propagation(raw, root) {
     for (let i = 0; i < 600 && !(imported[1].has(num) && imported[2].has(num)); i++) await sleep(20);
     const last = Math.max(imported[1].get(num)?.at ?? NaN, imported[2].get(num)?.at ?? NaN);
     console.log(`(b) propagation: block ${num} of ${fmt(made.txs)} transactions, from its proposer's import to the last of the 2 other masters' imports: ${fmt(last - made.at)} ms`);
-    sockets.forEach((ws) => ws.close());
+    watchers.forEach((w) => w.close());
     peer.close();
   } finally {
     await stop(...masters);
