@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { CACHE, cpuSeconds, fixtures, threadCpu } from './fixtures.mjs';
+import { STRANGER } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, '..', 'dist');
@@ -45,8 +46,6 @@ const BATCH = 1_000;
  * batch past it, so a peer that pushes blindly faster than the master verifies loses batches.
  */
 const PUSH_WINDOW = countFromEnv('NETWORK_BENCH_PUSH_WINDOW', 8_000, 1);
-/** Where (a)'s RPC payments go (any valid address; the coins are the fixtures wallet's). */
-const PROBE_RECIPIENT = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
 const SYNC_BLOCKS = 1_000;
 /** Block interval of the sync source (s): short, so it makes its 1,000 blocks in a few minutes. */
 const SYNC_BLOCK_INTERVAL = 0.25;
@@ -221,7 +220,7 @@ async function ingest(raw, root) {
     const probe = (async () => {
       while (pushing) {
         const t = performance.now();
-        await call(master, 'addTransaction', { to: `${PROBE_RECIPIENT}_0.01` });
+        await call(master, 'addTransaction', { to: `${STRANGER}_0.01` });
         rpcMs.push(performance.now() - t);
         await sleep(500);
       }

@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { machineLine } from './lib.mjs';
+import { machineLine, STRANGER } from './lib.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, fallback) => {
@@ -32,7 +32,6 @@ for (const [k, v] of Object.entries({ minutes, rate, paymentShare, blockInterval
 }
 
 /** A foreign address (the reference's test vector of §6.3): payments leave the node's wallet. */
-const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function freePort() {
