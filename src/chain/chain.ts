@@ -247,6 +247,12 @@ export class Chain {
   private readonly decodedBlocks = new Map<bigint, StoredBlock>();
   /** Imports and signature additions run one at a time, in call order. */
   private writing: Promise<unknown> = Promise.resolve();
+  /**
+   * The block whose write transaction is under way, until `blockImported` announces it: LMDB's
+   * write thread commits it, and readers see it from their next event-loop turn, a moment before
+   * this node's event loop learns of the commit (`appliedUnannounced`).
+   */
+  private committing: { num: bigint; txs: readonly KnownTx[] } | null = null;
   /** Transaction signatures a block import is checking now, by txid (`checkingVerdict`). */
   private readonly checking = new Map<string, { signature: Uint8Array; verdict: Promise<boolean> }>();
 
@@ -342,6 +348,18 @@ export class Chain {
   getTransaction(id: Uint8Array): KnownTx | null {
     const rec = this.store.db('transactions').getBinary(bytesKey(id));
     return rec ? decodeStoredTx(rec, this.network) : null;
+  }
+
+  /**
+   * The transactions of a block that LMDB reads made now already show as applied, but that
+   * `blockImported` has not announced yet (null otherwise): in that window a balance read now has
+   * them taken off while the pending pool still counts them (the pool uses this to count them once).
+   */
+  appliedUnannounced(): readonly KnownTx[] | null {
+    const c = this.committing;
+    if (!c) return null;
+    const visible = this.store.meta.get(META.tip) as number | undefined;
+    return visible !== undefined && BigInt(visible) >= c.num ? c.txs : null;
   }
 
   hasTransaction(id: Uint8Array): boolean {
@@ -460,12 +478,29 @@ export class Chain {
       await this.checkTransactionSignatures(txs);
       await this.extensions.prepareAll(txs.map((k) => k.tx), this.view());
     }
-    await this.store.write(() => {
+    this.committing = { num: block.num, txs };
+    try {
+      await this.commitBlock(block, txs, staking, parent, reuse ? prepared : null);
+    } finally {
+      this.committing = null;
+    }
+    this.tipInfo = { block, checksum, receivedAtMs: Math.min(producedAtMs ?? Infinity, this.clock.now()) };
+    this.events.emit('blockImported', { block, checksum, txs, source });
+    if (txs.length > 0) this.events.emit('txApplied', { height: block.num, txs });
+    return { block, checksum, txs };
+  }
+
+  /** The write transaction of `importNow`: the block's transition (or its prepared writes), totals, records and undo. */
+  private commitBlock(
+    block: Block, txs: readonly KnownTx[], staking: KnownTx | null, parent: TipInfo | null,
+    prepared: { result: TransitionResult; writes: RecordedWrite[] } | null,
+  ): Promise<void> {
+    return this.store.write(() => {
       if (this.tipInfo !== parent) throw new BlockError(BlockErrorCode.ParentMismatch, `the tip moved while block ${block.num} was checked`);
       const firstSeq = this.appliedCount() + 1;
       const { undo } = this.store.journaled(() => {
         let result: TransitionResult;
-        if (reuse) {
+        if (prepared) {
           this.store.replay(prepared.writes);
           result = prepared.result;
         } else {
@@ -482,10 +517,6 @@ export class Chain {
       this.undoDb.put(u64Key(block.num), undo);
       if (block.num > BigInt(MAX_REVERT_DEPTH)) this.undoDb.remove(u64Key(block.num - BigInt(MAX_REVERT_DEPTH)));
     });
-    this.tipInfo = { block, checksum, receivedAtMs: Math.min(producedAtMs ?? Infinity, this.clock.now()) };
-    this.events.emit('blockImported', { block, checksum, txs, source });
-    if (txs.length > 0) this.events.emit('txApplied', { height: block.num, txs });
-    return { block, checksum, txs };
   }
 
   /**

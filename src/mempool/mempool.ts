@@ -171,6 +171,8 @@ export class Mempool {
   /** Submissions of the current macrotask, admitted together (`submit`). */
   private queue: { k: KnownTx; source: AdmitSource; spends: Map<string, bigint>; resolve(error: TxError | null): void; reject(err: unknown): void }[] = [];
   private readonly unsubscribe: () => void;
+  /** `spentUnannounced` of the block in that window (by the identity of its transaction list). */
+  private unannounced: { txs: readonly KnownTx[]; spends: Map<string, bigint> } | null = null;
   /** The removal of the records of what the last block included (see `pruned`). */
   private pruning: Promise<void> = Promise.resolve();
 
@@ -259,10 +261,36 @@ export class Mempool {
     return out;
   }
 
-  /** Amount the pool's transactions, and the submissions being admitted, withdraw from `address`. */
+  /**
+   * Amount the pool's transactions, and the submissions being admitted, withdraw from `address`
+   * beyond the balance a store read made now shows: what a wallet can spend is
+   * `chain.wallet(address).balance − pendingSpendOf(address)`, both read in one synchronous pass.
+   */
   pendingSpendOf(address: Uint8Array): bigint {
     const a = latin1Key(address);
-    return (this.pendingSpend.get(a) ?? 0n) + (this.submittedSpend.get(a) ?? 0n);
+    return (this.pendingSpend.get(a) ?? 0n) + (this.submittedSpend.get(a) ?? 0n) - (this.spentUnannounced()?.get(a) ?? 0n);
+  }
+
+  /**
+   * What the pool's transactions in a block that store reads already show, but that
+   * `blockImported` has not announced yet, withdraw, by address (null outside that window, see
+   * `Chain.appliedUnannounced`): a balance read now has them taken off already, and the pool still
+   * counts them as pending. Without this a payment the balance covers was refused with 'Balance is
+   * too low' for a moment after each block.
+   */
+  private spentUnannounced(): Map<string, bigint> | null {
+    const txs = this.chain.appliedUnannounced();
+    if (!txs) return null;
+    // Kept for the window's duration (one block's transactions, summed once).
+    if (this.unannounced?.txs !== txs) {
+      const spends = new Map<string, bigint>();
+      for (const k of txs) {
+        const e = this.entries.get(latin1Key(k.id));
+        if (e) addSpends(spends, e.spends, 1n);
+      }
+      this.unannounced = { txs, spends };
+    }
+    return this.unannounced.spends;
   }
 
   /** The pending followers of a transaction (multisig co-signatures of a pending multisig transaction), in arrival order. */
@@ -440,6 +468,7 @@ export class Mempool {
     // Balances net of pending spends, checked after the await so concurrent batches see each other
     // (and a block committed meanwhile): read afresh.
     const balanceOf = batchWalletReader(this.chain);
+    const unannounced = this.spentUnannounced();
     const admitted: Entry[] = [];
     let chunkRecord = 0n;
     const admittedSources: AdmitSource[] = [];
@@ -460,7 +489,7 @@ export class Mempool {
       let short = false;
       for (const [a, amount] of c.spends) {
         const balance = balanceOf(Buffer.from(a, 'latin1')).balance;
-        if (balance - (this.pendingSpend.get(a) ?? 0n) < amount) short = true;
+        if (balance - (this.pendingSpend.get(a) ?? 0n) + (unannounced?.get(a) ?? 0n) < amount) short = true;
       }
       if (short) {
         results[c.i] = new TxError(TxErrorCode.BalanceTooLow, 'Balance is too low');
@@ -670,6 +699,7 @@ export class Mempool {
    * those this pool held: a peer's block spends from wallets whose other payments wait here.
    */
   private onBlockImported(txs: readonly KnownTx[]): void {
+    this.unannounced = null;
     const included = this.forget(txs);
     const uncovered: KnownTx[] = [];
     if (this.entries.size > 0) {

@@ -315,6 +315,39 @@ describe('mempool', () => {
     }
   });
 
+  it('a block the store already shows, before blockImported, is not counted twice against a balance', async () => {
+    const t = await chainWith();
+    const me = t.wallet.primary.primary;
+    const first = pay(t, (GENESIS * 6n) / 10n);
+    expect(await admitReasons(t, [first])).toEqual([null]);
+    const before = t.chain.wallet(me).balance - t.mempool.pendingSpendOf(me);
+    // The block's commit is held back from this event loop after LMDB's write thread made it:
+    // readers see it from their next turn, and blockImported waits, as for a big block under load.
+    const write = t.store.write;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    t.store.write = ((fn) => write(fn).then((r) => held.then(() => r))) as typeof write;
+    const produced = t.producer.produce();
+    try {
+      for (let i = 0; i < 500 && t.chain.wallet(me).balance === GENESIS; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(t.chain.wallet(me).balance).toBeLessThan(GENESIS);
+      expect(t.chain.height).toBe(1n); // not announced yet
+      expect(t.mempool.has(first.id)).toBe(true);
+      // The balance read now has `first` taken off already: nothing else withdraws from it.
+      expect(t.mempool.pendingSpendOf(me)).toBe(0n);
+      expect(t.chain.wallet(me).balance).toBeGreaterThanOrEqual(before);
+      // A payment the remaining balance covers is admitted in this window (a peer's: its answer
+      // does not wait for the held write).
+      expect(await t.mempool.submit(pay(t, (GENESIS * 3n) / 10n), { peer: 'peer-1' })).toBeNull();
+    } finally {
+      release();
+      t.store.write = write;
+    }
+    await produced;
+    expect(t.chain.height).toBe(2n);
+    expect(t.mempool.size).toBe(1);
+  });
+
   it("asks the verifier to check this node's own submissions first, a peer's in turn", async () => {
     const asked: (boolean | undefined)[] = [];
     const t = await openTestChain([], undefined, { verify: async (items, opts) => (asked.push(opts?.first), verifyInProcess(items)) });
