@@ -17,7 +17,7 @@ import type { Emitter } from '../events.js';
 import { equalBytes } from '../formats/bytes.js';
 import { MAX_BLOCK_FUTURE_DRIFT_SECONDS, TransactionType } from '../formats/constants.js';
 import type { Logger } from '../log/logger.js';
-import { bytesKey, latin1Key, u64Key } from '../state/keys.js';
+import { bytesKey, latin1Key, readU64Key, u64Key } from '../state/keys.js';
 import type { RecordedWrite, Store, UndoEntry } from '../state/store.js';
 import {
   type Block,
@@ -37,7 +37,7 @@ import { SUB_DATABASES } from '../state/schema.js';
 import { BlockError, BlockErrorCode, StoreCorruptionError, TxError } from './errors.js';
 import type { ChainExtensions, TxView } from './extensions.js';
 import { applyBlockBody, type TransitionResult } from './state-transition.js';
-import { decodeStoredTx, encodeStoredTx, type KnownTx } from './tx-codec.js';
+import { decodeStoredTx, encodeStoredTx, MAX_BINARY_TXID_BYTES, type KnownTx } from './tx-codec.js';
 import { resolveTxSigner } from './validate.js';
 import { decodeWalletState, emptyWallet, type WalletState } from './wallet-state.js';
 
@@ -346,8 +346,13 @@ export class Chain {
   }
 
   getTransaction(id: Uint8Array): KnownTx | null {
-    const rec = this.store.db('transactions').getBinary(bytesKey(id));
-    return rec ? decodeStoredTx(rec, this.network) : null;
+    const found = this.store.db('transactions').getBinary(bytesKey(id));
+    if (!found) return null;
+    // The apply sequence of its record in `applied`, or (a store written before that layout) the record itself.
+    if (found.length !== 8) return decodeStoredTx(found, this.network);
+    const rec = this.store.db('applied').getBinary(found);
+    if (!rec || rec.length <= MAX_BINARY_TXID_BYTES) throw new StoreCorruptionError(`transaction ${Buffer.from(id).toString('hex')} points to apply sequence ${readU64Key(found)}, which holds no record`);
+    return decodeStoredTx(rec, this.network);
   }
 
   /**
@@ -385,23 +390,31 @@ export class Chain {
   /** Applied transactions, newest first: `fromIndex` 0 is the most recently applied (txa). */
   appliedPage(fromIndex: number, count: number): KnownTx[] {
     const out: KnownTx[] = [];
-    for (const id of this.appliedIds(fromIndex, count)) {
-      const k = this.getTransaction(id);
+    for (const seq of this.appliedSeqs(fromIndex, count)) {
+      const k = this.appliedTransaction(seq);
       if (k) out.push(k);
     }
     return out;
   }
 
   /**
-   * The ids of {@link appliedPage}, read at once (a consistent list while the transactions
-   * themselves are read later, in slices: src/rpc/heavy.ts).
+   * The apply sequences of {@link appliedPage}, read at once (a consistent list while the
+   * transactions themselves are read later, in slices: src/rpc/heavy.ts).
    */
-  appliedIds(fromIndex: number, count: number): Uint8Array[] {
-    const out: Uint8Array[] = [];
+  appliedSeqs(fromIndex: number, count: number): bigint[] {
+    const out: bigint[] = [];
     if (count <= 0) return out;
-    const ids = this.store.db('applied').getRange({ reverse: true, offset: Math.max(0, fromIndex), limit: count, snapshot: false });
-    for (const { value } of ids) out.push(Uint8Array.from(value));
+    const keys = this.store.db('applied').getKeys({ reverse: true, offset: Math.max(0, fromIndex), limit: count, snapshot: false });
+    for (const key of keys) out.push(readU64Key(key as Uint8Array));
     return out;
+  }
+
+  /** The transaction applied at sequence `seq` (1 = the first ever), or null once a revert took it back. */
+  appliedTransaction(seq: bigint): KnownTx | null {
+    const found = this.store.db('applied').getBinary(u64Key(seq));
+    if (!found) return null;
+    // A store written before records moved here holds the txid (its record under `transactions`).
+    return found.length <= MAX_BINARY_TXID_BYTES ? this.getTransaction(found) : decodeStoredTx(found, this.network);
   }
 
   /** A read view on committed state, for mempool admission (the next block's height and time). */
@@ -860,11 +873,15 @@ export class Chain {
     const { store } = this;
     let seq = firstSeq - 1;
     const txDb = store.db('transactions');
-    const appliedIdx = store.db('applied');
+    const appliedDb = store.db('applied');
+    // The record under its apply sequence (keys that only grow: B-tree appends), the txid pointing
+    // to it (8 bytes at a random key): records at random keys cost LMDB ~2× as much per
+    // transaction, and more as the store grows (README, "Storage").
     for (const k of txs) {
       k.tx.applied = block.num;
-      txDb.put(bytesKey(k.id), encodeStoredTx(k));
-      appliedIdx.put(u64Key(++seq), Buffer.from(k.id));
+      const at = u64Key(++seq);
+      appliedDb.put(at, encodeStoredTx(k));
+      txDb.put(bytesKey(k.id), at);
     }
     store.db('blocks').put(u64Key(block.num), Buffer.from(encodeBlock(block).bytes));
   }

@@ -16,6 +16,11 @@ import { keyProbe } from '../formats/rsa.js';
 import { StoreCorruptionError } from './errors.js';
 
 const RECORD_HEADER = 16;
+/**
+ * Longest binary txid (§8.7): prefix byte, varint block height (at most 9 bytes), 44-byte hash. A
+ * stored record is always longer (its header and a signed transaction), which tells the two apart.
+ */
+export const MAX_BINARY_TXID_BYTES = 54;
 
 /** A transaction with what the node computed about it once. */
 export interface KnownTx {

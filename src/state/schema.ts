@@ -18,12 +18,12 @@ export const SUB_DATABASES = {
   transactions: {
     name: 'transactions',
     encoding: 'binary',
-    shape: 'binary txid (reference-formats §8.7) → stored transaction (src/chain/stored-tx.ts)',
+    shape: 'binary txid (reference-formats §8.7) → u64 BE apply sequence: its record in `applied` (a store written before that layout: the stored transaction itself, src/chain/tx-codec.ts)',
   },
   applied: {
     name: 'applied',
     encoding: 'binary',
-    shape: 'u64 BE apply sequence (1 = first applied) → binary txid; newest = highest key (txa fromIndex 0)',
+    shape: 'u64 BE apply sequence (1 = first applied) → stored transaction (src/chain/tx-codec.ts; a store written before that layout: the binary txid, at most 54 bytes); newest = highest key (txa fromIndex 0)',
   },
   pending: {
     name: 'pending',

@@ -144,6 +144,41 @@ describe('block application', () => {
   });
 });
 
+describe('stored transactions', () => {
+  it('are kept under their apply sequence with the txid pointing there; a store of the layout before reads the same and reverts', async () => {
+    const t = await chainWith();
+    const [a, b] = [pay(t, COIN), pay(t, 2n * COIN)];
+    await commitBlock(t, [a, b]);
+    const seqA = BigInt(t.chain.appliedCount() - 1);
+    // The new layout: 8 bytes under the txid, the record under the sequence.
+    expect(t.store.db('transactions').getBinary(Buffer.from(a.id))!).toEqual(u64Key(seqA));
+    expect(t.store.db('applied').getBinary(u64Key(seqA))!).toEqual(encodeStoredTx(t.chain.getTransaction(a.id)!));
+    // Block 2 rewritten as a store written before it holds it: the record under the txid, the txid
+    // under the sequence.
+    for (const [k, seq] of [[a, seqA], [b, seqA + 1n]] as const) {
+      const record = t.store.db('applied').getBinary(u64Key(seq))!;
+      await t.store.write(() => {
+        t.store.db('transactions').put(Buffer.from(k.id), record);
+        t.store.db('applied').put(u64Key(seq), Buffer.from(k.id));
+      });
+    }
+    const again = await t.reopen();
+    open = [again];
+    const c = pay(again, 3n * COIN);
+    await commitBlock(again, [c]);
+    expect(again.chain.getTransaction(a.id)!.tx.applied).toBe(2n);
+    expect(again.chain.getTransaction(c.id)!.tx.applied).toBe(3n);
+    expect(again.chain.appliedPage(0, 3).map((k) => k.textId)).toEqual([c.textId, b.textId, a.textId]);
+    expect(again.chain.blockTransactions(again.chain.getBlock(2n)!.block).map((k) => k.textId)).toEqual([a.textId, b.textId]);
+    // Both layouts revert: the records go, the pool has the transactions again.
+    await again.chain.revertTip();
+    await again.chain.revertTip();
+    for (const k of [a, b, c]) expect(again.chain.getTransaction(k.id)).toBeNull();
+    expect(again.chain.appliedPage(0, 10).map((k) => k.tx.type)).toEqual([3]);
+    expect(again.chain.appliedTransaction(seqA)).toBeNull();
+  });
+});
+
 describe("the tip's clock (TipInfo.receivedAtMs: the next block's interval counts from it)", () => {
   it('is when this node began producing its own block, never later than the import; a block it did not produce counts from its import', async () => {
     const t = await chainWith();

@@ -149,17 +149,18 @@ function rawPayment(builder: PaymentBuilder, p: ParamsOf<typeof paymentParams> &
   return p.json ? toStringForm(k) : toHex(k.bytes);
 }
 
-/** A page entry: a transaction held (the pool's, or a light node's own), or the id of an applied one (read in its slice). */
-type PageEntry = KnownTx | Uint8Array;
+/** A page entry: a transaction held (the pool's, or a light node's own), or the apply sequence of an applied one (read in its slice). */
+type PageEntry = KnownTx | bigint;
 
 /**
  * A page as JSON text, `{"<id>": <string form>, …}`, built in slices (src/rpc/heavy.ts): the
- * entries were listed at once, so the page is consistent; a transaction reverted meanwhile is left out.
+ * entries were listed at once, so the page is consistent; a transaction reverted meanwhile is left out
+ * (or, once another block took its place, the one applied in its place is shown).
  */
 async function page(ctx: TxModules, entries: readonly PageEntry[]): Promise<JsonText<Record<string, TransactionStringForm>>> {
   const parts: string[] = [];
   await inSlices(entries, (e) => {
-    const k = e instanceof Uint8Array ? ctx.chain.getTransaction(e) : e;
+    const k = typeof e === 'bigint' ? ctx.chain.appliedTransaction(e) : e;
     if (k) parts.push(`${JSON.stringify(k.textId)}:${toStringFormJson(k)}`);
   });
   return new JsonText(`{${parts.join(',')}}`);
@@ -229,7 +230,7 @@ export const transactionMethods = [
     params: pageParams,
     result: { description: 'Map of id to Transaction (string form)' },
     heavy: heavyPage,
-    handler: (p, ctx) => page(ctx, ctx.chain.appliedIds(p.fromIndex, p.count)),
+    handler: (p, ctx) => page(ctx, ctx.chain.appliedSeqs(p.fromIndex, p.count)),
     light: (p, ctx) => page(ctx, lightOf(ctx).wallet.appliedList(p.fromIndex, p.count)),
   }),
   method({
@@ -240,7 +241,7 @@ export const transactionMethods = [
     result: { description: 'Map of id to Transaction (string form)' },
     heavy: heavyPage,
     handler: (p, ctx) => {
-      const applied = ctx.chain.appliedIds(p.fromIndex, p.count);
+      const applied = ctx.chain.appliedSeqs(p.fromIndex, p.count);
       const rest = p.count - applied.length;
       const skipped = Math.max(0, p.fromIndex - ctx.chain.appliedCount());
       return page(ctx, [...applied, ...ctx.mempool.page(skipped, rest)]);
