@@ -876,7 +876,7 @@ export class Chain {
     const appliedDb = store.db('applied');
     // The record under its apply sequence (keys that only grow: B-tree appends), the txid pointing
     // to it (8 bytes at a random key): records at random keys cost LMDB ~2× as much per
-    // transaction, and more as the store grows (README, "Storage").
+    // transaction, and more as the store grows (`npm run bench -- store`).
     for (const k of txs) {
       k.tx.applied = block.num;
       const at = u64Key(++seq);
