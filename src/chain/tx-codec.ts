@@ -113,6 +113,12 @@ export function writeStoredTx(out: Buffer, offset: number, k: KnownTx): number {
   return offset + RECORD_HEADER + k.bytes.length;
 }
 
+/** The v7 bytes a stored record holds (`k.bytes` of the transaction it was written from), not decoded. */
+export function storedTxBytes(record: Uint8Array): Uint8Array {
+  if (record.length <= RECORD_HEADER) throw new StoreCorruptionError(`stored transaction of ${record.length} bytes is too short`);
+  return record.subarray(RECORD_HEADER);
+}
+
 export function decodeStoredTx(record: Uint8Array, network: Network): KnownTx {
   if (record.length <= RECORD_HEADER) throw new StoreCorruptionError(`stored transaction of ${record.length} bytes is too short`);
   const view = Buffer.from(record.buffer, record.byteOffset, record.byteLength);

@@ -202,7 +202,7 @@ function syncChain(chain: Chain, mempool: Mempool, network: Network, log: Logger
     blockBytes: (h) => chain.getBlock(h)?.bytes ?? null,
     blockTransactions: (h) => {
       const found = chain.getBlock(h);
-      return found ? chain.blockTransactions(found.block).map((k) => k.bytes) : [];
+      return found ? chain.blockTransactionBytes(found.block) : [];
     },
     ...(freeze
       ? {
@@ -561,7 +561,7 @@ export class NodeNetwork {
     if (source === 'local' && !this.o.consensus?.()) {
       const stored = this.o.chain.getBlock(height);
       if (stored) {
-        const transactions = this.o.chain.blockTransactions(stored.block).map((k) => k.bytes);
+        const transactions = this.o.chain.blockTransactionBytes(stored.block);
         this.peers.broadcast({ code: MessageCode.blocks, from: height, tip: height, blocks: [{ block: stored.bytes, transactions }] }, MASTER_TYPES);
       }
       this.peers.announce({ type: 1, height, checksum }, ['W', 'R', 'C']);

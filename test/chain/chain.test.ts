@@ -170,6 +170,9 @@ describe('stored transactions', () => {
     expect(again.chain.getTransaction(c.id)!.tx.applied).toBe(3n);
     expect(again.chain.appliedPage(0, 3).map((k) => k.textId)).toEqual([c.textId, b.textId, a.textId]);
     expect(again.chain.blockTransactions(again.chain.getBlock(2n)!.block).map((k) => k.textId)).toEqual([a.textId, b.textId]);
+    // What peers are sent, read without decoding: the same bytes in both layouts.
+    expect(again.chain.blockTransactionBytes(again.chain.getBlock(2n)!.block).map(hex)).toEqual([a, b].map((k) => hex(k.bytes)));
+    expect(again.chain.blockTransactionBytes(again.chain.getBlock(3n)!.block).map(hex)).toEqual([hex(c.bytes)]);
     // Both layouts revert: the records go, the pool has the transactions again.
     await again.chain.revertTip();
     await again.chain.revertTip();
