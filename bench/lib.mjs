@@ -6,7 +6,7 @@ import { Bench } from 'tinybench';
 
 const require = createRequire(import.meta.url);
 
-/** A valid address no bench holds the key of: where payments the benches make go. */
+/** A valid address no bench holds the key of (the reference's test vector of §6.3): where payments the benches make go. */
 export const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
 
 /** Installed version of a package (peers are dev dependencies). */

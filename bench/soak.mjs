@@ -31,7 +31,6 @@ for (const [k, v] of Object.entries({ minutes, rate, paymentShare, blockInterval
   }
 }
 
-/** A foreign address (the reference's test vector of §6.3): payments leave the node's wallet. */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function freePort() {

@@ -120,10 +120,10 @@ export function storedTxBytes(record: Uint8Array): Uint8Array {
 }
 
 export function decodeStoredTx(record: Uint8Array, network: Network): KnownTx {
-  if (record.length <= RECORD_HEADER) throw new StoreCorruptionError(`stored transaction of ${record.length} bytes is too short`);
+  const bytes = storedTxBytes(record);
   const view = Buffer.from(record.buffer, record.byteOffset, record.byteLength);
   try {
-    const k = knownTxFromBytes(record.subarray(RECORD_HEADER), network);
+    const k = knownTxFromBytes(bytes, network);
     k.tx.applied = view.readBigUInt64BE(0);
     k.tx.timestamp = view.readBigUInt64BE(8);
     return k;
