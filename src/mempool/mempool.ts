@@ -268,7 +268,15 @@ export class Mempool {
    */
   pendingSpendOf(address: Uint8Array): bigint {
     const a = latin1Key(address);
-    return (this.pendingSpend.get(a) ?? 0n) + (this.submittedSpend.get(a) ?? 0n) - (this.spentUnannounced()?.get(a) ?? 0n);
+    return this.heldSpendOf(a) + (this.submittedSpend.get(a) ?? 0n);
+  }
+
+  /**
+   * What the pool's transactions withdraw from `a` (latin1Key) beyond the balance a store read made
+   * now shows (`spentUnannounced`, passed in by a caller that reads it once for many addresses).
+   */
+  private heldSpendOf(a: string, unannounced = this.spentUnannounced()): bigint {
+    return (this.pendingSpend.get(a) ?? 0n) - (unannounced?.get(a) ?? 0n);
   }
 
   /**
@@ -489,7 +497,7 @@ export class Mempool {
       let short = false;
       for (const [a, amount] of c.spends) {
         const balance = balanceOf(Buffer.from(a, 'latin1')).balance;
-        if (balance - (this.pendingSpend.get(a) ?? 0n) + (unannounced?.get(a) ?? 0n) < amount) short = true;
+        if (balance - this.heldSpendOf(a, unannounced) < amount) short = true;
       }
       if (short) {
         results[c.i] = new TxError(TxErrorCode.BalanceTooLow, 'Balance is too low');
