@@ -36,7 +36,7 @@ import { CLOSE_REASONS } from './protocol/close.js';
 import type { NetworkMetricsSnapshot } from '../metrics/metrics.js';
 import { encodeTransactionBatches, MAX_SIGNATURES_PER_CHUNK, RejectedCode, type Message, type NodeType } from './protocol/messages.js';
 import type { NetworkStatusMembers } from './status.js';
-import { TxGossip, type AdmitOutcome, type GossipMempool } from './tx-gossip.js';
+import { repushOwnAfterMs, TxGossip, type AdmitOutcome, type GossipMempool } from './tx-gossip.js';
 import type { MasterPowCheck } from './presence.js';
 import type { HeaderChain } from '../chain/header-chain.js';
 import { forwardingPool, headerSyncChain, masterLightState, type ForwardingPool, type HeaderImported } from './light-node.js';
@@ -388,6 +388,8 @@ export class NodeNetwork {
       mempool: this.forwarding ?? gossipMempool(o.mempool, o.network, o.log),
       clock,
       relaying: () => this.role === 'relay' || !this.sync.synchronizing,
+      // A master's own transactions (its RPC's) go again while pending; a light node's wallet follows its own.
+      ...(this.role === 'master' ? { repushAfterMs: repushOwnAfterMs(o.blockIntervalSeconds) } : {}),
       onRefused: (link, count) =>
         o.log.warn({ peer: link.peer?.addressText ?? link.remote, count, waiting: this.gossip.admission.load.waiting }, 'transactions pushed faster than they are checked; batch not taken'),
     });

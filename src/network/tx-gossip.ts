@@ -2,7 +2,8 @@
  * Transaction gossip (reference-network.md §4, §10 keep 4): announce-then-pull with a processed
  * set, batched both ways, a transaction validated by the mempool before it is announced, REJECT
  * scored and answered with `rejected`, IGNORE silent; full push only for locally created
- * transactions; the whole mempool on request (`getUnappliedTransactions`, after sync).
+ * transactions, pushed again while they stay pending (§4.1, a master's own); the whole mempool on
+ * request (`getUnappliedTransactions`, after sync).
  *
  * It knows the mempool only through `GossipMempool`, a small interface the node adapts its
  * mempool to (the mempool's own error codes map to the three actions).
@@ -15,6 +16,7 @@ import { MASTER_TYPES, type PeerNetwork } from './peer-network.js';
 import { MessageCode } from './protocol/codes.js';
 import { encodeTransactionBatches, MAX_TXIDS_PER_REQUEST, RejectedCode, type Message } from './protocol/messages.js';
 import { latin1Key } from '../formats/bytes.js';
+import { BLOCK_INTERVAL_SECONDS } from '../formats/constants.js';
 import { SeenSet } from './seen.js';
 
 /** What the mempool says about one transaction from a peer. */
@@ -48,6 +50,19 @@ const BULK_PENDING_BYTES = 8 * 1024 * 1024;
 export const MAX_DEFERRED_PULLS = 100_000;
 /** Txids asked per deferred pull: one per completed batch, so admission clocks the pulls. */
 const DEFERRED_PULL_BATCH = 1_000;
+/** Own pending transactions remembered for their next push, at most (past it, the oldest are forgotten). */
+export const MAX_OWN_PENDING = 100_000;
+/** Own transactions pushed again per check, at most (the rest are due at the next check). */
+const MAX_REPUSH_PER_CHECK = 10_000;
+/** The reference pushes an own pending transaction again 60 s after the last push, two of its blocks. */
+const REPUSH_OWN_SECONDS = 60;
+/** …and never sooner than this here, whatever the block interval (a 1 s devnet). */
+const MIN_REPUSH_OWN_MS = 10_000;
+
+/** `repushAfterMs` for a network of this block interval: the reference's 60 s, scaled as its blocks are (at least 10 s). */
+export function repushOwnAfterMs(blockIntervalSeconds: number): number {
+  return Math.max(MIN_REPUSH_OWN_MS, Math.round((REPUSH_OWN_SECONDS * 1000 * blockIntervalSeconds) / BLOCK_INTERVAL_SECONDS));
+}
 
 export class TxGossip {
   readonly seen: SeenSet;
@@ -61,6 +76,8 @@ export class TxGossip {
   /** Announced while admission was congested, not pulled yet, in arrival order (from `deferredHead`). */
   private deferred: { link: Link; txid: Uint8Array }[] = [];
   private deferredHead = 0;
+  /** Own transactions (`pushLocal`) by txid key, in the order of their last push, while `repushAfterMs` is set. */
+  private readonly own = new Map<string, { txid: Uint8Array; sentAt: number }>();
 
   constructor(
     private readonly o: {
@@ -72,6 +89,12 @@ export class TxGossip {
       admissionLimits?: AdmissionGateLimits;
       /** Told when a pushed batch is refused because too many transactions wait for admission. */
       onRefused?: (link: Link, count: number) => void;
+      /**
+       * Push an own transaction again, in full, when it is still pending this long after its last
+       * push (the reference's 60 s, DLT `TransactionPool.processPendingTransactions`); unset: never.
+       * A peer that refused it then (a block it had not yet) or was not linked takes it this way.
+       */
+      repushAfterMs?: number;
     },
   ) {
     this.clock = o.clock ?? systemClock;
@@ -86,6 +109,7 @@ export class TxGossip {
         this.retryPulls();
         this.releaseHeld();
         this.pullDeferred();
+        this.repushOwn();
         tick();
       });
     };
@@ -136,7 +160,13 @@ export class TxGossip {
 
   /** A transaction created on this node (RPC): full push to the masters (§4.1). */
   pushLocal(transaction: Uint8Array, txid: Uint8Array): number {
-    this.seen.add(latin1Key(txid));
+    const key = latin1Key(txid);
+    this.seen.add(key);
+    if (this.o.repushAfterMs !== undefined) {
+      this.own.delete(key);
+      this.own.set(key, { txid, sentAt: this.clock.now() });
+      if (this.own.size > MAX_OWN_PENDING) this.own.delete(this.own.keys().next().value!);
+    }
     return this.o.network.broadcast({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: [transaction] }, MASTER_TYPES);
   }
 
@@ -153,6 +183,37 @@ export class TxGossip {
       return;
     }
     this.o.network.announce({ type: 0, txid }, MASTER_TYPES, except);
+  }
+
+  /** Own transactions the node is pushing again while pending (`repushAfterMs`). */
+  get ownPending(): number {
+    return this.own.size;
+  }
+
+  /**
+   * Pushes again, in full to the masters, the own transactions still pending `repushAfterMs` after
+   * their last push; those the mempool no longer holds (applied, dropped, expired) are forgotten.
+   * Not while synchronizing (§6: nothing is relayed then). With no master linked the push reaches
+   * nobody, and the next one is due an interval later all the same.
+   */
+  private repushOwn(): void {
+    const after = this.o.repushAfterMs;
+    if (after === undefined || this.own.size === 0 || this.o.relaying?.() === false) return;
+    const links = this.o.network.links(MASTER_TYPES);
+    const now = this.clock.now();
+    const due: Uint8Array[] = [];
+    // Oldest push first; one pushed now moves to the end with `sentAt` now, which ends the walk.
+    for (const [key, o] of this.own) {
+      if (now - o.sentAt < after || due.length >= MAX_REPUSH_PER_CHECK) break;
+      this.own.delete(key);
+      const bytes = this.o.mempool.get(o.txid);
+      if (!bytes) continue;
+      due.push(bytes);
+      this.own.set(key, { txid: o.txid, sentAt: now });
+    }
+    if (due.length === 0 || links.length === 0) return;
+    const frames = encodeTransactionBatches(0n, due);
+    for (const link of links) for (const f of frames) if (!link.sendFrame(f)) break;
   }
 
   /** Sends the announcements held while synchronizing, for what is still pending. */

@@ -6,7 +6,7 @@ import { MessageCode } from '../../src/network/protocol/codes.js';
 import type { Message } from '../../src/network/protocol/messages.js';
 import { walletKey } from '../../src/network/scoring.js';
 import type { AdmissionGateLimits } from '../../src/network/admission-gate.js';
-import { TxGossip, type AdmitOutcome, type GossipMempool } from '../../src/network/tx-gossip.js';
+import { repushOwnAfterMs, TxGossip, type AdmitOutcome, type GossipMempool } from '../../src/network/tx-gossip.js';
 import { GENESIS, makeIdentity, ManualClock, settle as settleNet, type TestIdentity, wire } from './helpers.js';
 
 let ids: TestIdentity[];
@@ -58,7 +58,7 @@ function master(
   port: number,
   clock: ManualClock,
   relaying: () => boolean = () => true,
-  extra: { mempool?: FakeMempool; admissionLimits?: AdmissionGateLimits; refused?: number[] } = {},
+  extra: { mempool?: FakeMempool; admissionLimits?: AdmissionGateLimits; refused?: number[]; repushAfterMs?: number } = {},
 ) {
   const mempool = extra.mempool ?? new FakeMempool();
   const rest: { link: Link; message: Message }[] = [];
@@ -78,6 +78,7 @@ function master(
   gossip = new TxGossip({
     network, mempool, clock, relaying,
     ...(extra.admissionLimits ? { admissionLimits: extra.admissionLimits } : {}),
+    ...(extra.repushAfterMs !== undefined ? { repushAfterMs: extra.repushAfterMs } : {}),
     onRefused: (_link, count) => extra.refused?.push(count),
   });
   network.start();
@@ -124,6 +125,71 @@ describe('TxGossip between three masters (m2 → m1 ← m3)', () => {
       m.gossip.stop();
       m.network.stop();
     }
+  });
+});
+
+/** A FakeMempool that ignores each transaction the first time it sees it (a block it has not yet, in the peer's view). */
+class LateMempool extends FakeMempool {
+  private readonly met = new Set<string>();
+  override async admit(transactions: Uint8Array[]): Promise<AdmitOutcome[]> {
+    const fresh = transactions.filter((tx) => !this.met.has(Buffer.from(tx.slice(0, 4)).toString('hex')));
+    for (const tx of fresh) this.met.add(Buffer.from(tx.slice(0, 4)).toString('hex'));
+    const later = await super.admit(transactions.filter((tx) => !fresh.includes(tx)));
+    return transactions.map((tx) => (fresh.includes(tx) ? { action: 'ignore' as const, txid: tx.slice(0, 4) } : later.shift()!));
+  }
+}
+
+describe('TxGossip: own transactions pushed again while pending (reference-network §4.1)', () => {
+  it('a master pushes its own pending transaction again after repushAfterMs, until its mempool no longer holds it; without the option, never', async () => {
+    const clock = new ManualClock();
+    const late = new LateMempool();
+    const m1 = master(ids[0]!, 1, clock, () => true, { mempool: late });
+    const m2 = master(ids[1]!, 2, clock, () => true, { repushAfterMs: 30_000 });
+    const m3 = master(ids[2]!, 3, clock); // no repushAfterMs: a light node's behaviour
+    const sockets = [...wire(m2.network, m1.network, '127.0.0.1:1'), ...wire(m3.network, m1.network, '127.0.0.1:1')];
+    const settle = () => settleNet(clock, sockets); // 4 s of the clock
+    await settle();
+    const pushesFrom = (m: typeof m1) => m.network.links()[0]!.stats.framesOut.get(MessageCode.transactionsChunk3) ?? 0;
+
+    const tx = Uint8Array.of(7, 7, 7, 1, 5);
+    await m2.mempool.admit([tx]);
+    m2.gossip.pushLocal(tx, tx.slice(0, 4));
+    const other = Uint8Array.of(7, 7, 7, 3, 5);
+    await m3.mempool.admit([other]);
+    m3.gossip.pushLocal(other, other.slice(0, 4));
+    await settle();
+    // m1 ignored both the first time (and marked them seen: no announcement pulls them again).
+    expect(late.get(tx.slice(0, 4))).toBeNull();
+    expect([pushesFrom(m2), pushesFrom(m3)]).toEqual([1, 1]);
+    expect(m2.gossip.ownPending).toBe(1);
+    for (let i = 0; i < 6; i++) await settle(); // 28 s since the push: not due yet
+    expect(pushesFrom(m2)).toBe(1);
+    await settle();
+    expect(pushesFrom(m2)).toBe(2);
+    expect(late.get(tx.slice(0, 4))).not.toBeNull();
+    // m3 has no repushAfterMs: its transaction stays where it was refused.
+    expect(pushesFrom(m3)).toBe(1);
+    expect(late.get(other.slice(0, 4))).toBeNull();
+    // Still pending on m2 30 s later: pushed again (m1 now ignores it as known, without scoring m2).
+    for (let i = 0; i < 8; i++) await settle();
+    expect(pushesFrom(m2)).toBe(3);
+    // Applied (gone from m2's mempool): forgotten, never pushed again.
+    m2.mempool.txs.clear();
+    for (let i = 0; i < 16; i++) await settle();
+    expect(pushesFrom(m2)).toBe(3);
+    expect(m2.gossip.ownPending).toBe(0);
+    expect(m1.network.scores.score(walletKey(addressToText(ids[1]!.address)))).toBe(0);
+    for (const m of [m1, m2, m3]) {
+      m.gossip.stop();
+      m.network.stop();
+    }
+  });
+
+  it('scales the reference\'s 60 s with the block interval, never under 10 s', () => {
+    expect(repushOwnAfterMs(30)).toBe(60_000);
+    expect(repushOwnAfterMs(120)).toBe(240_000);
+    expect(repushOwnAfterMs(6)).toBe(12_000);
+    expect(repushOwnAfterMs(1)).toBe(10_000);
   });
 });
 
