@@ -22,7 +22,10 @@ const RECORD_HEADER = 16;
  */
 export const MAX_BINARY_TXID_BYTES = 54;
 
-/** A transaction with what the node computed about it once. */
+/**
+ * A transaction with what the node computed about it once. Those made here are `Known` instances,
+ * whose `textId` is a prototype getter: a spread copy (`{ ...k }`) does not carry it.
+ */
 export interface KnownTx {
   tx: Transaction;
   /** Full form (§8.4) with signature, applied = 0: what the fee rule measures. */
@@ -34,19 +37,27 @@ export interface KnownTx {
   readonly textId: string;
 }
 
-/** A KnownTx whose text id (Base58, the costly part) is computed on first use. */
-function known(tx: Transaction, bytes: Uint8Array, checksum: Uint8Array): KnownTx {
-  let text: string | undefined;
-  return {
-    tx,
-    bytes,
-    checksum,
-    id: binaryTransactionId(tx, checksum),
-    get textId() {
-      return (text ??= transactionId(tx, checksum));
-    },
-  };
+/**
+ * A KnownTx whose text id (Base58, the costly part) is computed on first use. A class, so the
+ * getter lives once on its prototype: an object literal with a getter made a closure, its context
+ * and an accessor pair for every transaction, which the pool keeps alive for its whole wait.
+ */
+class Known implements KnownTx {
+  readonly id: Uint8Array;
+  #text: string | undefined = undefined;
+  constructor(
+    readonly tx: Transaction,
+    readonly bytes: Uint8Array,
+    readonly checksum: Uint8Array,
+  ) {
+    this.id = binaryTransactionId(tx, checksum);
+  }
+  get textId(): string {
+    return (this.#text ??= transactionId(this.tx, this.checksum));
+  }
 }
+
+const known = (tx: Transaction, bytes: Uint8Array, checksum: Uint8Array): KnownTx => new Known(tx, bytes, checksum);
 
 export function knownTx(tx: Transaction, network: Network, bytes = encodeTransaction(tx)): KnownTx {
   return known(tx, bytes, transactionChecksum(tx, network));

@@ -57,24 +57,32 @@ interface Entry {
   k: KnownTx;
   /** Key of the stored record that holds it (the arrival sequence of the record's first transaction). */
   record: bigint;
-  /** Source address (latin1Key) → amount this transaction withdraws. */
-  spends: Map<string, bigint>;
+  /** What this transaction withdraws, by source address (latin1Key). */
+  spends: Spends;
   /** Id (latin1Key) of the transaction this one follows in a block (a co-signature's), or null. */
   leader: string | null;
 }
 
+/**
+ * What a transaction withdraws, by source address (latin1Key), each address once. Pairs in an
+ * array, not a Map: the pool keeps one per pending transaction (usually one source), and a Map's
+ * hash table was a few hundred bytes of each one's wait in the collector's young generation.
+ */
+type Spends = readonly (readonly [address: string, amount: bigint])[];
+
 /** What inputs withdraw, by source address (latin1Key). */
-function spendsByAddress(sources: readonly { address: Uint8Array; amount: bigint }[]): Map<string, bigint> {
+function spendsByAddress(sources: readonly { address: Uint8Array; amount: bigint }[]): Spends {
+  if (sources.length === 1) return [[latin1Key(sources[0]!.address), sources[0]!.amount]];
   const spends = new Map<string, bigint>();
   for (const s of sources) {
     const a = latin1Key(s.address);
     spends.set(a, (spends.get(a) ?? 0n) + s.amount);
   }
-  return spends;
+  return [...spends];
 }
 
 /** Adds (`sign` 1) or takes away (−1) `spends` to a total by address; totals at 0 are removed. */
-function addSpends(total: Map<string, bigint>, spends: Map<string, bigint>, sign: 1n | -1n): void {
+function addSpends(total: Map<string, bigint>, spends: Spends, sign: 1n | -1n): void {
   for (const [a, amount] of spends) {
     const sum = (total.get(a) ?? 0n) + sign * amount;
     if (sum > 0n) total.set(a, sum);
@@ -169,7 +177,7 @@ export class Mempool {
   /** Stored records (by key) and their entries still pending, in arrival order. */
   private readonly records = new Map<bigint, Set<Entry>>();
   /** Submissions of the current macrotask, admitted together (`submit`). */
-  private queue: { k: KnownTx; source: AdmitSource; spends: Map<string, bigint>; resolve(error: TxError | null): void; reject(err: unknown): void }[] = [];
+  private queue: { k: KnownTx; source: AdmitSource; spends: Spends; resolve(error: TxError | null): void; reject(err: unknown): void }[] = [];
   private readonly unsubscribe: () => void;
   /** `spentUnannounced` of the block in that window (by the identity of its transaction list). */
   private unannounced: { txs: readonly KnownTx[]; spends: Map<string, bigint> } | null = null;
@@ -309,7 +317,7 @@ export class Mempool {
   /** The signer's key and what each input address gives (§8.8: inputs resolve against one signer). */
   private signerSpends(k: KnownTx, walletOf: (address: Uint8Array) => WalletState = (a) => this.chain.wallet(a)): {
     publicKey: Uint8Array;
-    spends: Map<string, bigint>;
+    spends: Spends;
   } {
     const { extensions } = this.chain;
     const signer = resolveTxSigner(k.tx, walletOf, extensions);
@@ -324,7 +332,7 @@ export class Mempool {
     return leader ? latin1Key(leader) : null;
   }
 
-  private track(k: KnownTx, record: bigint, spends: Map<string, bigint>, leader: string | null, id = latin1Key(k.id)): void {
+  private track(k: KnownTx, record: bigint, spends: Spends, leader: string | null, id = latin1Key(k.id)): void {
     const e: Entry = { k, record, spends, leader };
     this.entries.set(id, e);
     let live = this.records.get(record);
@@ -344,7 +352,7 @@ export class Mempool {
    * Resolves with null (admitted) or the `TxError` that refused it.
    */
   submit(k: KnownTx, source: AdmitSource = 'rpc'): Promise<TxError | null> {
-    let spends: Map<string, bigint>;
+    let spends: Spends;
     // Read afresh (not through a reader kept until the queue drains): a block committed meanwhile
     // may have stored the signer's key, and a signer that no longer resolves would leave these
     // spends out of `submittedSpend`, so a payment built next could pick the same coins.
@@ -353,7 +361,7 @@ export class Mempool {
       // every RPC submission, a wallet read here cost ~60 µs per transaction end to end).
       spends = spendsByAddress(inputSources(k.tx, signerPrimaryOf(k.tx, this.chain.extensions)));
     } catch {
-      spends = new Map(); // no signer, or inputs that break a rule: admission refuses it with its code
+      spends = []; // no signer, or inputs that break a rule: admission refuses it with its code
     }
     addSpends(this.submittedSpend, spends, 1n);
     return new Promise((resolve, reject) => {
@@ -416,7 +424,7 @@ export class Mempool {
    */
   private async admitWithSources(batch: KnownTx[], sources: AdmitSource[]): Promise<{ results: (TxError | null)[]; stored: Promise<void> }> {
     const results: (TxError | null)[] = new Array(batch.length).fill(null);
-    const checked: { i: number; k: KnownTx; id: string; publicKey: Uint8Array; spends: Map<string, bigint>; leader: string | null }[] = [];
+    const checked: { i: number; k: KnownTx; id: string; publicKey: Uint8Array; spends: Spends; leader: string | null }[] = [];
     const tip = this.chain.height;
     // Senders repeat within a batch: each wallet is read once (committed state, before the await).
     const walletOf = batchWalletReader(this.chain);
@@ -719,7 +727,7 @@ export class Mempool {
       const known = new Set<string>();
       for (const e of included) {
         known.add(latin1Key(e.k.id));
-        for (const a of e.spends.keys()) touched.add(a);
+        for (const [a] of e.spends) touched.add(a);
       }
       for (const k of txs) {
         if (k.tx.inputs.length === 0 || known.has(latin1Key(k.id))) continue;

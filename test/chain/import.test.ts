@@ -231,7 +231,7 @@ describe('importBlock', () => {
     expect(await codeOf(b.chain.importBlock(blocks[1]!.bytes, blocks[1]!.txs, { source: 'peer' }))).toBe(BlockErrorCode.AlreadyKnown);
 
     // One invalid transaction (its signature altered: same id, so the header still matches) fails the block.
-    const forged = third.txs.map((k, i) => (i === 1 ? { ...k, tx: { ...k.tx, signature: k.tx.signature!.map((v, j) => (j === 7 ? v ^ 1 : v)) } } : k));
+    const forged = third.txs.map((k, i) => (i === 1 ? { ...k, textId: k.textId, tx: { ...k.tx, signature: k.tx.signature!.map((v, j) => (j === 7 ? v ^ 1 : v)) } } : k));
     const err = await b.chain.importBlock(third.bytes, forged, { source: 'peer' }).catch((e: unknown) => e as BlockError);
     expect(err).toBeInstanceOf(BlockError);
     expect(err.code).toBe(BlockErrorCode.InvalidTransaction);
@@ -292,7 +292,7 @@ describe('importBlock', () => {
     // The pool holds t1 with its real signature; a block carrying t1 with another signature (same
     // txid: the id does not cover the signature) is still checked, and refused.
     expect(await b.mempool.submit(t1)).toBeNull();
-    const forged = [t0, { ...t1, tx: { ...t1.tx, signature: t1.tx.signature!.map((v, j) => (j === 9 ? v ^ 1 : v)) } }, t2];
+    const forged = [t0, { ...t1, textId: t1.textId, tx: { ...t1.tx, signature: t1.tx.signature!.map((v, j) => (j === 9 ? v ^ 1 : v)) } }, t2];
     const err = await b.chain.importBlock(third.bytes, forged, { source: 'peer' }).catch((e: unknown) => e as BlockError);
     expect([err.code, err.context.txid]).toEqual([BlockErrorCode.InvalidTransaction, t1.textId]);
 
