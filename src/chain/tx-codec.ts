@@ -6,8 +6,7 @@
 import type { Network, Transaction } from '../codec/types.js';
 import {
   binaryTransactionId,
-  canonicalTransactionBytes,
-  decodeTransaction,
+  decodeWithCanonical,
   encodeTransaction,
   transactionChecksum,
   transactionId,
@@ -89,7 +88,7 @@ function internKey(key: Uint8Array | null): Uint8Array | null {
 
 export function knownTxFromBytes(bytes: Uint8Array, network: Network): KnownTx {
   // v7 layout forced and applied read as 0, as the reference's raw-transaction RPCs do (§8.4).
-  const d = decodeTransaction(bytes, network, { forceV7: true, applied: false });
+  const { tx: d, canonical } = decodeWithCanonical(bytes, network);
   // The plain Transaction (a literal, not an object rest: same shape for every transaction).
   const tx: Transaction = {
     version: d.version,
@@ -103,8 +102,8 @@ export function knownTxFromBytes(bytes: Uint8Array, network: Network): KnownTx {
     applied: d.applied,
     timestamp: d.timestamp,
   };
-  // The canonical full form of the same bytes (WASM, a few µs; what encodeTransaction(tx) gives).
-  return known(tx, canonicalTransactionBytes(bytes), d.checksum);
+  // The canonical full form of the same bytes (what encodeTransaction(tx) gives).
+  return known(tx, canonical, d.checksum);
 }
 
 export function encodeStoredTx(k: KnownTx): Buffer {

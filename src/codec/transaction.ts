@@ -96,6 +96,23 @@ export function decodeTransaction(
 }
 
 /**
+ * `decodeTransaction(bytes, network, { forceV7: true, applied: false })` and
+ * `canonicalTransactionBytes(bytes)` in one call, holding one copy of `bytes`: the decoded fields
+ * are views of it, and it is the canonical form too when `bytes` was canonical already (as what a
+ * peer or a wallet sends is). The node's hot path: every transaction a peer pushes comes this way.
+ * @throws as `decodeTransaction` and `canonicalTransactionBytes`.
+ */
+export function decodeWithCanonical(bytes: Uint8Array, network: ChecksumLock): { tx: DecodedTransaction; canonical: Uint8Array } {
+  checkBytes(bytes);
+  const codec = wasmCodec();
+  codec.setLock(lockBytes(network));
+  const own = bytes.slice();
+  const tx = codec.decodeOne(own, true);
+  tx.applied = 0n;
+  return { tx, canonical: codec.canonicalize(own, false, own) };
+}
+
+/**
  * Decodes many transactions in few WASM calls (batches of up to 512,000 bytes / 4096 items). One bad
  * item never fails the batch: its slot holds the CodecError.
  * @throws TypeError when `list` is not an array of Uint8Array.

@@ -108,11 +108,14 @@ export class WasmCodec {
     this.lock = lock;
   }
 
-  /** Decodes and checksums one v7-layout transaction (at most inputCapacity bytes). */
-  decodeOne(bytes: Uint8Array): DecodedTransaction {
+  /**
+   * Decodes and checksums one v7-layout transaction (at most inputCapacity bytes). Its byte fields
+   * are views of a copy of `bytes`, or of `bytes` itself when `owned` (the caller gives it up).
+   */
+  decodeOne(bytes: Uint8Array, owned = false): DecodedTransaction {
     this.u8.set(bytes, this.input);
     this.x.decode(bytes.length);
-    return this.readRecord(this.table, bytes, 0);
+    return this.readRecord(this.table, bytes, 0, owned);
   }
 
   /** Decodes `list[i]` for each i of `indices` (total ≤ inputCapacity, count ≤ maxBatch) into `results[i]`. */
@@ -140,12 +143,16 @@ export class WasmCodec {
     }
   }
 
-  /** The canonical full form of a v7-layout transaction. */
-  canonicalize(bytes: Uint8Array, withApplied: boolean): Uint8Array {
+  /**
+   * The canonical full form of a v7-layout transaction: `same` itself when it holds exactly those
+   * bytes (no second copy of an input that was canonical already), else a copy.
+   */
+  canonicalize(bytes: Uint8Array, withApplied: boolean, same?: Uint8Array): Uint8Array {
     this.u8.set(bytes, this.input);
     const n = this.x.canonicalize(bytes.length, withApplied ? 1 : 0);
     if (n < 0) throw this.errorOf(this.table >>> 2);
-    return this.u8.slice(this.canonical, this.canonical + n);
+    const out = this.u8.subarray(this.canonical, this.canonical + n);
+    return same && Buffer.compare(out, same) === 0 ? same : out.slice();
   }
 
   private errorOf(w: number): CodecError {
@@ -161,11 +168,11 @@ export class WasmCodec {
    * one copy of `src` (one allocation per transaction, not one per field: under a push of thousands
    * of transactions a second, each separate small buffer was garbage-collector work).
    */
-  private readRecord(record: number, given: Uint8Array, slot: number): DecodedTransaction {
+  private readRecord(record: number, given: Uint8Array, slot: number, owned = false): DecodedTransaction {
     const { L, u32, i64, u64 } = this;
     const w = record >>> 2;
     if (u32[w + L.H_STATUS!] !== 0) throw this.errorOf(w);
-    const src = given.slice();
+    const src = owned ? given : given.slice();
     const bytesAt = (offset: number, length: number): Uint8Array | null =>
       length === 0 ? null : src.subarray(offset, offset + length);
     const amountAt = (e: number, fits: number, value: number, offset: number, length: number): bigint =>

@@ -6,6 +6,7 @@ import {
   CodecError,
   binaryTransactionId,
   canonicalTransactionBytes,
+  decodeWithCanonical,
   decodeBinaryTransactionId,
   decodeTransaction,
   decodeTransactionBatch,
@@ -116,6 +117,27 @@ describe('encode / decode properties', () => {
         expect(toHex(canonical)).toBe(toHex(referenceDecode(bytes, TEST_LOCK).canonical));
         expect(toHex(canonicalTransactionBytes(bytes))).toBe(toHex(canonical));
         expect(signedSize(tx)).toBe(canonical.length);
+      }),
+      { numRuns: runs(200) },
+    );
+  });
+
+  it('decodeWithCanonical = decodeTransaction (v7, applied 0) and canonicalTransactionBytes, sharing one copy of canonical input', () => {
+    fc.assert(
+      fc.property(wireTxArb, (w) => {
+        const bytes = serialize(w);
+        const given = bytes.slice();
+        const { tx, canonical } = decodeWithCanonical(given, 'test');
+        expect(tx).toEqual(decodeTransaction(bytes, 'test', { forceV7: true, applied: false }));
+        expect(toHex(canonical)).toBe(toHex(canonicalTransactionBytes(bytes)));
+        expect(canonical).not.toBe(given); // its own copy, never the caller's array
+        given.fill(0);
+        expect(toHex(canonical)).toBe(toHex(canonicalTransactionBytes(bytes)));
+        // Canonical input: the fields are views of the canonical bytes, not of a second copy.
+        const same = toHex(canonical) === toHex(bytes);
+        expect(tx.signature === null || tx.signature.buffer === canonical.buffer).toBe(same || tx.signature === null);
+        const c = decodeWithCanonical(encodeTransaction(tx), 'test');
+        expect(c.canonical.buffer).toBe((c.tx.signature ?? c.tx.outputs[0]?.address ?? c.canonical).buffer);
       }),
       { numRuns: runs(200) },
     );
