@@ -81,7 +81,7 @@ function internKey(key: Uint8Array | null): Uint8Array | null {
   if (known) return key;
   if (internedKeys.size >= INTERNED_KEYS_MAX) internedKeys.delete(internedKeys.keys().next().value!);
   // Its own copy: the decoded key is a view of its transaction's bytes, which it would keep alive.
-  const own = key.slice();
+  const own = new Uint8Array(key);
   internedKeys.set(probe, own);
   return own;
 }

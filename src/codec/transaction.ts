@@ -106,7 +106,7 @@ export function decodeWithCanonical(bytes: Uint8Array, network: ChecksumLock): {
   checkBytes(bytes);
   const codec = wasmCodec();
   codec.setLock(lockBytes(network));
-  const own = bytes.slice();
+  const own = new Uint8Array(bytes); // a copy also of a Buffer (whose `slice` is a view)
   const tx = codec.decodeOne(own, true);
   tx.applied = 0n;
   return { tx, canonical: codec.canonicalize(own, false, own) };

@@ -172,7 +172,8 @@ export class WasmCodec {
     const { L, u32, i64, u64 } = this;
     const w = record >>> 2;
     if (u32[w + L.H_STATUS!] !== 0) throw this.errorOf(w);
-    const src = owned ? given : given.slice();
+    // A copy even of a Buffer, whose `slice` is a view (of a frame the peer link received, say).
+    const src = owned ? given : new Uint8Array(given);
     const bytesAt = (offset: number, length: number): Uint8Array | null =>
       length === 0 ? null : src.subarray(offset, offset + length);
     const amountAt = (e: number, fits: number, value: number, offset: number, length: number): bigint =>

@@ -63,7 +63,10 @@ export function attachWsLink(ws: WebSocket, makeLink: (socket: PeerSocket) => Li
   link = makeLink(socket);
   ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
     if (!isBinary) return link!.receive(new Uint8Array(0));
-    const bytes = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+    const raw = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+    // A plain Uint8Array over the message: the readers' `slice()` copies then (a Buffer's is a view,
+    // which kept the whole frame alive as long as one field read from it).
+    const bytes = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
     link!.receive(bytes);
   });
   ws.on('close', (code: number, reason: Buffer) => link!.socketClosed(code, reason.toString('utf8')));

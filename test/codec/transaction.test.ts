@@ -143,6 +143,30 @@ describe('encode / decode properties', () => {
     );
   });
 
+  it('a transaction read from a Buffer (a view of a larger frame) keeps none of that Buffer\'s memory', () => {
+    fc.assert(
+      fc.property(canonicalWireTxArb, (w) => {
+        const bytes = serialize(w);
+        const frame = Buffer.alloc(bytes.length + 200, 0xaa);
+        frame.set(bytes, 100);
+        const view = frame.subarray(100, 100 + bytes.length);
+        const expected = decodeTransaction(bytes, 'test', { forceV7: true, applied: false });
+        const { tx, canonical } = decodeWithCanonical(view, 'test');
+        const plain = decodeTransaction(view, 'test', { forceV7: true, applied: false });
+        for (const t of [tx, plain]) {
+          for (const field of [t.signature, t.pubKey, ...t.inputs.map((i) => i.key), ...t.outputs.map((o) => o.address)]) {
+            if (field) expect(field.buffer).not.toBe(frame.buffer);
+          }
+        }
+        expect(canonical.buffer).not.toBe(frame.buffer);
+        frame.fill(0);
+        expect(tx).toEqual(expected);
+        expect(plain).toEqual(expected);
+      }),
+      { numRuns: runs(100) },
+    );
+  });
+
   it('random and mutated bytes never throw anything but CodecError', () => {
     fc.assert(
       fc.property(fc.oneof(fc.uint8Array({ maxLength: 300 }), wireTxArb.map(serialize)), fc.array(mutationArb, { maxLength: 3 }), (b, ms) => {

@@ -283,6 +283,19 @@ describe('splitting bulk data into frames', () => {
     }
   });
 
+  it('transactions read from a frame held in a Buffer are copies, not views of the frame', async () => {
+    const { encodeTransactionBatches } = await import('../../src/network/protocol/messages.js');
+    const [f] = encodeTransactionBatches(0n, [Uint8Array.of(1, 2, 3), new Uint8Array(300).fill(7)]);
+    const frame = Buffer.from(f!); // as the ws library hands a message over
+    const d = decodeFrame(frame);
+    const m = decodePayload(d.code, d.payload);
+    if (m.code !== MessageCode.transactionsChunk3) throw new Error('code');
+    for (const t of m.transactions) expect(t.buffer).not.toBe(frame.buffer);
+    frame.fill(0);
+    expect(m.transactions.map((t) => t.length)).toEqual([3, 300]);
+    expect(m.transactions[1]!.every((b) => b === 7)).toBe(true);
+  });
+
   it('a blocks answer takes as many blocks as fit', async () => {
     const { encodeBlocksFitting } = await import('../../src/network/protocol/messages.js');
     const blocks = Array.from({ length: 10 }, (_, i) => ({ block: new Uint8Array(100).fill(i), transactions: Array.from({ length: 10 }, () => new Uint8Array(500_000).fill(i)) }));

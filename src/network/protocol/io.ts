@@ -110,7 +110,7 @@ export class PayloadReader {
     if (length > BigInt(max) || length < BigInt(min)) {
       throw this.fail('OUT_OF_RANGE', field, `length ${length} outside [${min}, ${max}]`, at);
     }
-    return this.fixed(Number(length), field).slice();
+    return new Uint8Array(this.fixed(Number(length), field)); // a copy, also when reading a Buffer
   }
 
   /** Length-prefixed UTF-8 text of at most `maxBytes` bytes. */
