@@ -250,7 +250,7 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
     if (e.before) xorInto(ws, walletEntryHash(e.address, e.before));
     else walletCount++;
     xorInto(ws, walletEntryHash(e.address, encoded));
-    wallets.put(bytesKey(e.address), Buffer.from(encoded));
+    wallets.put(bytesKey(e.address), bytesKey(encoded));
   }
   return {
     applied,

@@ -12,6 +12,7 @@ import {
   transactionId,
 } from '../codec/transaction.js';
 import { keyProbe } from '../formats/rsa.js';
+import { writeU64BE } from '../state/keys.js';
 import { StoreCorruptionError } from './errors.js';
 
 const RECORD_HEADER = 16;
@@ -117,8 +118,8 @@ export const storedTxLength = (k: KnownTx): number => RECORD_HEADER + k.bytes.le
 
 /** Writes `encodeStoredTx(k)` into `out` at `offset` (records that hold several); returns the next offset. */
 export function writeStoredTx(out: Buffer, offset: number, k: KnownTx): number {
-  out.writeBigUInt64BE(k.tx.applied, offset);
-  out.writeBigUInt64BE(k.tx.timestamp < 0n ? 0n : k.tx.timestamp, offset + 8);
+  writeU64BE(out, offset, k.tx.applied);
+  writeU64BE(out, offset + 8, k.tx.timestamp < 0n ? 0n : k.tx.timestamp);
   out.set(k.bytes, offset + RECORD_HEADER);
   return offset + RECORD_HEADER + k.bytes.length;
 }

@@ -27,6 +27,8 @@ const unknownSigner = (msg: string): never => {
   throw new TxError(TxErrorCode.UnknownSigner, msg);
 };
 
+const REDACTED_WINDOW_BLOCKS = BigInt(REDACTED_WINDOW);
+
 export const sumInputs = (tx: Transaction): bigint => tx.inputs.reduce((s, i) => s + i.amount, 0n);
 export const sumOutputs = (tx: Transaction): bigint => tx.outputs.reduce((s, o) => s + o.amount, 0n);
 
@@ -46,7 +48,7 @@ export function checkTransaction(k: KnownTx, tipHeight: bigint, extensions: Chai
   if (tx.blockHeight > tipHeight + MAX_BLOCKHEIGHT_AHEAD) {
     reject(`blockHeight ${tx.blockHeight} is more than ${MAX_BLOCKHEIGHT_AHEAD} blocks above the tip ${tipHeight}`);
   }
-  if (tx.blockHeight + BigInt(REDACTED_WINDOW) < tipHeight) {
+  if (tx.blockHeight + REDACTED_WINDOW_BLOCKS < tipHeight) {
     reject(`blockHeight ${tx.blockHeight} is older than the redacted window (${REDACTED_WINDOW} blocks below the tip ${tipHeight})`);
   }
   if (tx.inputs.length === 0) reject('transaction has no inputs');
@@ -60,7 +62,8 @@ export function checkTransaction(k: KnownTx, tipHeight: bigint, extensions: Chai
   for (const output of tx.outputs) {
     if (!isValidAddressBytes(output.address)) reject('an output address is not a valid address');
   }
-  const problem = transactionAmountProblem({ ...tx, signedSize: k.bytes.length });
+  // The rule's fields named, not the transaction spread: a copy of every field per admission.
+  const problem = transactionAmountProblem({ type: tx.type, version: tx.version, inputs: tx.inputs, outputs: tx.outputs, signedSize: k.bytes.length });
   if (problem) reject(problem);
   if (!tx.signature) reject('transaction is not signed');
   if (!tx.pubKey) reject('transaction carries no public key');

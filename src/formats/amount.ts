@@ -80,6 +80,8 @@ export function parseAmount(text: string, options: ParseAmountOptions = {}): big
   return magnitude;
 }
 
+const MAX_SAFE_RAW = BigInt(Number.MAX_SAFE_INTEGER);
+
 function assertRaw(raw: bigint, what = 'amount'): void {
   if (typeof raw !== 'bigint') throw new TypeError(`${what} must be a bigint of raw units, got ${describeType(raw)}`);
 }
@@ -99,6 +101,16 @@ export function formatAmount(raw: bigint): string {
 /** Two's-complement little-endian minimal bytes (.NET `BigInteger.ToByteArray`); 0 → `00`. */
 export function amountToBytes(raw: bigint): Uint8Array {
   assertRaw(raw);
+  // Every balance and amount of a real chain: number arithmetic, no bigint per byte (every block
+  // encodes each wallet it changed this way).
+  if (raw >= 0n && raw <= MAX_SAFE_RAW) {
+    let v = Number(raw);
+    let length = 1;
+    for (let limit = 0x80; v >= limit; limit *= 0x100) length++;
+    const out = new Uint8Array(length);
+    for (let i = 0; i < length; i++, v = Math.floor(v / 0x100)) out[i] = v % 0x100;
+    return out;
+  }
   const bytes: number[] = [];
   let v = raw;
   for (;;) {

@@ -123,12 +123,14 @@ export interface AmountRuleInput {
  */
 export function transactionAmountProblem(tx: AmountRuleInput): string | null {
   let totalIn = 0n;
-  for (const [i, input] of tx.inputs.entries()) {
+  for (let i = 0; i < tx.inputs.length; i++) {
+    const input = tx.inputs[i]!;
     if (input.amount < 0n) return `input ${i} has a negative amount ${formatAmount(input.amount)}`;
     totalIn += input.amount;
   }
   let totalOut = 0n;
-  for (const [i, output] of tx.outputs.entries()) {
+  for (let i = 0; i < tx.outputs.length; i++) {
+    const output = tx.outputs[i]!;
     if (output.amount < 0n) return `output ${i} has a negative amount ${formatAmount(output.amount)}`;
     totalOut += output.amount;
   }
@@ -138,7 +140,8 @@ export function transactionAmountProblem(tx: AmountRuleInput): string | null {
   }
   if (totalIn === 0n && !mayBeZero(tx.type)) return 'the transaction moves no amount and pays no fee';
   if (dustLimitApplies(tx.type, tx.blockVersion)) {
-    for (const [i, output] of tx.outputs.entries()) {
+    for (let i = 0; i < tx.outputs.length; i++) {
+      const output = tx.outputs[i]!;
       if (output.amount < TRANSACTION_DUST_LIMIT) {
         return `output ${i} amount ${formatAmount(output.amount)} is below the dust limit ${formatAmount(TRANSACTION_DUST_LIMIT)}`;
       }

@@ -60,10 +60,14 @@ function toBigInt(value: Integer, min: bigint, max: bigint, kind: string): bigin
 }
 
 /** Payload width (0, 2, 4 or 8 bytes) of the canonical form for a magnitude. */
+const ONE_BYTE_MAX_N = BigInt(ONE_BYTE_MAX);
+const U16_MAX_N = BigInt(U16_MAX);
+const U32_MAX_N = BigInt(U32_MAX);
+
 function payloadWidth(magnitude: bigint, negative: boolean): number {
-  if (!negative && magnitude <= BigInt(ONE_BYTE_MAX)) return 0;
-  if (magnitude <= BigInt(U16_MAX)) return 2;
-  if (magnitude <= BigInt(U32_MAX)) return 4;
+  if (!negative && magnitude <= ONE_BYTE_MAX_N) return 0;
+  if (magnitude <= U16_MAX_N) return 2;
+  if (magnitude <= U32_MAX_N) return 4;
   return 8;
 }
 
@@ -100,8 +104,30 @@ function checkRoom(out: Uint8Array, offset: number, needed: number): void {
   }
 }
 
+/**
+ * A `number` in [0, 2^32): the unsigned varint's common case (lengths, counts, versions), written
+ * without a bigint (each conversion and comparison made one for the collector).
+ */
+const isSmallUint = (value: Integer): value is number => typeof value === 'number' && value >= 0 && value <= U32_MAX && Number.isInteger(value);
+
+/** Payload width of a small unsigned value (`isSmallUint`). */
+const smallWidth = (v: number): number => (v <= ONE_BYTE_MAX ? 0 : v <= U16_MAX ? 2 : 4);
+
+/** Writes a small unsigned value's canonical form (room checked by the caller). */
+function writeSmall(out: Uint8Array, offset: number, v: number): number {
+  const width = smallWidth(v);
+  if (width === 0) {
+    out[offset] = v;
+    return offset + 1;
+  }
+  out[offset] = width === 2 ? PREFIX_U16 : PREFIX_U32;
+  for (let i = 1; i <= width; i++, v = Math.floor(v / 256)) out[offset + i] = v & 0xff;
+  return offset + 1 + width;
+}
+
 /** Number of bytes of the canonical unsigned varint of `value` (0 ≤ value < 2^64). */
 export function varUintLength(value: Integer): number {
+  if (isSmallUint(value)) return 1 + smallWidth(value);
   return 1 + payloadWidth(toBigInt(value, 0n, U64_MAX, 'unsigned'), false);
 }
 
@@ -136,6 +162,10 @@ export function encodeVarInt(value: Integer): Uint8Array {
 
 /** Writes the canonical unsigned varint of `value` into `out` at `offset`; returns the next offset. */
 export function writeVarUint(out: Uint8Array, offset: number, value: Integer): number {
+  if (isSmallUint(value)) {
+    checkRoom(out, offset, 1 + smallWidth(value));
+    return writeSmall(out, offset, value);
+  }
   const v = toBigInt(value, 0n, U64_MAX, 'unsigned');
   checkRoom(out, offset, 1 + payloadWidth(v, false));
   return writeCanonical(out, offset, v);

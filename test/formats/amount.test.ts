@@ -136,6 +136,29 @@ describe('amount bytes', () => {
     expect(() => decodeAmount(fromHex('fb'))).toThrow(VarintError);
   });
 
+  it('property: amountToBytes is the minimal two-complement little-endian form, also past the number fast path', () => {
+    // The definition, one byte at a time in bigint arithmetic.
+    const reference = (raw: bigint): string => {
+      const bytes: number[] = [];
+      let v = raw;
+      for (;;) {
+        const byte = Number(v & 0xffn);
+        bytes.push(byte);
+        v >>= 8n;
+        if ((v === 0n && (byte & 0x80) === 0) || (v === -1n && (byte & 0x80) !== 0)) break;
+      }
+      return toHex(Uint8Array.from(bytes));
+    };
+    const safe = BigInt(Number.MAX_SAFE_INTEGER);
+    const edges = [0n, 127n, 128n, 255n, 256n, 32767n, 32768n, safe - 1n, safe, safe + 1n, -1n, -128n, -129n, -safe];
+    fc.assert(
+      fc.property(fc.oneof(fc.constantFrom(...edges), fc.bigInt({ min: 0n, max: safe }), fc.bigInt({ min: -(1n << 80n), max: 1n << 80n })), (raw) => {
+        expect(toHex(amountToBytes(raw))).toBe(reference(raw));
+        expect(amountFromBytes(amountToBytes(raw))).toBe(raw);
+      }),
+    );
+  });
+
   it('property: round trip and canonical re-encode', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: -(2n ** 200n), max: 2n ** 200n }), (raw) => {

@@ -139,6 +139,22 @@ describe('varint argument checks', () => {
     expect(() => decodeVarUint(Uint8Array.of(1), -1)).toThrow(TypeError);
   });
 
+  it('property: a number and its bigint give the same unsigned varint (the number fast path)', () => {
+    const edges = [0, 247, 248, 0xffff, 0x1_0000, 0xffff_ffff, 0x1_0000_0000, Number.MAX_SAFE_INTEGER];
+    fc.assert(
+      fc.property(fc.oneof(fc.constantFrom(...edges), fc.integer({ min: 0, max: 0x1_0000_0000 }), fc.maxSafeNat()), (n) => {
+        const out = new Uint8Array(10);
+        const at = writeVarUint(out, 1, n);
+        expect(toHex(out.subarray(1, at))).toBe(toHex(encodeVarUint(BigInt(n))));
+        expect(varUintLength(n)).toBe(at - 1);
+        expect(varUintLength(BigInt(n))).toBe(at - 1);
+      }),
+    );
+    expect(() => writeVarUint(new Uint8Array(9), 0, -1)).toThrow(VarintError);
+    expect(() => varUintLength(1.5)).toThrow(VarintError);
+    expect(() => writeVarUint(new Uint8Array(2), 0, 0x1_0000)).toThrow(/needs 5 bytes at offset 0/);
+  });
+
   it('writeVarUint writes in place and checks room', () => {
     const out = new Uint8Array(4);
     expect(writeVarUint(out, 1, 248)).toBe(4);
