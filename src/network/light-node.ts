@@ -4,8 +4,8 @@
  *
  * - `headerSyncChain`: block sync's chain on a light node: a header store (chain/header-chain.ts);
  * - `forwardingPool`: gossip's mempool on a light node: it cannot check a transaction against a
- *   state it does not hold, so it takes what decodes, keeps it a while for the masters to pull,
- *   and announces it to them (a relay forwards its clients' transactions, §7.3);
+ *   state it does not hold, so it takes what decodes and keeps it a while; a relay pushes it in
+ *   full to its masters (its clients' transactions, reference-network §4.1, §7.3);
  * - `masterLightState`: what a master answers light nodes, from its chain and mempool;
  * - `touches`: does a transaction concern one of these addresses (as signer, input or output)?
  */
@@ -68,6 +68,12 @@ export function headerSyncChain(headers: HeaderChain, network: Network, log: Log
 /** Transactions a light node keeps for the masters to pull, at most, and for how long. */
 const FORWARD_CAPACITY = 50_000;
 const FORWARD_TTL_MS = 600_000;
+/**
+ * A transaction handed over again this long after the last time is taken (and forwarded) again:
+ * S2's relay pushes a client's transaction again after 40 s until masters confirm it; here the
+ * client sends again (a dropped payment re-sent), and the masters judge it afresh.
+ */
+export const REFORWARD_AFTER_MS = 40_000;
 
 /** Gossip's mempool on a light node, and who handed it each transaction (for the masters' `rejected`). */
 export interface ForwardingPool extends GossipMempool {
@@ -76,8 +82,9 @@ export interface ForwardingPool extends GossipMempool {
 }
 
 /**
- * Gossip's mempool on a light node: a transaction that decodes is taken (the masters judge it),
- * kept up to 10 minutes for their pulls, and announced to them. Bounded: the oldest go first.
+ * Gossip's mempool on a light node: a transaction that decodes is taken (the masters judge it) and
+ * kept up to 10 minutes; the same one handed over again within 40 s is a duplicate, later it is
+ * taken again (`REFORWARD_AFTER_MS`). Bounded: the oldest go first.
  */
 export function forwardingPool(network: Network, now: () => number = Date.now): ForwardingPool {
   const kept = new Map<string, { bytes: Uint8Array; at: number; source: string }>();
@@ -98,7 +105,9 @@ export function forwardingPool(network: Network, now: () => number = Date.now): 
           return { action: 'reject', txid: null, rejectedCode: RejectedCode.invalid };
         }
         const key = latin1Key(k.id);
-        if (kept.has(key)) return { action: 'ignore', txid: k.id };
+        const prior = kept.get(key);
+        if (prior && now() - prior.at < REFORWARD_AFTER_MS) return { action: 'ignore', txid: k.id };
+        kept.delete(key); // re-inserted: the trim walks from the oldest
         kept.set(key, { bytes: k.bytes, at: now(), source });
         return { action: 'accept', txid: k.id };
       });

@@ -390,6 +390,8 @@ export class NodeNetwork {
       relaying: () => this.role === 'relay' || !this.sync.synchronizing,
       // A master's own transactions (its RPC's) go again while pending; a light node's wallet follows its own.
       ...(this.role === 'master' ? { repushAfterMs: repushOwnAfterMs(o.blockIntervalSeconds) } : {}),
+      // A relay hands its clients' transactions to the masters in full, as S2 does (§4.1).
+      ...(this.role === 'relay' ? { pushAccepted: true } : {}),
       onRefused: (link, count) =>
         o.log.warn({ peer: link.peer?.addressText ?? link.remote, count, waiting: this.gossip.admission.load.waiting }, 'transactions pushed faster than they are checked; batch not taken'),
     });

@@ -95,6 +95,13 @@ export class TxGossip {
        * A peer that refused it then (a block it had not yet) or was not linked takes it this way.
        */
       repushAfterMs?: number;
+      /**
+       * Send what peers hand us and the mempool takes in full to the masters (not an announcement):
+       * a relay with its clients' transactions, as S2 does (reference-network §4.1). A master
+       * checks a pushed transaction whatever its processed set says, so one it refused before
+       * (a client sending it again) is judged afresh.
+       */
+      pushAccepted?: boolean;
     },
   ) {
     this.clock = o.clock ?? systemClock;
@@ -199,7 +206,6 @@ export class TxGossip {
   private repushOwn(): void {
     const after = this.o.repushAfterMs;
     if (after === undefined || this.own.size === 0 || this.o.relaying?.() === false) return;
-    const links = this.o.network.links(MASTER_TYPES);
     const now = this.clock.now();
     const due: Uint8Array[] = [];
     // Oldest push first; one pushed now moves to the end with `sentAt` now, which ends the walk.
@@ -211,9 +217,7 @@ export class TxGossip {
       due.push(bytes);
       this.own.set(key, { txid: o.txid, sentAt: now });
     }
-    if (due.length === 0 || links.length === 0) return;
-    const frames = encodeTransactionBatches(0n, due);
-    for (const link of links) for (const f of frames) if (!link.sendFrame(f)) break;
+    if (due.length > 0) this.pushToMasters(due);
   }
 
   /** Sends the announcements held while synchronizing, for what is still pending. */
@@ -256,16 +260,29 @@ export class TxGossip {
     this.pullDeferred();
     // Not received (not marked seen): the next announcement of these transactions pulls them.
     if (outcomes === 'refused') return this.o.onRefused?.(link, transactions.length);
+    const push: Uint8Array[] = [];
     for (const r of outcomes) {
       if (r.txid) this.pulls.received(latin1Key(r.txid));
-      if (r.action === 'accept') this.announce(r.txid, link);
-      else if (r.action === 'reject') {
+      if (r.action === 'accept') {
+        const bytes = this.o.pushAccepted ? this.o.mempool.get(r.txid) : null;
+        if (bytes) push.push(bytes);
+        else this.announce(r.txid, link);
+      } else if (r.action === 'reject') {
         if (r.txid) link.send({ code: MessageCode.rejected, reason: r.rejectedCode ?? RejectedCode.invalid, txid: r.txid });
         // A relay forwards its clients' transactions unchecked (it holds no state, §7.3): told, not scored.
         if (link.peerType !== 'R') link.penalize('invalidTransaction');
-        if (link.state === 'closed') return;
+        if (link.state === 'closed') break;
       }
     }
+    if (push.length > 0) this.pushToMasters(push, link);
+  }
+
+  /** Full push (`transactionsChunk3`, batched) to the masters, except the link they came from. */
+  private pushToMasters(transactions: readonly Uint8Array[], except?: Link): void {
+    const links = this.o.network.links(MASTER_TYPES).filter((l) => l !== except);
+    if (links.length === 0) return;
+    const frames = encodeTransactionBatches(0n, transactions);
+    for (const l of links) for (const f of frames) if (!l.sendFrame(f)) break;
   }
 
   private async sendMempool(link: Link): Promise<void> {

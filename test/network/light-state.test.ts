@@ -69,3 +69,29 @@ describe('masterLightState', () => {
     expect(state.headers(0n, 2, []).map((e) => e.header)).toEqual([encodeBlockHeader(t.chain.getBlock(1n)!.block)]);
   });
 });
+
+describe('forwardingPool (a light node\'s gossip mempool)', () => {
+  it('takes what decodes, ignores the same transaction within 40 s, takes it again later, and rejects what does not decode', async () => {
+    const { forwardingPool, REFORWARD_AFTER_MS } = await import('../../src/network/light-node.js');
+    const { encodeTransaction } = await import('../../src/codec/transaction.js');
+    const { makeIdentity } = await import('./helpers.js');
+    const id = await makeIdentity();
+    const bytes = encodeTransaction({
+      version: 7, type: 0, blockHeight: 1n, nonce: 1, pubKey: id.publicKey, signature: new Uint8Array(512).fill(1), applied: 0n, timestamp: 0n,
+      inputs: [{ key: Uint8Array.of(0), amount: 2_000_000n }], outputs: [{ address: id.address, amount: 1_000_000n }],
+    });
+    let now = 1_000_000;
+    const pool = forwardingPool('reg', () => now);
+    const first = await pool.admit([bytes, Uint8Array.of(1, 2, 3)], 'client-a');
+    expect(first.map((o) => o.action)).toEqual(['accept', 'reject']);
+    const txid = first[0]!.txid!;
+    expect(pool.get(txid)).toEqual(bytes);
+    expect(pool.sourceOf(txid)).toBe('client-a');
+    now += REFORWARD_AFTER_MS - 1;
+    expect((await pool.admit([bytes], 'client-a'))[0]!.action).toBe('ignore');
+    now += 1;
+    expect((await pool.admit([bytes], 'client-b'))[0]!.action).toBe('accept');
+    expect(pool.sourceOf(txid)).toBe('client-b');
+    expect([...pool.all()]).toHaveLength(1);
+  });
+});

@@ -58,13 +58,13 @@ function master(
   port: number,
   clock: ManualClock,
   relaying: () => boolean = () => true,
-  extra: { mempool?: FakeMempool; admissionLimits?: AdmissionGateLimits; refused?: number[]; repushAfterMs?: number } = {},
+  extra: { mempool?: FakeMempool; admissionLimits?: AdmissionGateLimits; refused?: number[]; repushAfterMs?: number; pushAccepted?: boolean; nodeType?: 'M' | 'R' | 'C' } = {},
 ) {
   const mempool = extra.mempool ?? new FakeMempool();
   const rest: { link: Link; message: Message }[] = [];
   let gossip!: TxGossip;
   const local: LocalNode = {
-    network: 'reg', genesisChecksum: GENESIS, nodeType: 'M', address: id.address, publicKey: id.publicKey,
+    network: 'reg', genesisChecksum: GENESIS, nodeType: extra.nodeType ?? 'M', address: id.address, publicKey: id.publicKey,
     productVersion: 't', endpoint: `127.0.0.1:${port}`, sign: id.sign,
     tip: () => ({ height: 1n, checksum: new Uint8Array(64) }), networkHeight: () => 1n, acceptingPeers: () => true,
   };
@@ -79,6 +79,7 @@ function master(
     network, mempool, clock, relaying,
     ...(extra.admissionLimits ? { admissionLimits: extra.admissionLimits } : {}),
     ...(extra.repushAfterMs !== undefined ? { repushAfterMs: extra.repushAfterMs } : {}),
+    ...(extra.pushAccepted ? { pushAccepted: true } : {}),
     onRefused: (_link, count) => extra.refused?.push(count),
   });
   network.start();
@@ -190,6 +191,46 @@ describe('TxGossip: own transactions pushed again while pending (reference-netwo
     expect(repushOwnAfterMs(120)).toBe(240_000);
     expect(repushOwnAfterMs(6)).toBe(12_000);
     expect(repushOwnAfterMs(1)).toBe(10_000);
+  });
+});
+
+describe('TxGossip on a relay (pushAccepted, reference-network §4.1)', () => {
+  it('pushes what its clients hand over in full to its masters, which take it without a pull, and judge it afresh when it comes again', async () => {
+    const clock = new ManualClock();
+    const late = new LateMempool();
+    const m1 = master(ids[0]!, 1, clock, () => true, { mempool: late });
+    const m2 = master(ids[1]!, 2, clock);
+    const relay = master(ids[2]!, 3, clock, () => true, { pushAccepted: true, nodeType: 'R' });
+    const client = master(await makeIdentity(), 4, clock, () => true, { nodeType: 'C' });
+    const sockets = [
+      ...wire(relay.network, m1.network, '127.0.0.1:1'),
+      ...wire(relay.network, m2.network, '127.0.0.1:2'),
+      ...wire(client.network, relay.network, '127.0.0.1:3'),
+    ];
+    const settle = () => settleNet(clock, sockets);
+    await settle();
+    expect([m1.network.links().length, m2.network.links().length, relay.network.links().length, client.network.links().length]).toEqual([1, 1, 3, 1]);
+    const tx = Uint8Array.of(9, 9, 9, 1, 3);
+    const toRelay = client.network.links()[0]!;
+    toRelay.send({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: [tx] });
+    await settle();
+    expect(m2.mempool.get(tx.slice(0, 4))).not.toBeNull();
+    expect(late.get(tx.slice(0, 4))).toBeNull(); // m1 ignored it the first time
+    const pulls = (m: typeof m1) => m.network.links().reduce((n, l) => n + (l.stats.framesOut.get(MessageCode.getTransactions2) ?? 0), 0);
+    expect([pulls(m1), pulls(m2)]).toEqual([0, 0]);
+    // Not pushed back to the client it came from.
+    expect(toRelay.stats.framesIn.get(MessageCode.transactionsChunk3) ?? 0).toBe(0);
+    // The client sends it again and the relay takes it again (its pool forgot it): m1, which marked
+    // the txid processed, checks the pushed copy all the same; m2 ignores a duplicate.
+    relay.mempool.txs.clear();
+    toRelay.send({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: [tx] });
+    await settle();
+    expect(late.get(tx.slice(0, 4))).not.toBeNull();
+    expect(m2.mempool.admitted).toBe(1);
+    for (const m of [m1, m2, relay, client]) {
+      m.gossip.stop();
+      m.network.stop();
+    }
   });
 });
 
