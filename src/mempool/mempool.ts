@@ -352,22 +352,28 @@ export class Mempool {
    * Resolves with null (admitted) or the `TxError` that refused it.
    */
   submit(k: KnownTx, source: AdmitSource = 'rpc'): Promise<TxError | null> {
-    let spends: Spends;
-    // Read afresh (not through a reader kept until the queue drains): a block committed meanwhile
-    // may have stored the signer's key, and a signer that no longer resolves would leave these
-    // spends out of `submittedSpend`, so a payment built next could pick the same coins.
-    try {
-      // No state read: the signer's primary comes from the transaction itself (as the hot path of
-      // every RPC submission, a wallet read here cost ~60 µs per transaction end to end).
-      spends = spendsByAddress(inputSources(k.tx, signerPrimaryOf(k.tx, this.chain.extensions)));
-    } catch {
-      spends = []; // no signer, or inputs that break a rule: admission refuses it with its code
-    }
+    const spends = this.claimedSpends(k);
     addSpends(this.submittedSpend, spends, 1n);
     return new Promise((resolve, reject) => {
       this.queue.push({ k, source, spends, resolve, reject });
       if (this.queue.length === 1) setImmediate(() => this.drainQueue());
     });
+  }
+
+  /**
+   * What `k` withdraws, counted in `submittedSpend` while its admission runs. Read afresh (not
+   * through a reader kept until the queue drains): a block committed meanwhile may have stored the
+   * signer's key, and a signer that no longer resolves would leave these spends out, so a payment
+   * built next could pick the same coins. No state read: the signer's primary comes from the
+   * transaction itself (as the hot path of every RPC submission, a wallet read here cost ~60 µs per
+   * transaction end to end).
+   */
+  private claimedSpends(k: KnownTx): Spends {
+    try {
+      return spendsByAddress(inputSources(k.tx, signerPrimaryOf(k.tx, this.chain.extensions)));
+    } catch {
+      return []; // no signer, or inputs that break a rule: admission refuses it with its code
+    }
   }
 
   private drainQueue(): void {
@@ -699,13 +705,26 @@ export class Mempool {
   private onBlockReverted(num: bigint, txs: readonly KnownTx[]): void {
     const back = txs.filter((k) => k.tx.type !== TransactionType.Genesis && k.tx.type !== TransactionType.StakingReward);
     if (back.length === 0) return;
-    void this.admit([...back], { peer: 'revert' }).then(
-      (results) => {
+    // Their spends count from now, as a submission's do, not once their signatures are checked
+    // again: the balance read now is the one before the block, and a payment built meanwhile
+    // would take the same coins (and one of the two would then be refused).
+    const claims = back.map((k) => this.claimedSpends(k));
+    for (const c of claims) addSpends(this.submittedSpend, c, 1n);
+    const settled = (): void => {
+      for (const c of claims) addSpends(this.submittedSpend, c, -1n);
+    };
+    const source: AdmitSource = { peer: 'revert' };
+    void this.admitWithSources(back, back.map(() => source))
+      .then(({ results, stored }) => {
+        settled();
         const refused = results.filter((r) => r !== null).length;
         this.log.info({ height: Number(num), back: back.length - refused, refused }, 'transactions of a reverted block are pending again');
-      },
-      (err: unknown) => this.log.error({ err }, 'transactions of a reverted block could not be taken back'),
-    );
+        return stored;
+      }, (err: unknown) => {
+        settled();
+        throw err;
+      })
+      .catch((err: unknown) => this.log.error({ err }, 'transactions of a reverted block could not be taken back'));
   }
 
   /**

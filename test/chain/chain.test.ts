@@ -386,6 +386,34 @@ describe('mempool', () => {
     expect(t.mempool.size).toBe(1);
   });
 
+  it('the transactions of a reverted block count against their balance at once, not only once their signatures are checked again', async () => {
+    let gate: Promise<void> | null = null;
+    const t = await openTestChain([], undefined, { verify: async (items, o) => (gate && (await gate), verifyInProcess(items, o)) });
+    open.push(t);
+    const me = t.wallet.primary.primary;
+    const first = pay(t, (GENESIS * 6n) / 10n);
+    expect(await admitReasons(t, [first])).toEqual([null]);
+    await t.producer.produce();
+    expect(t.chain.height).toBe(2n);
+    expect(t.mempool.size).toBe(0);
+    let release!: () => void;
+    gate = new Promise<void>((r) => (release = r));
+    try {
+      await t.chain.revertTip(t.chain.tip!.checksum);
+      expect(t.chain.wallet(me).balance).toBe(GENESIS);
+      expect(t.mempool.has(first.id)).toBe(false); // its signature is being checked again
+      expect(t.mempool.pendingSpendOf(me)).toBe(first.tx.inputs[0]!.amount);
+      // A payment only the balance before `first` covers cannot be made meanwhile.
+      expect(() => pay(t, (GENESIS * 6n) / 10n)).toThrow(/Balance is too low/);
+    } finally {
+      gate = null;
+      release();
+    }
+    for (let i = 0; i < 100 && !t.mempool.has(first.id); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(t.mempool.has(first.id)).toBe(true);
+    expect(t.mempool.pendingSpendOf(me)).toBe(first.tx.inputs[0]!.amount);
+  });
+
   it("asks the verifier to check this node's own submissions first, a peer's in turn", async () => {
     const asked: (boolean | undefined)[] = [];
     const t = await openTestChain([], undefined, { verify: async (items, opts) => (asked.push(opts?.first), verifyInProcess(items)) });
