@@ -8,6 +8,7 @@ import {
   ADDRESS_NONCE_LENGTH,
   addressToText,
   deriveAddress,
+  isPrimaryNonce,
   isValidAddressBytes,
   primaryAddressFromPublicKey,
 } from '../formats/address.js';
@@ -161,7 +162,8 @@ export function inputSources(tx: Transaction, primary: Uint8Array): readonly Inp
   // (interned) primary: derived once per transaction.
   const known = sourcesOf.get(tx);
   if (known && known.primary === primary) return known.sources;
-  const sources = tx.inputs.map((i): InputSource => Object.freeze({ address: deriveAddress(primary, i.key), amount: i.amount }));
+  // A `[0x00]` key spends from the primary itself: that array, not a copy per transaction (read only).
+  const sources = tx.inputs.map((i): InputSource => Object.freeze({ address: isPrimaryNonce(i.key) ? primary : deriveAddress(primary, i.key), amount: i.amount }));
   if (!mayPayItself(tx.type)) {
     for (const s of sources) {
       if (tx.outputs.some((o) => equalBytes(o.address, s.address))) reject('an input address is also an output address');

@@ -85,7 +85,7 @@ function checkNoChecksum(bytes: Uint8Array, what: string): AddressVersion {
 }
 
 /** Is this nonce the "primary address itself" form (absent, empty or `[0x00]`, §7.3)? */
-function isPrimaryNonce(nonce: Uint8Array | null | undefined): boolean {
+export function isPrimaryNonce(nonce: Uint8Array | null | undefined): boolean {
   if (nonce === null || nonce === undefined) return true;
   assertBytes(nonce, 'nonce');
   if (nonce.length === 0 || (nonce.length === 1 && nonce[0] === 0)) return true;
