@@ -56,10 +56,13 @@ export const MAX_OWN_PENDING = 100_000;
 const MAX_REPUSH_PER_CHECK = 10_000;
 /** The reference pushes an own pending transaction again 60 s after the last push, two of its blocks. */
 const REPUSH_OWN_SECONDS = 60;
-/** …and never sooner than this here, whatever the block interval (a 1 s devnet). */
-const MIN_REPUSH_OWN_MS = 10_000;
+/**
+ * …and never sooner than this here, whatever the block interval (a 1 s devnet): under a backlog of
+ * thousands of own transactions each push again is a full copy to every master.
+ */
+const MIN_REPUSH_OWN_MS = 30_000;
 
-/** `repushAfterMs` for a network of this block interval: the reference's 60 s, scaled as its blocks are (at least 10 s). */
+/** `repushAfterMs` for a network of this block interval: the reference's 60 s, scaled as its blocks are (at least 30 s). */
 export function repushOwnAfterMs(blockIntervalSeconds: number): number {
   return Math.max(MIN_REPUSH_OWN_MS, Math.round((REPUSH_OWN_SECONDS * 1000 * blockIntervalSeconds) / BLOCK_INTERVAL_SECONDS));
 }

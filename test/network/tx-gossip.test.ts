@@ -186,11 +186,12 @@ describe('TxGossip: own transactions pushed again while pending (reference-netwo
     }
   });
 
-  it('scales the reference\'s 60 s with the block interval, never under 10 s', () => {
+  it('scales the reference\'s 60 s with the block interval, never under 30 s', () => {
     expect(repushOwnAfterMs(30)).toBe(60_000);
     expect(repushOwnAfterMs(120)).toBe(240_000);
-    expect(repushOwnAfterMs(6)).toBe(12_000);
-    expect(repushOwnAfterMs(1)).toBe(10_000);
+    expect(repushOwnAfterMs(20)).toBe(40_000);
+    expect(repushOwnAfterMs(6)).toBe(30_000);
+    expect(repushOwnAfterMs(1)).toBe(30_000);
   });
 });
 
