@@ -57,10 +57,8 @@ class Known implements KnownTx {
   }
 }
 
-const known = (tx: Transaction, bytes: Uint8Array, checksum: Uint8Array): KnownTx => new Known(tx, bytes, checksum);
-
 export function knownTx(tx: Transaction, network: Network, bytes = encodeTransaction(tx)): KnownTx {
-  return known(tx, bytes, transactionChecksum(tx, network));
+  return new Known(tx, bytes, transactionChecksum(tx, network));
 }
 
 /** Decodes raw bytes (hex input of the RPC) into a KnownTx; throws the codec's error. */
@@ -104,7 +102,7 @@ export function knownTxFromBytes(bytes: Uint8Array, network: Network): KnownTx {
     timestamp: d.timestamp,
   };
   // The canonical full form of the same bytes (what encodeTransaction(tx) gives).
-  return known(tx, canonical, d.checksum);
+  return new Known(tx, canonical, d.checksum);
 }
 
 export function encodeStoredTx(k: KnownTx): Buffer {

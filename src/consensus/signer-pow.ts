@@ -17,7 +17,7 @@ import type { CoreAccess } from '../core/blake2b.js';
 import { sha3_512sq } from '../core/hash.js';
 import { signerPowChallengePrefix, signerPowHash, SIGNER_POW_MAX_SOLUTION } from '../core/signer-pow.js';
 import { primaryAddressFromPublicKey } from '../formats/address.js';
-import { COIN } from '../formats/amount.js';
+import { amountToBytes, COIN } from '../formats/amount.js';
 import { assertBytes, concatBytes, describeType } from '../formats/bytes.js';
 import { FormatError } from '../formats/errors.js';
 import { decodeVarUint, decodeVarUintNumber, encodeVarUint, U64_MAX, varUintLength } from '../formats/varint.js';
@@ -71,18 +71,11 @@ export function leSignedToBigInt(bytes: Uint8Array): bigint {
   return v;
 }
 
-/** The minimal little-endian two's-complement bytes of an integer (.NET `BigInteger.ToByteArray`; 0 → `00`). */
-export function bigIntToLeSigned(value: bigint): Uint8Array {
-  const out: number[] = [];
-  let v = value;
-  for (;;) {
-    const byte = Number(v & 0xffn);
-    out.push(byte);
-    v >>= 8n;
-    if ((v === 0n && (byte & 0x80) === 0) || (v === -1n && (byte & 0x80) !== 0)) break;
-  }
-  return Uint8Array.from(out);
-}
+/**
+ * The minimal little-endian two's-complement bytes of an integer (.NET `BigInteger.ToByteArray`;
+ * 0 → `00`): the same encoding as an amount's, so the same code.
+ */
+export const bigIntToLeSigned: (value: bigint) => Uint8Array = amountToBytes;
 
 /**
  * Difficulty of a (little-endian) hash, raw CoinNumber: `floor(maxTargetHash·10⁸ / H)`; 0 for a

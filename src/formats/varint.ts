@@ -85,13 +85,16 @@ function writeCanonical(out: Uint8Array, offset: number, v: bigint): number {
     out[offset] = Number(v);
     return offset + 1;
   }
+  if (width !== 8) return writePrefixed(out, offset, prefixFor(width, negative), width, Number(magnitude));
   out[offset] = prefixFor(width, negative);
-  if (width === 8) {
-    new DataView(out.buffer, out.byteOffset, out.byteLength).setBigUint64(offset + 1, magnitude, true);
-  } else {
-    let m = Number(magnitude);
-    for (let i = 1; i <= width; i++, m = Math.floor(m / 256)) out[offset + i] = m & 0xff;
-  }
+  new DataView(out.buffer, out.byteOffset, out.byteLength).setBigUint64(offset + 1, magnitude, true);
+  return offset + 1 + width;
+}
+
+/** Writes `prefix` and a 2- or 4-byte little-endian payload `m` (a number); returns the next offset. */
+function writePrefixed(out: Uint8Array, offset: number, prefix: number, width: number, m: number): number {
+  out[offset] = prefix;
+  for (let i = 1; i <= width; i++, m = Math.floor(m / 256)) out[offset + i] = m & 0xff;
   return offset + 1 + width;
 }
 
@@ -116,13 +119,9 @@ const smallWidth = (v: number): number => (v <= ONE_BYTE_MAX ? 0 : v <= U16_MAX 
 /** Writes a small unsigned value's canonical form (room checked by the caller). */
 function writeSmall(out: Uint8Array, offset: number, v: number): number {
   const width = smallWidth(v);
-  if (width === 0) {
-    out[offset] = v;
-    return offset + 1;
-  }
-  out[offset] = width === 2 ? PREFIX_U16 : PREFIX_U32;
-  for (let i = 1; i <= width; i++, v = Math.floor(v / 256)) out[offset + i] = v & 0xff;
-  return offset + 1 + width;
+  if (width !== 0) return writePrefixed(out, offset, prefixFor(width, false), width, v);
+  out[offset] = v;
+  return offset + 1;
 }
 
 /** Number of bytes of the canonical unsigned varint of `value` (0 ≤ value < 2^64). */
