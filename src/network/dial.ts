@@ -114,6 +114,8 @@ export interface DialerOptions {
   path?: string;
   /** Called when a target is given up for good (a permanent close reason). */
   onGiveUp?: (target: DialTarget, reason: CloseReason) => void;
+  /** Called when a target added with `giveUpAfter` is removed (that many failed dials, or a permanent reason). */
+  onDropped?: (target: DialTarget, reason: CloseReason | null) => void;
   /** Opens the WebSocket (tests may substitute). */
   openSocket?: (url: string, o: { maxPayload: number; handshakeTimeout: number }) => WebSocket;
 }
@@ -126,6 +128,8 @@ interface Entry {
   ws: WebSocket | null;
   link: Link | null;
   lastReason: CloseReason | null;
+  /** Failed dials in a row after which the target is removed (a discovered peer); null = keep redialling. */
+  giveUpAfter: number | null;
 }
 
 /**
@@ -142,12 +146,16 @@ export class Dialer {
     this.own = new Set((o.ownEndpoints ?? []).map((e) => e.toLowerCase()));
   }
 
-  /** Adds a target (dialled at once when running). Returns false for our own endpoint. */
-  add(target: DialTarget): boolean {
+  /**
+   * Adds a target (dialled at once when running). Returns false for our own endpoint. With
+   * `giveUpAfter`, the target is removed after that many failed dials in a row or a permanent
+   * close reason (the reference redials a dropped peer up to 3 times, §2.1); without, it is kept.
+   */
+  add(target: DialTarget, options: { giveUpAfter?: number } = {}): boolean {
     const key = targetKey(target);
     if (this.isOwn(target)) return false;
     if (this.targets.has(key)) return true;
-    this.targets.set(key, { target, state: 'idle', failures: 0, timer: null, ws: null, link: null, lastReason: null });
+    this.targets.set(key, { target, state: 'idle', failures: 0, timer: null, ws: null, link: null, lastReason: null, giveUpAfter: options.giveUpAfter ?? null });
     if (this.running) this.dial(key);
     return true;
   }
@@ -219,6 +227,12 @@ export class Dialer {
     const e = this.targets.get(key);
     if (!e || !this.running || e.state === 'dialling' || e.state === 'linked' || e.state === 'stopped') return;
     if (this.o.canDial && !this.o.canDial(e.target)) {
+      // A discovered peer is not waited for: the next discovery pass picks again.
+      if (e.giveUpAfter !== null) {
+        this.targets.delete(key);
+        e.state = 'stopped';
+        return;
+      }
       e.state = 'waiting';
       e.timer = this.o.clock.setTimer(this.backoffMs(1), () => {
         e.timer = null;
@@ -267,12 +281,19 @@ export class Dialer {
   private afterClose(key: string, e: Entry, reason: CloseReason | null, wasOpen: boolean): void {
     e.lastReason = reason;
     if (!this.running || e.state === 'stopped' || this.targets.get(key) !== e) return;
-    if (reason && CLOSE_REASONS[reason].permanent) {
+    const permanent = reason !== null && CLOSE_REASONS[reason].permanent;
+    e.failures = wasOpen ? 1 : e.failures + 1;
+    if (e.giveUpAfter !== null && (permanent || (!wasOpen && e.failures >= e.giveUpAfter))) {
+      this.targets.delete(key);
+      e.state = 'stopped';
+      this.o.onDropped?.(e.target, reason);
+      return;
+    }
+    if (permanent) {
       e.state = 'stopped';
       this.o.onGiveUp?.(e.target, reason);
       return;
     }
-    e.failures = wasOpen ? 1 : e.failures + 1;
     e.state = 'waiting';
     e.timer = this.o.clock.setTimer(this.backoffMs(e.failures), () => {
       e.timer = null;

@@ -30,6 +30,7 @@ import { systemClock, type NetClock } from './clock.js';
 import { targetKey, type DialTarget } from './dial.js';
 import type { Link } from './link.js';
 import { MASTER_TYPES, PeerNetwork } from './peer-network.js';
+import { PeerBook } from './peer-book.js';
 import { RelayChooser } from './relay-choice.js';
 import { MessageCode, messageCodeName } from './protocol/codes.js';
 import { CLOSE_REASONS } from './protocol/close.js';
@@ -60,6 +61,11 @@ export interface NodeNetworkOptions {
   /** Port the peer listener is bound to (0 = none), for `status`. */
   listeningPort: () => number;
   peers: DialTarget[];
+  /**
+   * Where the masters heard of are kept across restarts (the data directory's `peers.json`):
+   * masters and relays dial from them besides `peers` (§2.2). None = in memory only.
+   */
+  peerBookFile?: string;
   /** Seconds between blocks of this network (scales the network-height cap, §6). */
   blockIntervalSeconds: number;
   /**
@@ -338,6 +344,11 @@ export class NodeNetwork {
       },
       clock,
       peers: o.peers,
+      peerBook: new PeerBook({
+        clock,
+        ...(o.peerBookFile ? { file: o.peerBookFile } : {}),
+        onFileError: (err, action) => o.log.warn({ err, file: o.peerBookFile }, action === 'read' ? 'the peer book could not be read; starting from the configured peers' : 'the peer book could not be written'),
+      }),
       onMessage: (link, m) => this.message(link, m),
       onOpen: (link) => {
         o.log.info({ peer: link.peer?.addressText, type: link.peerType, remote: link.remote, height: Number(link.peerHeight) }, 'peer connected');

@@ -6,12 +6,13 @@
  * (`onMessage`), which owns the mempool, chain and consensus.
  */
 import { randomBytes } from 'node:crypto';
-import { addressToText } from '../formats/address.js';
+import { addressFromText, addressToText } from '../formats/address.js';
 import { toHex } from '../formats/bytes.js';
 import { verifySignature } from '../formats/rsa.js';
 import { systemClock, type NetClock, type TimerHandle } from './clock.js';
 import { Dialer, parseTarget, targetKey, type DialerOptions, type DialTarget } from './dial.js';
 import { InventoryBatcher } from './inventory.js';
+import type { PeerBook } from './peer-book.js';
 import {
   defaultAcceptedRoles,
   Link,
@@ -23,7 +24,7 @@ import {
 } from './link.js';
 import { KeepAliveProducer, PRESENCE_PURGE_INTERVAL_SECONDS, PresenceList, type MasterPowCheck, type SignatureVerifier } from './presence.js';
 import { MessageCode } from './protocol/codes.js';
-import { CloseReason } from './protocol/close.js';
+import { CLOSE_REASONS, CloseReason } from './protocol/close.js';
 import type { HelloVerifier } from './protocol/hello.js';
 import {
   encodeMessage,
@@ -61,6 +62,14 @@ export const SECTOR_FORWARD_TIMEOUT_MS = 5_000;
 const MAX_PENDING_SECTORS = 1_000;
 /** Keep-alive inventory ids remembered (one per device refresh). */
 const KEEPALIVE_SEEN_CAPACITY = 100_000;
+/** How often a node looks for masters to dial (the reference's 2 s reconnect loop, §2.1). */
+export const DISCOVERY_INTERVAL_MS = 2_000;
+/** Failed dials in a row before a discovered master is dropped (the reference's 3, §2.1). */
+export const DISCOVERED_DIAL_ATTEMPTS = 3;
+/** A peer book that only changed its times is written at most this often. */
+const PEER_BOOK_SAVE_MS = 60_000;
+/** Masters a relay keeps links to (S2 `maxRelayMasterNodesToConnectTo`); a master aims at its outbound limit (12). */
+const RELAY_MASTER_LINKS = 6;
 
 export const MASTER_TYPES: readonly NodeType[] = ['M', 'H'];
 export const SERVER_TYPES: readonly NodeType[] = ['M', 'H', 'W', 'R'];
@@ -89,6 +98,11 @@ export interface PeerNetworkOptions {
   dial?: Pick<DialerOptions, 'baseDelayMs' | 'maxDelayMs' | 'path' | 'openSocket'>;
   /** Inbound sockets allowed in their hello at once (default MAX_PENDING_HANDSHAKES). */
   maxPendingHandshakes?: number;
+  /**
+   * The masters heard of (presences, hellos), kept across restarts: masters and relays dial from
+   * it until they hold their number of master links (§2.1, §2.2). None = configured peers only.
+   */
+  peerBook?: PeerBook;
   /**
    * Master signer PoW in presence (§3.3–§3.4): whether M/H keep-alives must carry a solution (ours
    * included: a master without one sends none), the check of received ones, and our own solution
@@ -130,6 +144,10 @@ export class PeerNetwork {
   private readonly sectorsPending = new Map<string, { prefix: Uint8Array; askers: Map<Link, number>; timer: TimerHandle }>();
   private keepAliveTimer: TimerHandle | null = null;
   private purgeTimer: TimerHandle | null = null;
+  private discoveryTimer: TimerHandle | null = null;
+  /** Discovered masters being dialled or linked (targetKey); removed when the dialer drops them. */
+  private readonly discovered = new Set<string>();
+  private bookSavedAt = 0;
   private running = false;
   private lastInboundAt: number | null = null;
 
@@ -188,6 +206,12 @@ export class PeerNetwork {
       createLink: (socket, target) => this.track(new Link(this.ctx, socket, { direction: 'outbound', remote: targetKey(target), ...(target.expectedAddress ? { expectedAddress: target.expectedAddress } : {}) })),
       canDial: (t) => this.registry.hasOutboundRoom() && !(t.expectedAddress && this.registry.byIdentity(t.expectedAddress)),
       ...(o.onGiveUp ? { onGiveUp: o.onGiveUp } : {}),
+      onDropped: (target, reason) => {
+        const key = targetKey(target);
+        this.discovered.delete(key);
+        // Unreachable, or someone else now: gone from the book until a presence or hello names it again.
+        if (reason === null || CLOSE_REASONS[reason].permanent) this.o.peerBook?.forget(key);
+      },
       ...o.dial,
     });
     for (const p of o.peers ?? []) this.dialer.add(p);
@@ -200,6 +224,7 @@ export class PeerNetwork {
     this.dialer.start();
     this.schedulePurge();
     this.scheduleKeepAlive(0);
+    if (this.o.peerBook && this.local.nodeType !== 'C') this.scheduleDiscovery(0);
   }
 
   /**
@@ -217,7 +242,9 @@ export class PeerNetwork {
     this.dialer.stop('shutdown');
     this.keepAliveTimer?.cancel();
     this.purgeTimer?.cancel();
-    this.keepAliveTimer = this.purgeTimer = null;
+    this.discoveryTimer?.cancel();
+    this.keepAliveTimer = this.purgeTimer = this.discoveryTimer = null;
+    this.o.peerBook?.save();
     for (const p of this.sectorsPending.values()) p.timer.cancel();
     this.sectorsPending.clear();
     for (const l of [...this.live]) l.close(CloseReason.shutdown);
@@ -295,6 +322,12 @@ export class PeerNetwork {
   // ---- link events -----------------------------------------------------------------------
 
   private opened(link: Link): void {
+    // A master that completed a hello is a peer worth dialling later (its endpoint is signed in it).
+    const book = this.o.peerBook;
+    if (book && link.peer?.endpoint && MASTER_TYPES.includes(link.peerType)) {
+      book.learn(link.peer.endpoint, link.peer.addressText);
+      book.connected(targetKey(parseTarget(link.peer.endpoint) ?? { host: '', port: 0 }));
+    }
     // A client's new primary relay changes its presence host: the other relays hear of it now.
     if (this.choosePrimary()) this.announceOwnKeepAlive(link);
     // Tell the new peer who we are (if our keep-alives go to its type): presence, then keep-alives follow.
@@ -543,6 +576,58 @@ export class PeerNetwork {
       }
       this.scheduleKeepAlive(Math.max(1_000, this.producer.dueInMs()));
     });
+  }
+
+  /**
+   * The reconnect loop of §2.1 for masters heard of: learns the M/H presences' endpoints, and
+   * while this node holds fewer master links than it aims at, dials one more from the peer book
+   * (not ourselves, not a wallet already linked in either direction, not one being dialled).
+   */
+  private scheduleDiscovery(delayMs: number = DISCOVERY_INTERVAL_MS): void {
+    this.discoveryTimer = this.clock.setTimer(delayMs, () => {
+      if (!this.running) return;
+      try {
+        this.discover();
+      } catch (err) {
+        this.o.onError?.(null, err);
+      }
+      this.scheduleDiscovery();
+    });
+  }
+
+  private discover(): void {
+    const book = this.o.peerBook!;
+    const ownAddress = addressToText(this.local.address);
+    const before = book.size;
+    for (const { wallet, device } of this.presence.byRole('M')) {
+      const address = addressToText(wallet);
+      if (address !== ownAddress && device.host) book.learn(device.host, address, device.lastSeen * 1000);
+    }
+    const now = this.clock.now();
+    if (book.size !== before || now - this.bookSavedAt >= PEER_BOOK_SAVE_MS) {
+      book.save();
+      this.bookSavedAt = now;
+    }
+    const aim = this.local.nodeType === 'R' ? Math.min(RELAY_MASTER_LINKS, this.registry.limits.outbound) : this.registry.limits.outbound;
+    const linked = this.links(MASTER_TYPES);
+    let dialling = 0;
+    for (const key of [...this.discovered]) {
+      if (!this.dialer.has(key)) this.discovered.delete(key);
+      else if (!linked.some((l) => l.remote === key)) dialling++;
+    }
+    if (linked.length + dialling >= aim || !this.registry.hasOutboundRoom()) return;
+    const own = new Set([this.local.endpoint, ...(this.o.ownEndpoints ?? [])].filter(Boolean).map((e) => e.toLowerCase()));
+    const next = book.pick((e) => {
+      if (e.address === ownAddress || own.has(e.endpoint.toLowerCase()) || this.dialer.has(e.endpoint)) return true;
+      try {
+        return this.registry.byIdentity(addressFromText(e.address)) !== null;
+      } catch {
+        return true; // not an address: never dialled
+      }
+    });
+    if (!next) return;
+    const target: DialTarget = { host: next.host, port: next.port, expectedAddress: addressFromText(next.address) };
+    if (this.dialer.add(target, { giveUpAfter: DISCOVERED_DIAL_ATTEMPTS })) this.discovered.add(targetKey(target));
   }
 
   private schedulePurge(): void {

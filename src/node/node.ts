@@ -6,6 +6,7 @@
  * one process. `close()` stops in the reverse order (style P52): block production, mempool, pool,
  * then the store (flushed).
  */
+import { join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import { Chain } from '../chain/chain.js';
 import { ChainExtensions } from '../chain/extensions.js';
@@ -22,6 +23,7 @@ import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { NodeWallet } from '../wallet/wallet.js';
 import { createNodeEvents, type NodeEventBus } from './events.js';
 import { NodeNetwork } from '../network/node-network.js';
+import { PEER_BOOK_FILE } from '../network/peer-book.js';
 import { listenForPeers, type PeerListener } from './peer-listener.js';
 import { identityOf, MessagingService } from '../messaging/service.js';
 import { createMqBridge } from '../messaging/mq/bridge.js';
@@ -209,6 +211,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         },
         listeningPort: () => listeningPort,
         peers: p2p.peers,
+        peerBookFile: join(opts.dataDir, PEER_BOOK_FILE),
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
         relayError: (message) => MessagingService.relayError(message, Math.floor(clock.now() / 1000)),
         consensus: () => consensus.engine,

@@ -211,6 +211,23 @@ describe('a network of masters, a relay and clients', () => {
     expect(await checksumAt(again, before + 2)).toBe(await checksumAt(m1, before + 2));
   });
 
+  it('a master with no --peer, killed and restarted far behind, dials the masters it knew (its peer book) and catches up', async () => {
+    // master-1 is started without --peer: the others dial it. Once it is more than 15 blocks
+    // behind they refuse it (tooFarBehind, §2.3), so only a link it dials itself can bring it back.
+    const m1 = running.get('master-1')!;
+    const m2 = running.get('master-2')!;
+    const before = await m2.height();
+    expect(await m1.kill('SIGKILL')).toBeNull();
+    running.delete('master-1');
+    await m2.waitForHeight(before + 20, 60_000);
+    const again = await start('master-1');
+    await again.waitFor(async () => (await again.height()) >= (await m2.height()) - 1, 'master-1 to catch up', 60_000);
+    await again.waitFor(async () => (await status(again))['DLT Status'] === 'Active', 'Active', 20_000);
+    const h = Math.min(await again.height(), await m2.height());
+    expect(await checksumAt(again, h)).toBe(await checksumAt(m2, h));
+    expect(again.output()).toMatch(/synchronizing/);
+  }, 150_000);
+
   it('a node started later synchronizes the chain from the genesis', async () => {
     const m1 = running.get('master-1')!;
     const target = await m1.height();

@@ -174,6 +174,39 @@ describe('dialling a real ws WebSocketServer on 127.0.0.1', () => {
     dialer.stop();
   });
 
+  it('a discovered peer (giveUpAfter) is dropped after that many failed dials in a row; a configured one is kept', async () => {
+    const clock = new ManualClock();
+    const client = new TestNode({ identity: A, clock });
+    const opened: string[] = [];
+    const dropped: string[] = [];
+    const dialer = new Dialer({
+      clock,
+      random: () => 1,
+      createLink: (socket, target) => new Link(client.ctx, socket, { direction: 'outbound', remote: targetKey(target) }),
+      onDropped: (target, reason) => dropped.push(`${targetKey(target)} ${reason}`),
+      openSocket: (url) => {
+        opened.push(url);
+        const fake = Object.assign(new EventEmitter(), { terminate: () => undefined });
+        setImmediate(() => fake.emit('close', 1006, Buffer.alloc(0)));
+        return fake as unknown as WebSocket;
+      },
+    });
+    dialer.add({ host: '127.0.0.1', port: 1 }, { giveUpAfter: 3 });
+    dialer.add({ host: '127.0.0.1', port: 2 });
+    dialer.start();
+    for (let i = 0; i < 6; i++) {
+      await new Promise((r) => setImmediate(r));
+      clock.advance(60_000);
+    }
+    await new Promise((r) => setImmediate(r));
+    expect(opened.filter((u) => u.includes(':1/'))).toHaveLength(3);
+    expect(dropped).toEqual(['127.0.0.1:1 null']);
+    expect(dialer.has('127.0.0.1:1')).toBe(false);
+    expect(dialer.has('127.0.0.1:2')).toBe(true);
+    expect(opened.filter((u) => u.includes(':2/')).length).toBeGreaterThan(3);
+    dialer.stop();
+  });
+
   it('backoff doubles, is capped, and jitters within [d/2, d]', () => {
     const d = new Dialer({ clock: new ManualClock(), createLink: () => { throw new Error('unused'); }, random: () => 0 });
     expect([1, 2, 3, 4, 7, 8, 50].map((n) => d.backoffMs(n))).toEqual([500, 1000, 2000, 4000, 30000, 30000, 30000]);
