@@ -4,9 +4,11 @@
  * others down. The first run creates the wallets and a genesis file that funds the masters and the
  * clients; a later run on the same `--dir` starts the same network again.
  *
- * Topology: every master dials the masters before it (a full mesh); every relay dials every
- * master; client i dials relay i mod relays (or the masters when there is no relay), which stays
- * its primary relay, and links to the relay nearest its sector as well (network/relay-choice.ts).
+ * Topology: every master dials every other master (a full mesh that a restarted master finds
+ * again from its own command line; two masters dialling each other keep one link, the registry's
+ * one-link-per-identity rule); every relay dials every master; client i dials relay i mod relays
+ * (or the masters when there is no relay), which stays its primary relay, and links to the relay
+ * nearest its sector as well (network/relay-choice.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -24,7 +26,8 @@ export const DEVNET_HELP = `Usage: dltnode devnet [--masters N] [--relays N] [--
                       [--dir DIR] [--json] [--base-port PORT] [--mq-port PORT]
 
 Starts a local network on 127.0.0.1: masters that produce blocks, relays, and clients funded by
-the genesis. Prints a table of the nodes, then their merged log; Ctrl-C stops every node.
+the genesis. Prints a table of the nodes, then their merged log; Ctrl-C, SIGTERM, SIGHUP (the
+terminal closed) or a closed output (devnet | head) stops every node.
   --masters N            masters (default 3)
   --relays N             relays (default 2: client i uses relay i, so two clients talk across relays)
   --clients N            clients (default 2)
@@ -204,7 +207,8 @@ export function devnetNodeArgs(node: DevnetNode, all: readonly DevnetNode[], gen
   const masters = all.filter((n) => n.role === 'master');
   const relays = all.filter((n) => n.role === 'relay');
   let peers: DevnetNode[];
-  if (node.role === 'master') peers = masters.slice(0, masters.indexOf(node));
+  // Every other master, not only the earlier ones: master-1 restarted alone must find the network.
+  if (node.role === 'master') peers = masters.filter((m) => m !== node);
   else if (node.role === 'relay') peers = masters;
   else {
     const clients = all.filter((n) => n.role === 'client');
@@ -247,7 +251,7 @@ export function devnetTable(nodes: readonly DevnetNode[], genesisPath: string): 
   return [...lines, '', `genesis: ${genesisPath}`, 'Ctrl-C stops every node.'].join('\n');
 }
 
-/** Runs the devnet until SIGINT/SIGTERM; resolves with the exit code. */
+/** Runs the devnet until SIGINT, SIGTERM, SIGHUP or its output closes; resolves with the exit code. */
 export async function devnetCommand(argv: string[]): Promise<number> {
   const o = parseDevnetArgs(argv);
   if (o === 'help') {
@@ -258,54 +262,73 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   const cli = join(dirname(fileURLToPath(import.meta.url)), 'main.js');
   const children = new Map<string, ChildProcess>();
   let stopping = false;
+  // Output that cannot be written any more (`devnet | head`, a closed terminal) is dropped: the
+  // stream's error stops the network instead (below).
+  const broken = new Set<NodeJS.WriteStream>();
+  const write = (stream: NodeJS.WriteStream, text: string): void => {
+    if (!broken.has(stream) && !stream.destroyed) stream.write(text);
+  };
   for (const node of nodes) {
     // Each node in its own process group: a terminal's Ctrl-C reaches only the devnet, which then
     // stops every node once (a node that got the signal twice would skip its graceful shutdown).
+    // The nodes are in their own sessions too, so a closed terminal's SIGHUP reaches only the devnet.
     const child = spawn(process.execPath, [cli, ...devnetNodeArgs(node, nodes, genesisPath, o.mqPort ?? null)], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     node.pid = child.pid ?? null;
     children.set(node.name, child);
     for (const stream of [child.stdout, child.stderr]) {
       let rest = '';
       stream?.setEncoding('utf8');
+      // Read even when nothing is printed: a node blocked on a full pipe would stop.
       stream?.on('data', (chunk: string) => {
         const lines = (rest + chunk).split('\n');
         rest = lines.pop() ?? '';
-        if (!o.json) for (const l of lines) if (l.trim()) process.stdout.write(`${compactLine(node.name, l)}\n`);
+        if (!o.json) for (const l of lines) if (l.trim()) write(process.stdout, `${compactLine(node.name, l)}\n`);
       });
     }
     child.on('exit', (code, signal) => {
       children.delete(node.name);
-      if (!stopping) process.stderr.write(`${node.name} (pid ${node.pid}) exited with ${signal ?? `code ${code}`}; the other nodes keep running\n`);
+      if (!stopping) write(process.stderr, `${node.name} (pid ${node.pid}) exited with ${signal ?? `code ${code}`}; the other nodes keep running\n`);
     });
   }
-  if (o.json) {
-    for (const n of nodes) console.log(JSON.stringify(n));
-    console.log(JSON.stringify({ genesis: genesisPath }));
-  } else {
-    console.log(devnetTable(nodes, genesisPath));
-  }
-  return new Promise<number>((done) => {
-    const stop = (signal: string): void => {
-      if (stopping) return;
-      stopping = true;
-      process.stderr.write(`${signal}: stopping ${children.size} nodes\n`);
-      for (const child of children.values()) child.kill('SIGTERM');
-      const check = setInterval(() => {
-        if (children.size === 0) {
-          clearInterval(check);
-          done(0);
-        }
-      }, 100);
-      // A node that does not stop within its own shutdown timeout is killed.
-      setTimeout(() => {
-        for (const child of children.values()) child.kill('SIGKILL');
-      }, 15_000).unref();
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    // However the devnet ends, its nodes end with it.
-    process.once('exit', () => {
+  let finish!: (code: number) => void;
+  const finished = new Promise<number>((r) => (finish = r));
+  const stop = (why: string): void => {
+    if (stopping) return;
+    stopping = true;
+    write(process.stderr, `${why}: stopping ${children.size} nodes\n`);
+    for (const child of children.values()) child.kill('SIGTERM');
+    const check = setInterval(() => {
+      if (children.size === 0) {
+        clearInterval(check);
+        finish(0);
+      }
+    }, 100);
+    // A node that does not stop within its own shutdown timeout is killed.
+    setTimeout(() => {
       for (const child of children.values()) child.kill('SIGKILL');
+    }, 15_000).unref();
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  // The terminal closed: the detached nodes would not hear of it and run on without their devnet.
+  process.once('SIGHUP', () => stop('SIGHUP'));
+  // A reader gone (EPIPE) or a terminal gone (EIO): an unhandled stream error would crash the
+  // devnet, and its exit handler would SIGKILL every node mid-write.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      broken.add(stream);
+      stop(err.code ?? 'output error');
     });
+  }
+  // However the devnet ends, its nodes end with it.
+  process.once('exit', () => {
+    for (const child of children.values()) child.kill('SIGKILL');
   });
+  if (o.json) {
+    for (const n of nodes) write(process.stdout, `${JSON.stringify(n)}\n`);
+    write(process.stdout, `${JSON.stringify({ genesis: genesisPath })}\n`);
+  } else {
+    write(process.stdout, `${devnetTable(nodes, genesisPath)}\n`);
+  }
+  return finished;
 }

@@ -1,5 +1,5 @@
 // `dltnode devnet` arguments (issue 11): two relays by default so the two clients talk across
-// relays; --mq-port makes the clients publish to an MQTT broker.
+// relays; --mq-port makes the clients publish to an MQTT broker; every master dials every other.
 import { describe, expect, it } from 'vitest';
 import { devnetNodeArgs, parseDevnetArgs, type DevnetNode } from '../../src/cli/devnet.js';
 
@@ -32,6 +32,15 @@ describe('devnet arguments', () => {
     expect(peersOf(all[4]!)).toEqual(['127.0.0.1:12']);
     expect(devnetNodeArgs(all[3]!, all, '/g.json', 1883).join(' ')).toContain('--mq-driver mqtt --mq-host 127.0.0.1 --mq-port 1883');
     expect(devnetNodeArgs(all[1]!, all, '/g.json', 1883)).not.toContain('--mq-driver');
+  });
+
+  it('gives every master every other master as a peer (master-1 restarted alone finds the network), relays every master', () => {
+    const all = [node('master-1', 'master', 10), node('master-2', 'master', 11), node('master-3', 'master', 12), node('relay-1', 'relay', 13)];
+    const peersOf = (n: DevnetNode) => devnetNodeArgs(n, all, '/g.json').flatMap((a, i, arr) => (arr[i - 1] === '--peer' ? [a] : []));
+    expect(peersOf(all[0]!)).toEqual(['127.0.0.1:11', '127.0.0.1:12']);
+    expect(peersOf(all[1]!)).toEqual(['127.0.0.1:10', '127.0.0.1:12']);
+    expect(peersOf(all[2]!)).toEqual(['127.0.0.1:10', '127.0.0.1:11']);
+    expect(peersOf(all[3]!)).toEqual(['127.0.0.1:10', '127.0.0.1:11', '127.0.0.1:12']);
   });
 
   it('gives masters a signer-miner duty of 25 %, the others none', () => {

@@ -1,0 +1,126 @@
+/**
+ * `dltnode devnet` as a process: the nodes it spawns are detached (their own sessions), so the
+ * devnet itself must stop them when its terminal goes away (SIGHUP) or its reader does (EPIPE,
+ * `devnet | head`); a devnet that died instead would leave them running, or SIGKILL them.
+ * One master, no relay, no client: the smallest network; its wallet is the harness's cached key.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { newDataDir } from './harness.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const STARTED_MS = 30_000;
+const STOPPED_MS = 25_000;
+
+const dirs: string[] = [];
+const nodePids = new Set<number>();
+const devnets: ChildProcess[] = [];
+
+afterAll(() => {
+  // Whatever a failed test left running is killed here, by the pids the devnets printed.
+  for (const d of devnets) if (d.exitCode === null && d.signalCode === null) d.kill('SIGKILL');
+  for (const pid of nodePids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+/** A devnet directory whose master-1 already holds the cached wallet (no RSA key generation). */
+async function devnetDir(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'dltnode-devnet-'));
+  dirs.push(dir);
+  const { dataDir } = await newDataDir();
+  renameSync(dataDir, join(dir, 'master-1'));
+  return dir;
+}
+
+/** Spawns `devnet` with the one-master network; stdout and stderr piped and collected. */
+function runDevnet(dir: string, extra: string[] = []): { child: ChildProcess; out: () => string; err: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+  const child = spawn(process.execPath, [CLI, 'devnet', '--masters', '1', '--relays', '0', '--clients', '0', '--dir', dir, ...extra], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  devnets.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  return { child, out: () => out, err: () => err, exited };
+}
+
+async function bounded<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)));
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('dltnode devnet stops its nodes', () => {
+  it('on SIGHUP (the terminal closed): every node stops gracefully and the devnet exits 0', async () => {
+    const dir = await devnetDir();
+    const d = runDevnet(dir, ['--json']);
+    const nodes = await until(() => {
+      const lines = d.out().split('\n').filter((l) => l.startsWith('{'));
+      if (!lines.some((l) => l.includes('"genesis"'))) return undefined;
+      return lines.map((l) => JSON.parse(l) as { pid?: number; rpcUrl?: string }).filter((n) => n.pid !== undefined);
+    }, 'the devnet\'s node list', STARTED_MS);
+    expect(nodes).toHaveLength(1);
+    for (const n of nodes) nodePids.add(n.pid!);
+    // The node is up (it answers), so what follows is a running node's shutdown, not a startup's.
+    await until(async () => {
+      try {
+        return (await fetch(`${nodes[0]!.rpcUrl}/status`, { signal: AbortSignal.timeout(2_000) })).ok;
+      } catch {
+        return false;
+      }
+    }, 'the node\'s status', STARTED_MS);
+
+    d.child.kill('SIGHUP');
+    const { code } = await bounded(d.exited, STOPPED_MS, 'the devnet to exit after SIGHUP');
+    expect(code, d.err()).toBe(0);
+    expect(d.err()).toContain('SIGHUP: stopping 1 nodes');
+    for (const n of nodes) expect(alive(n.pid!), `node pid ${n.pid} after SIGHUP`).toBe(false);
+  }, 90_000);
+
+  it('when its output closes (devnet | head): no EPIPE crash, every node stops, the devnet exits 0', async () => {
+    const dir = await devnetDir();
+    const d = runDevnet(dir);
+    await until(() => d.out().includes('Ctrl-C stops every node.'), 'the devnet\'s table', STARTED_MS);
+    const pids = [...d.out().matchAll(/^master-1\s+master\s+\S+\s+\S+\s+\d+\s+(\d+)\s/gm)].map((m) => Number(m[1]));
+    expect(pids).toHaveLength(1);
+    for (const pid of pids) nodePids.add(pid);
+    // The reader goes away as `head` does; the node's startup log, written next, meets EPIPE.
+    d.child.stdout!.destroy();
+
+    const { code } = await bounded(d.exited, STOPPED_MS, 'the devnet to exit after its stdout closed');
+    expect(d.err()).not.toMatch(/Error: write EPIPE|\n\s+at /);
+    expect(d.err()).toContain('EPIPE: stopping 1 nodes');
+    expect(code, d.err()).toBe(0);
+    for (const pid of pids) expect(alive(pid), `node pid ${pid} after EPIPE`).toBe(false);
+  }, 90_000);
+});
