@@ -8,6 +8,7 @@
  */
 import type { Network, Transaction, TxInput, TxOutput } from '../codec/types.js';
 import { encodeTransaction } from '../codec/transaction.js';
+import { addressToText } from '../formats/address.js';
 import { equalBytes } from '../formats/bytes.js';
 import { FORCE_TRANSACTION_PRICE, TRANSACTION_DUST_LIMIT, TransactionType } from '../formats/constants.js';
 import { estimateFee } from '../formats/fees.js';
@@ -45,6 +46,24 @@ export interface PaymentRequest {
 }
 
 const badPayment = (message: string): TxError => new TxError(TxErrorCode.BadPayment, message);
+
+/**
+ * The outputs of a payment: the recipients, then each relay's share (interface.md addTransaction
+ * rule 5). A relay that is also a recipient (or named twice) gets its share added to that output
+ * instead of a second one: an address appears once in a transaction's outputs (reference-formats
+ * §8.3, a repeated key makes it unparseable). The reference adds relay outputs with
+ * `Dictionary.Add`, which throws there; merging keeps the payment and every relay's share.
+ */
+function withRelayShares(outputs: TxOutput[], relays: readonly Uint8Array[] | undefined, share: bigint): TxOutput[] {
+  if (!relays?.length) return outputs;
+  const merged = outputs.map((o) => ({ ...o }));
+  for (const address of relays) {
+    const same = merged.find((o) => equalBytes(o.address, address));
+    if (same) same.amount += share;
+    else merged.push({ address, amount: share });
+  }
+  return merged;
+}
 
 /** A new transaction's nonce (§8.3): milliseconds-within-second × 1000 + random 0..999. */
 export const transactionNonce = (nowMs: number): number => (nowMs % 1000) * 1000 + Math.floor(Math.random() * 1000);
@@ -88,22 +107,44 @@ export class PaymentBuilder {
    * Multisig wallets are left out: they spend only through multisig transactions.
    */
   selectInputs(key: WalletKey, target: bigint, outputs: TxOutput[]): TxInput[] | null {
-    const candidates = key
-      .addresses()
-      .filter((a) => !outputs.some((o) => equalBytes(o.address, a.address)))
-      .filter((a) => this.chain.wallet(a.address).type === WalletType.Normal)
-      .map((a) => ({ ...a, available: this.available(a.address) }))
-      .filter((a) => a.available > 0n)
-      .sort((x, y) => (x.available < y.available ? -1 : x.available > y.available ? 1 : 0));
     const inputs: TxInput[] = [];
     let remaining = target;
-    for (const c of candidates) {
+    for (const c of this.candidates(key, outputs)) {
       if (remaining === 0n) break;
       const take = c.available < remaining ? c.available : remaining;
       inputs.push({ key: c.nonce, amount: take });
       remaining -= take;
     }
     return remaining === 0n ? sortInputs(inputs) : null;
+  }
+
+  /** The addresses of `key` that may fund a payment to `outputs`, with what each has available, smallest first. */
+  private candidates(key: WalletKey, outputs: TxOutput[]): { address: Uint8Array; nonce: Uint8Array; available: bigint }[] {
+    return key
+      .addresses()
+      .filter((a) => !outputs.some((o) => equalBytes(o.address, a.address)))
+      .filter((a) => this.chain.wallet(a.address).type === WalletType.Normal)
+      .map((a) => ({ ...a, available: this.available(a.address) }))
+      .filter((a) => a.available > 0n)
+      .sort((x, y) => (x.available < y.available ? -1 : x.available > y.available ? 1 : 0));
+  }
+
+  /**
+   * Why no inputs cover `target`: the balance is too low, unless the wallet's own addresses that
+   * the payment pays would have covered it. Those are left out of the inputs (an input address may
+   * not also be an output, reference-formats §8.11; the reference's input selection leaves them out
+   * too): paying another address of the wallet works when the others fund it, and when they cannot
+   * the error says so instead of "Balance is too low" over a wallet that holds enough.
+   */
+  private noInputs(key: WalletKey, target: bigint, outputs: TxOutput[]): TxError {
+    const total = (cs: { available: bigint }[]): bigint => cs.reduce((s, c) => s + c.available, 0n);
+    const paid = key.addresses().filter((a) => outputs.some((o) => equalBytes(o.address, a.address)));
+    if (paid.length === 0 || total(this.candidates(key, [])) < target) return balanceTooLow();
+    const others = total(this.candidates(key, outputs));
+    return badPayment(
+      `Cannot pay ${paid.map((a) => addressToText(a.address)).join(', ')} from the same wallet: a payment cannot spend from an address it pays, ` +
+        `and the wallet's other addresses hold ${formatAmount(others)} of the ${formatAmount(target)} needed`,
+    );
   }
 
   private assemble(req: PaymentRequest, inputs: TxInput[], relayAmount = 0n): Transaction {
@@ -114,7 +155,7 @@ export class PaymentBuilder {
       type: req.type ?? TransactionType.Normal,
       blockHeight: this.chain.height,
       inputs,
-      outputs: req.relays?.length ? [...req.outputs, ...req.relays.map((address) => ({ address, amount: relayAmount }))] : req.outputs,
+      outputs: withRelayShares(req.outputs, req.relays, relayAmount),
       nonce: transactionNonce(now),
       // §2.1 step 7: only the address once the wallet state knows the key.
       pubKey: stored ? req.key.primary : req.key.publicKey,
@@ -152,14 +193,14 @@ export class PaymentBuilder {
       let fee0 = req.fee ?? FORCE_TRANSACTION_PRICE;
       let target = toTotal + cost(fee0);
       let inputs = this.selectInputs(req.key, target, excluded);
-      if (!inputs) throw balanceTooLow();
+      if (!inputs) throw this.noInputs(req.key, target, excluded);
       tx = this.assemble(req, inputs, relayShare(fee0));
       fee = feeOf(tx);
       for (let round = 0; round < FEE_ROUNDS && target !== toTotal + cost(fee); round++) {
         fee0 = fee;
         target = toTotal + cost(fee);
         inputs = this.selectInputs(req.key, target, excluded);
-        if (!inputs) throw balanceTooLow();
+        if (!inputs) throw this.noInputs(req.key, target, excluded);
         tx = this.assemble(req, inputs, relayShare(fee0));
         fee = feeOf(tx);
       }
