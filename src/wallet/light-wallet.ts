@@ -17,7 +17,7 @@ import { knownTxFromBytes, type KnownTx } from '../chain/tx-codec.js';
 import type { Network } from '../codec/types.js';
 import type { Clock } from '../clock.js';
 import { deriveAddress } from '../formats/address.js';
-import { signerPrimaryOf } from '../chain/validate.js';
+import { checkTransaction, inputSources, signerPrimaryOf } from '../chain/validate.js';
 import type { ChainExtensions } from '../chain/extensions.js';
 import { TxStatus } from '../network/protocol/messages.js';
 import { equalBytes, latin1Key } from '../formats/bytes.js';
@@ -165,8 +165,14 @@ export class LightWallet implements PendingSpends {
     return total;
   }
 
-  /** Keeps a transaction of ours as pending and hands it to the network. */
+  /**
+   * Keeps a transaction of ours as pending and hands it to the network, after the checks a master
+   * makes that need no state ({@link checkStateless}): one that breaks them is refused here, with
+   * the master's reason, instead of being sent and dropped seconds later.
+   * @throws TxError (TX_INVALID) naming the broken rule; LightWalletError when sent already.
+   */
   async submit(k: KnownTx): Promise<void> {
+    checkStateless(k, this.o.headers.height, this.o.extensions);
     const key = bytesKey(k.id);
     // One dropped (refused, or forgotten by the network) may be sent again; one pending or applied not.
     const prior = this.db.get(key);
@@ -269,6 +275,18 @@ export class LightWallet implements PendingSpends {
       }
     }
   }
+}
+
+/**
+ * The rules of a master's admission that need no wallet state (mempool admission runs the same
+ * two functions): `checkTransaction` (version, type, size, inputs and outputs, amounts, dust,
+ * fee, signed) and `inputSources` (no input address is also an output). A light node knows the
+ * network's tip only from its headers, which may lag: a blockHeight above them is left to the
+ * masters (the "ahead" limit), one too old for them is too old for the network too.
+ */
+function checkStateless(k: KnownTx, headerHeight: bigint, extensions: ChainExtensions): void {
+  checkTransaction(k, headerHeight > k.tx.blockHeight ? headerHeight : k.tx.blockHeight, extensions);
+  inputSources(k.tx, signerPrimaryOf(k.tx, extensions));
 }
 
 function ownTransaction(k: KnownTx, r: OwnRecord): OwnTransaction {

@@ -3,6 +3,7 @@
  */
 import { PaymentBuilder, type PaymentRequest } from '../../wallet/payments.js';
 import { submissionError } from '../errors.js';
+import { TxError } from '../../chain/errors.js';
 import { knownTx, knownTxFromBytes, type KnownTx } from '../../chain/tx-codec.js';
 import { toDecodedForm, toStringForm, toStringFormJson } from '../../chain/tx-json.js';
 import { HEAVY_PAGE_ENTRIES, inSlices } from '../heavy.js';
@@ -107,11 +108,15 @@ async function lightBuilderOf(ctx: TxModules): Promise<PaymentBuilder> {
   return new PaymentBuilder(await askNetwork(() => wallet.paymentState()), wallet, ctx.network, ctx.clock);
 }
 
-/** A light node's own transaction, sent: kept as pending and handed to its links. */
+/**
+ * A light node's own transaction, sent: kept as pending and handed to its links. One that breaks a
+ * rule a master checks without state is refused with the error a master's `submit` gives.
+ */
 async function lightSubmit(ctx: TxModules, k: KnownTx): Promise<KnownTx> {
   try {
     await lightOf(ctx).wallet.submit(k);
   } catch (err) {
+    if (err instanceof TxError) throw submissionError(err);
     if (err instanceof LightWalletError) throw invalidParams(`The transaction was rejected: ${err.message}`);
     throw err;
   }
