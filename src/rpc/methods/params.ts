@@ -35,9 +35,25 @@ function recipientParam(text: string): { address: Address; tag: Uint8Array | nul
   return { address: ext.address, tag: ext.tag };
 }
 
+/**
+ * The entries of `addr1_amt1-addr2_amt2` (interface.md: entries separated by `-`, address and
+ * amount by `_`). Base58 has no `-`, so a `-` right after an entry's `_` is a minus sign when what
+ * follows it is no entry of its own (it holds no `_`): `addr_-5` is the entry `addr` with the
+ * amount `-5`, refused as negative, not an empty amount and a stray `5`.
+ */
+function entriesOf(text: string): string[] {
+  const entries: string[] = [];
+  for (const part of text.split('-')) {
+    const last = entries.length - 1;
+    if (last >= 0 && entries[last]!.endsWith('_') && !part.includes('_')) entries[last] += `-${part}`;
+    else entries.push(part);
+  }
+  return entries;
+}
+
 /** `addr1_amt1-addr2_amt2` entries (interface.md: entries separated by `-`, address and amount by `_`). */
 export function amountList(text: string, side: 'to' | 'from'): { address: Address; amount: bigint; tag: Uint8Array | null }[] {
-  const entries = text.split('-');
+  const entries = entriesOf(text);
   const seen = new Set<string>();
   return entries.map((entry) => {
     const at = entry.lastIndexOf('_');
