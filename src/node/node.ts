@@ -32,6 +32,9 @@ import { HeaderChain } from '../chain/header-chain.js';
 import { encodeBlockHeader } from '../chain/block.js';
 import { LightWallet } from '../wallet/light-wallet.js';
 import { findName } from '../names/rules.js';
+import { idSections } from '../names/id.js';
+import type { NameParams } from '../names/params.js';
+import type { NameState } from '../names/state.js';
 import { encodeNameRecord } from '../names/name-record.js';
 import { MAX_FILTER_ADDRESSES, rejectedReasonText } from '../network/protocol/messages.js';
 import { Mining } from '../mining/index.js';
@@ -56,6 +59,22 @@ export interface DltNode {
   summary(): { height: number; pending: number; dltStatus: string };
   close(): Promise<void>;
   ready: boolean;
+}
+
+/**
+ * The record a peer's name lookup finds (`getNameRecord`, reference-network §7.3), full
+ * serialization, or null for "no such name". An id that is not a name id (sections whose length
+ * bytes do not add up, as `idSections` checks it for getRegName's `id`) names no name: null too,
+ * not a throw (a peer's bytes are not ours to trust).
+ */
+export function peerNameRecord(state: NameState, params: NameParams, id: Uint8Array, height: bigint, absolute: boolean): Uint8Array | null {
+  try {
+    idSections(id);
+  } catch {
+    return null;
+  }
+  const r = findName(state, id, height, params, absolute);
+  return r ? encodeNameRecord(r, 'full') : null;
 }
 
 export interface CreateNodeDeps {
@@ -215,10 +234,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
         relayError: (message) => MessagingService.relayError(message, Math.floor(clock.now() / 1000)),
         consensus: () => consensus.engine,
-        nameRecord: (id: Uint8Array, absolute: boolean) => {
-          const r = findName(names.state, id, chain.height + 1n, names.env.params, absolute);
-          return r ? encodeNameRecord(r, 'full') : null;
-        },
+        nameRecord: (id: Uint8Array, absolute: boolean) => peerNameRecord(names.state, names.env.params, id, chain.height + 1n, absolute),
         ...(light
           ? {
               light: {

@@ -1,0 +1,59 @@
+/**
+ * The name lookup a master answers for peers (`getNameRecord`, src/node/node.ts `peerNameRecord`):
+ * a registered name's record; an id that is no name id (a truncated section, a bad length byte,
+ * garbage of a name id's size) is "no such name", never a throw the peer handler logs as an ERROR.
+ */
+import { describe, expect, it } from 'vitest';
+import { addressFromText } from '../../src/formats/address.js';
+import { NAME_REWARD_POOL_ADDRESS } from '../../src/formats/constants.js';
+import { registrationCost } from '../../src/names/fees.js';
+import { nameId } from '../../src/names/id.js';
+import { decodeNameRecord } from '../../src/names/name-record.js';
+import { CONSENSUS_NAME_PARAMS as P } from '../../src/names/params.js';
+import { encodeNamePayload, NameOp } from '../../src/names/payloads.js';
+import { applyNameTx } from '../../src/names/rules.js';
+import { MapNameState } from '../../src/names/state.js';
+import { peerNameRecord } from '../../src/node/node.js';
+
+const OWNER = Uint8Array.of(0, ...new Uint8Array(32).fill(4));
+const id = nameId('test', 'IxiTest');
+
+function registered(): MapNameState {
+  const state = new MapNameState();
+  const payload = { op: NameOp.Register, id, registrationTimeInBlocks: P.minRegistrationBlocks, capacity: 10, recoveryHash: OWNER, nextPkHash: OWNER } as const;
+  const pool = addressFromText(NAME_REWARD_POOL_ADDRESS);
+  const outcome = applyNameTx(state, { params: P, poolAddress: pool }, [{ address: pool, amount: registrationCost(P.minRegistrationBlocks, 10, P), data: encodeNamePayload(payload) }], 1n);
+  expect(outcome.applied).toBe(true);
+  return state;
+}
+
+describe('peerNameRecord', () => {
+  it('answers a registered name with its record, absolute or not', () => {
+    const state = registered();
+    expect(id).toHaveLength(65);
+    for (const absolute of [true, false]) {
+      const bytes = peerNameRecord(state, P, id, 2n, absolute);
+      expect(bytes && decodeNameRecord(bytes).id).toEqual(id);
+    }
+  });
+
+  it('an id that is no name id finds no name, without throwing', () => {
+    const state = registered();
+    const garbage = (first: number) => Uint8Array.of(first, ...new Uint8Array(64).fill(0xab));
+    const ids = [
+      garbage(0x50), // a 65-byte id whose first section claims 80 bytes: "section at byte 0 is truncated"
+      garbage(0x00), // a zero length byte
+      garbage(0xff), // a length byte out of range
+      Uint8Array.of(0x40, ...id.subarray(1, 40)), // a name id cut short
+      Uint8Array.of(...id, 0x05, 1, 2), // a subname section cut short
+      new Uint8Array(0),
+      new Uint8Array(300).fill(1),
+    ];
+    for (const bad of ids) {
+      for (const absolute of [true, false]) {
+        expect(() => peerNameRecord(state, P, bad, 2n, absolute), `${bad.length} bytes from 0x${bad[0]?.toString(16)}, absolute ${absolute}`).not.toThrow();
+        expect(peerNameRecord(state, P, bad, 2n, absolute)).toBeNull();
+      }
+    }
+  });
+});
