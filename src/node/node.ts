@@ -345,7 +345,13 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       miner.start();
       cleanup.unshift(() => miner.stop());
     }
-    nodeLog.info({ network: opts.network, height: Number(chain.height), address: key.primaryText, pending: mempool.size }, 'node started');
+    // A relay's or client's height is its headers' (its chain holds block 1 only), and its pending its wallet's.
+    const summary: DltNode['summary'] = () =>
+      light
+        ? { height: Number(light.headers.height), pending: light.wallet.pendingList().length, dltStatus: network?.sync.status() ?? consensus.dltStatus() }
+        : { height: Number(chain.height), pending: pendingPool.size, dltStatus: consensus.dltStatus() };
+    const started = summary();
+    nodeLog.info({ network: opts.network, height: started.height, address: key.primaryText, pending: started.pending }, 'node started');
     const node: DltNode = {
       modules,
       events,
@@ -357,10 +363,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         const mq = messaging.bridgeStats();
         return { received: s.received, dropped: s.dropped, sent: s.sent, expired: s.expired, mqPublished: mq?.published ?? 0, mqDropped: mq?.dropped ?? 0 };
       },
-      summary: () =>
-        light
-          ? { height: Number(light.headers.height), pending: light.wallet.pendingList().length, dltStatus: network?.sync.status() ?? consensus.dltStatus() }
-          : { height: Number(chain.height), pending: pendingPool.size, dltStatus: consensus.dltStatus() },
+      summary,
       close: async () => {
         node.ready = false;
         for (const step of cleanup.splice(0)) await step();
