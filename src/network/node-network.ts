@@ -60,6 +60,8 @@ export interface NodeNetworkOptions {
   readonly endpoint: string;
   /** Port the peer listener is bound to (0 = none), for `status`. */
   listeningPort: () => number;
+  /** `--public-host`: `status` shows it as `My External IP` (else the address peers saw us at). */
+  publicHost?: string;
   peers: DialTarget[];
   /**
    * Where the masters heard of are kept across restarts (the data directory's `peers.json`):
@@ -550,7 +552,7 @@ export class NodeNetwork {
   }
 
   statusMembers(): NetworkStatusMembers {
-    return this.peers.statusMembers(this.o.listeningPort());
+    return this.peers.statusMembers(this.o.listeningPort(), this.o.publicHost);
   }
 
   private pushSignaturesTo(link: Link, num: bigint, checksum: Uint8Array, sigs: readonly BlockSignature[]): void {

@@ -231,6 +231,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         listeningPort: () => listeningPort,
         peers: p2p.peers,
         peerBookFile: join(opts.dataDir, PEER_BOOK_FILE),
+        ...(p2p.publicHost ? { publicHost: p2p.publicHost } : {}),
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
         relayError: (message) => MessagingService.relayError(message, Math.floor(clock.now() / 1000)),
         consensus: () => consensus.engine,

@@ -277,6 +277,16 @@ describe('a network of masters, a relay and clients', () => {
     }
   });
 
+  it('shows --public-host as My External IP, with no link needed to learn it', async () => {
+    const lone = await startNode({ args: ['--p2p-port', '0', '--public-host', '10.1.2.3'] });
+    try {
+      const s = await status(lone);
+      expect([s['My External IP'], s['My Listening Port'] > 0]).toEqual(['10.1.2.3', true]);
+    } finally {
+      await lone.stop();
+    }
+  });
+
   it('disconnects a peer that sends garbage; the others are unaffected', async () => {
     const m1 = running.get('master-1')!;
     const ws = new WebSocket(`ws://127.0.0.1:${peerPorts.get('master-1')}/p2p`);
