@@ -554,7 +554,8 @@ export class Link {
       return this.close(CloseReason.malformedFrame, 'undecodable');
     }
     const offence: Offence = e.code === 'OVERSIZED' ? 'oversizedFrame' : e.code === 'UNKNOWN_CODE' ? 'unknownCode' : 'malformedFrame';
-    const detail = `${e.code} in ${messageCodeName(code ?? -1)} at byte ${e.offset}`;
+    // Text frames reach the link as empty frames (dial.ts, uws-socket.ts): say which it may be.
+    const detail = e.code === 'EMPTY_FRAME' ? 'an empty or text frame (peer frames are binary)' : `${e.code} in ${messageCodeName(code ?? -1)} at byte ${e.offset}`;
     if (this.stateValue !== 'open') {
       // Before the hello completes there is no identity to score: refuse the link.
       const key = isLoopbackHost(this.remote) ? null : hostKey(this.remote);

@@ -367,8 +367,10 @@ export class NodeNetwork {
         // A permanent refusal of a link we dialled is a configuration the operator must see.
         const permanent = info.reason !== null && CLOSE_REASONS[info.reason].permanent;
         const fields = { remote: link.remote, direction: link.direction, code: info.code, reason: info.text, byUs: info.byUs };
-        if (permanent && link.direction === 'outbound') o.log.warn(fields, info.byUs ? 'refused the peer we dialled' : 'the peer refused our link');
-        else o.log.info(fields, info.byUs ? 'refused a peer link' : 'the peer refused our link');
+        // A close with no code of ours (1006 dropped, 1009 frame over the limit…) is not a refusal by the peer.
+        const what = info.byUs ? (link.direction === 'outbound' ? 'refused the peer we dialled' : 'refused a peer link') : info.reason !== null ? 'the peer refused our link' : 'a peer link closed before its hello completed';
+        if (permanent && link.direction === 'outbound') o.log.warn(fields, what);
+        else o.log.info(fields, what);
         this.relayChoice?.linkClosed(link, info);
       },
       onGiveUp: (target, reason) => {

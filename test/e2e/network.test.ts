@@ -295,6 +295,12 @@ describe('a network of masters, a relay and clients', () => {
     for (let i = 0; i < 5 && ws.readyState === WebSocket.OPEN; i++) ws.send(Buffer.from([0xff, 1, 2, 3, i]));
     const code = await closed;
     expect(code).toBeGreaterThanOrEqual(4000);
+    // A text frame is refused with a reason that says so.
+    const text = new WebSocket(`ws://127.0.0.1:${peerPorts.get('master-1')}/p2p`);
+    await new Promise((r, f) => text.once('open', r).once('error', f));
+    const textClosed = new Promise<[number, string]>((r) => text.once('close', (c, why) => r([c, why.toString()])));
+    text.send('hello');
+    expect(await textClosed).toEqual([4811, 'Malformed frame: an empty or text frame (peer frames are binary)']);
     const before = await m1.height();
     await m1.waitForHeight(before + 2, 15_000);
     // The relay lost master-2 when it was killed above and redials it with backoff.
