@@ -219,7 +219,8 @@ export class Dialer {
     return Math.round(d / 2 + (d / 2) * r);
   }
 
-  private isOwn(t: DialTarget): boolean {
+  /** One of our own endpoints (never dialled). */
+  isOwn(t: DialTarget): boolean {
     return this.own.has(targetKey(t).toLowerCase());
   }
 

@@ -62,6 +62,8 @@ export const SECTOR_FORWARD_TIMEOUT_MS = 5_000;
 const MAX_PENDING_SECTORS = 1_000;
 /** Keep-alive inventory ids remembered (one per device refresh). */
 const KEEPALIVE_SEEN_CAPACITY = 100_000;
+/** Peers the `connect` RPC may add (each is dialled and redialled until the node stops). */
+export const MAX_CONNECT_TARGETS = 256;
 /** How often a node looks for masters to dial (the reference's 2 s reconnect loop, §2.1). */
 export const DISCOVERY_INTERVAL_MS = 2_000;
 /** Failed dials in a row before a discovered master is dropped (the reference's 3, §2.1). */
@@ -148,6 +150,8 @@ export class PeerNetwork {
   /** Discovered masters being dialled or linked (targetKey); removed when the dialer drops them. */
   private readonly discovered = new Set<string>();
   private bookSavedAt = 0;
+  /** Targets the `connect` RPC added (targetKey). */
+  private readonly connectTargets = new Set<string>();
   private running = false;
   private lastInboundAt: number | null = null;
 
@@ -657,11 +661,20 @@ export class PeerNetwork {
     return networkHeight(this.links(types).map((l) => l.peerHeight), tip, tipTimestampSeconds, Math.floor(this.clock.now() / 1000), secondsPerBlock);
   }
 
-  /** RPC `connect`: dial `host:port` (kept and redialled like a configured peer). */
+  /**
+   * RPC `connect`: dial `host:port` (kept and redialled like a configured peer). At most
+   * {@link MAX_CONNECT_TARGETS} such peers, so an RPC loop cannot grow the dial list for ever.
+   */
   connect(hostPort: string): boolean {
     const target = parseTarget(hostPort);
     if (!target) throw new RangeError(`expected host:port, got ${JSON.stringify(hostPort)}`);
-    return this.dialer.add(target);
+    const key = targetKey(target);
+    if (!this.dialer.has(key) && !this.dialer.isOwn(target) && this.connectTargets.size >= MAX_CONNECT_TARGETS) {
+      throw new RangeError(`${MAX_CONNECT_TARGETS} peers were added with connect already; a restart forgets them`);
+    }
+    const added = this.dialer.add(target);
+    if (added) this.connectTargets.add(key);
+    return added;
   }
 
   /** RPC `isolate`: closes every link (configured peers are redialled by the dialer's backoff). */

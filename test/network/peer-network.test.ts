@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { addressToText } from '../../src/formats/address.js';
 import { toHex } from '../../src/formats/bytes.js';
 import type { Link, LocalNode } from '../../src/network/link.js';
-import { PeerNetwork } from '../../src/network/peer-network.js';
+import { MAX_CONNECT_TARGETS, PeerNetwork } from '../../src/network/peer-network.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import type { Message, NodeType } from '../../src/network/protocol/messages.js';
 import { sectorPrefix } from '../../src/formats/address.js';
@@ -142,5 +142,18 @@ describe('PeerNetwork: a flood of sockets that never say hello', () => {
     clock.advance(10_000);
     expect(links.every((l) => l.state === 'closed')).toBe(true);
     expect(n.accept(new MemorySocket(), '10.1.1.1:6').state).not.toBe('closed');
+  });
+});
+
+describe('PeerNetwork: the connect operation', () => {
+  it(`keeps at most MAX_CONNECT_TARGETS peers added by connect; one already kept is no new one`, () => {
+    const clock = new ManualClock();
+    const m = net(ids[0]!, 'M', '127.0.0.1:10001', clock);
+    for (let i = 0; i < MAX_CONNECT_TARGETS; i++) expect(m.n.connect(`10.0.${i >> 8}.${i & 255}:4000`)).toBe(true);
+    expect(() => m.n.connect('10.9.9.9:4000')).toThrow(/256 peers were added with connect already/);
+    expect(m.n.connect('10.0.0.0:4000')).toBe(true); // already kept
+    expect(m.n.connect('127.0.0.1:10001')).toBe(false); // our own endpoint is never dialled
+    expect(() => m.n.connect('nope')).toThrow(/expected host:port/);
+    m.n.stop();
   });
 });
