@@ -1,10 +1,11 @@
 /**
  * Assembly of a node (the composition root; lodestar's `BeaconNode.init`): every module is built
- * here, explicitly, in dependency order — store, event bus, worker pool, name system, mining claims
- * and multisig (handed to the chain as its extensions), wallet, chain, mempool, consensus — and each gets its own child logger.
+ * here, explicitly, in dependency order — the data directory's lock, store, event bus, worker pool,
+ * name system, mining claims and multisig (handed to the chain as its extensions), wallet, chain,
+ * mempool, consensus — and each gets its own child logger.
  * Nothing registers itself by being imported, and nothing is process-wide, so several nodes run in
  * one process. `close()` stops in the reverse order (style P52): block production, mempool, pool,
- * then the store (flushed).
+ * then the store (flushed), then the lock.
  */
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
@@ -22,6 +23,7 @@ import { openStore } from '../state/store.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { NodeWallet } from '../wallet/wallet.js';
 import { createNodeEvents, type NodeEventBus } from './events.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { NodeNetwork } from '../network/node-network.js';
 import { PEER_BOOK_FILE } from '../network/peer-book.js';
 import { listenForPeers, type PeerListener } from './peer-listener.js';
@@ -89,8 +91,17 @@ export interface CreateNodeDeps {
 export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNodeDeps = {}): Promise<DltNode> {
   const clock = deps.clock ?? systemClock;
   const nodeLog = log.child({ module: 'node' });
-  const store = openStore(opts.dataDir);
-  const cleanup: (() => Promise<void> | void)[] = [() => store.close()];
+  // Before anything in the directory is opened: a second node on it would rewrite this one's
+  // wallet and pending records from its own memory (src/node/data-dir-lock.ts).
+  const lock = lockDataDir(opts.dataDir);
+  let store: ReturnType<typeof openStore>;
+  try {
+    store = openStore(opts.dataDir);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  const cleanup: (() => Promise<void> | void)[] = [() => store.close(), () => lock.release()];
   try {
     const events = createNodeEvents(nodeLog);
     // One pool for the node: threads = cores − 1 in total (named tasks, each with its own bound).
