@@ -104,8 +104,11 @@ export interface DialerOptions {
   createLink: (socket: PeerSocket, target: DialTarget) => Link;
   /** Our own endpoints (`host:port`, e.g. 127.0.0.1:p, localhost:p, our public ip:p): never dialled. */
   ownEndpoints?: readonly string[];
-  /** Asked before each dial: false to wait (e.g. no outbound room, or already linked to that identity). */
-  canDial?: (target: DialTarget) => boolean;
+  /**
+   * Asked before each dial: false to wait (e.g. no outbound room, or already linked to that
+   * identity). `lastAddress` is the wallet the target answered with last time, if it ever did.
+   */
+  canDial?: (target: DialTarget, lastAddress: Uint8Array | null) => boolean;
   /** Float in [0, 1) for jitter (injectable for tests). */
   random?: () => number;
   baseDelayMs?: number;
@@ -130,6 +133,8 @@ interface Entry {
   lastReason: CloseReason | null;
   /** Failed dials in a row after which the target is removed (a discovered peer); null = keep redialling. */
   giveUpAfter: number | null;
+  /** The wallet the target answered with last (a link it completed), for `canDial`. */
+  lastAddress: Uint8Array | null;
 }
 
 /**
@@ -155,7 +160,7 @@ export class Dialer {
     const key = targetKey(target);
     if (this.isOwn(target)) return false;
     if (this.targets.has(key)) return true;
-    this.targets.set(key, { target, state: 'idle', failures: 0, timer: null, ws: null, link: null, lastReason: null, giveUpAfter: options.giveUpAfter ?? null });
+    this.targets.set(key, { target, state: 'idle', failures: 0, timer: null, ws: null, link: null, lastReason: null, giveUpAfter: options.giveUpAfter ?? null, lastAddress: null });
     if (this.running) this.dial(key);
     return true;
   }
@@ -227,7 +232,7 @@ export class Dialer {
   private dial(key: string): void {
     const e = this.targets.get(key);
     if (!e || !this.running || e.state === 'dialling' || e.state === 'linked' || e.state === 'stopped') return;
-    if (this.o.canDial && !this.o.canDial(e.target)) {
+    if (this.o.canDial && !this.o.canDial(e.target, e.lastAddress)) {
       // A discovered peer is not waited for: the next discovery pass picks again.
       if (e.giveUpAfter !== null) {
         this.targets.delete(key);
@@ -270,6 +275,9 @@ export class Dialer {
       e.link = null;
       e.ws = null;
       const wasOpen = opened && link !== null && link.peer !== null;
+      // Who answered: while that wallet is linked the other way, the target is not dialled
+      // (two masters that name each other with --peer would otherwise redial into 4806 for ever).
+      if (link?.peer) e.lastAddress = link.peer.address;
       // The link's own close reason wins (either side's, as the link recorded it); else the code.
       const reason = link?.closeInfo?.reason ?? closeReasonOfCode(code);
       this.afterClose(key, e, reason, wasOpen);

@@ -208,7 +208,8 @@ export class PeerNetwork {
       clock: this.clock,
       ownEndpoints: own,
       createLink: (socket, target) => this.track(new Link(this.ctx, socket, { direction: 'outbound', remote: targetKey(target), ...(target.expectedAddress ? { expectedAddress: target.expectedAddress } : {}) })),
-      canDial: (t) => this.registry.hasOutboundRoom() && !(t.expectedAddress && this.registry.byIdentity(t.expectedAddress)),
+      canDial: (t, lastAddress) =>
+        this.registry.hasOutboundRoom() && !(t.expectedAddress && this.registry.byIdentity(t.expectedAddress)) && !(lastAddress && this.registry.byIdentity(lastAddress)),
       ...(o.onGiveUp ? { onGiveUp: o.onGiveUp } : {}),
       onDropped: (target, reason) => {
         const key = targetKey(target);

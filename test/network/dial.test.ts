@@ -71,6 +71,35 @@ describe('dialling a real ws WebSocketServer on 127.0.0.1', () => {
     expect(links[0]!.closeInfo!.code).toBe(4201);
   });
 
+  it('after a link, the wallet that answered is given to canDial (not redialled while it is linked the other way)', async () => {
+    const server = new TestNode({ identity: B, clock: systemClock });
+    const client = new TestNode({ identity: A, clock: systemClock });
+    const { port, links } = await listen(server);
+    const asked: (string | null)[] = [];
+    let allow = true;
+    const dialer = new Dialer({
+      clock: systemClock,
+      baseDelayMs: 10,
+      canDial: (_t, lastAddress) => {
+        asked.push(lastAddress ? Buffer.from(lastAddress).toString('hex') : null);
+        return allow;
+      },
+      createLink: (socket, target) => new Link(client.ctx, socket, { direction: 'outbound', remote: targetKey(target) }),
+    });
+    cleanups.push(() => dialer.stop());
+    dialer.add({ host: '127.0.0.1', port }); // a --peer target: no wallet given
+    dialer.start();
+    await until(() => links[0]?.isOpen === true);
+    expect(asked).toEqual([null]);
+    allow = false; // as if B were now linked to us inbound
+    links[0]!.close('duplicateIdentity');
+    await until(() => asked.length >= 3);
+    expect(asked.slice(1).every((a) => a === Buffer.from(B.address).toString('hex'))).toBe(true);
+    expect(links).toHaveLength(1); // not dialled while canDial says no
+    allow = true;
+    await until(() => links.length === 2 && links[1]!.isOpen);
+  });
+
   it('a peer that stops reading is dropped as slow over a real socket; memory stays under the bound', async () => {
     const server = new TestNode({ identity: B, clock: systemClock });
     const MAX = 4 * 1024 * 1024;
