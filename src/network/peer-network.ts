@@ -208,8 +208,13 @@ export class PeerNetwork {
       clock: this.clock,
       ownEndpoints: own,
       createLink: (socket, target) => this.track(new Link(this.ctx, socket, { direction: 'outbound', remote: targetKey(target), ...(target.expectedAddress ? { expectedAddress: target.expectedAddress } : {}) })),
+      // §2.1: no dialling of a peer already linked in either direction: by the wallet the target
+      // must have or answered with last, or by the endpoint a linked peer advertised in its hello.
       canDial: (t, lastAddress) =>
-        this.registry.hasOutboundRoom() && !(t.expectedAddress && this.registry.byIdentity(t.expectedAddress)) && !(lastAddress && this.registry.byIdentity(lastAddress)),
+        this.registry.hasOutboundRoom() &&
+        !(t.expectedAddress && this.registry.byIdentity(t.expectedAddress)) &&
+        !(lastAddress && this.registry.byIdentity(lastAddress)) &&
+        !this.linkedEndpoint(targetKey(t)),
       ...(o.onGiveUp ? { onGiveUp: o.onGiveUp } : {}),
       onDropped: (target, reason) => {
         const key = targetKey(target);
@@ -279,6 +284,17 @@ export class PeerNetwork {
   private track(link: Link): Link {
     this.live.add(link);
     return link;
+  }
+
+  /** Whether an open link's peer advertised `key` (targetKey form) as its endpoint. */
+  private linkedEndpoint(key: string): boolean {
+    for (const l of this.registry.links()) {
+      const endpoint = l.peer?.endpoint;
+      if (!endpoint) continue;
+      const t = parseTarget(endpoint);
+      if (t && targetKey(t).toLowerCase() === key.toLowerCase()) return true;
+    }
+    return false;
   }
 
   /** Whether an outbound link was dialled to a target the operator gave (`--peer`, a seed list). */

@@ -13,14 +13,14 @@ beforeAll(async () => {
   ids = await Promise.all(Array.from({ length: 4 }, () => makeIdentity()));
 });
 
-function net(id: TestIdentity, type: NodeType, endpoint: string, clock: ManualClock) {
+function net(id: TestIdentity, type: NodeType, endpoint: string, clock: ManualClock, extra: Partial<ConstructorParameters<typeof PeerNetwork>[0]> = {}) {
   const got: { link: Link; message: Message }[] = [];
   const local: LocalNode = {
     network: 'reg', genesisChecksum: GENESIS, nodeType: type, address: id.address, publicKey: id.publicKey,
     productVersion: 'dltnode-test', endpoint, sign: id.sign,
     tip: () => ({ height: 5n, checksum: new Uint8Array(64) }), networkHeight: () => 5n, acceptingPeers: () => true,
   };
-  const n = new PeerNetwork({ local, clock, onMessage: (link, message) => void got.push({ link, message }) });
+  const n = new PeerNetwork({ local, clock, onMessage: (link, message) => void got.push({ link, message }), ...extra });
   return { n, got };
 }
 
@@ -155,5 +155,28 @@ describe('PeerNetwork: the connect operation', () => {
     expect(m.n.connect('127.0.0.1:10001')).toBe(false); // our own endpoint is never dialled
     expect(() => m.n.connect('nope')).toThrow(/expected host:port/);
     m.n.stop();
+  });
+});
+
+describe('PeerNetwork: no dialling of a peer linked the other way (§2.1)', () => {
+  it('a target whose endpoint a linked peer advertised in its hello is not dialled while that link lasts', async () => {
+    const clock = new ManualClock();
+    const dialled: string[] = [];
+    const openSocket = ((url: string) => {
+      dialled.push(url);
+      throw new Error('no network in this test');
+    }) as never;
+    const m1 = net(ids[0]!, 'M', '127.0.0.1:10001', clock, { dial: { openSocket } });
+    const m2 = net(ids[1]!, 'M', '127.0.0.1:10002', clock);
+    for (const x of [m1, m2]) x.n.start();
+    const sockets = wire(m2.n, m1.n, '127.0.0.1:10001'); // m2 dials m1
+    await settleNet(clock, sockets, 4, 1_000);
+    expect(m1.n.links(['M'])).toHaveLength(1);
+    m1.n.connect('127.0.0.1:10002'); // m2's advertised endpoint
+    m1.n.connect('127.0.0.1:10003'); // someone else
+    await settleNet(clock, sockets, 4, 3_000);
+    expect(dialled.some((u) => u.includes(':10003/'))).toBe(true);
+    expect(dialled.some((u) => u.includes(':10002/'))).toBe(false);
+    for (const x of [m1, m2]) x.n.stop();
   });
 });
