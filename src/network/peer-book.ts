@@ -100,9 +100,10 @@ export class PeerBook {
     }
   }
 
-  /** A link to `endpoint` completed its hello. */
+  /** A link to the master advertising `endpoint` (`host:port`) completed its hello. */
   connected(endpoint: string): void {
-    const e = this.byEndpoint.get(endpoint);
+    const target = parseTarget(endpoint);
+    const e = target && this.byEndpoint.get(targetKey(target));
     if (!e) return;
     e.lastConnected = e.lastSeen = this.o.clock.now();
     this.dirty = true;

@@ -347,7 +347,7 @@ export class PeerNetwork {
     const book = this.o.peerBook;
     if (book && link.peer?.endpoint && MASTER_TYPES.includes(link.peerType)) {
       book.learn(link.peer.endpoint, link.peer.addressText);
-      book.connected(targetKey(parseTarget(link.peer.endpoint) ?? { host: '', port: 0 }));
+      book.connected(link.peer.endpoint);
     }
     // A client's new primary relay changes its presence host: the other relays hear of it now.
     if (this.choosePrimary()) this.announceOwnKeepAlive(link);
