@@ -283,8 +283,9 @@ export class LightWallet implements PendingSpends {
  * fee, signed) and `inputSources` (no input address is also an output). A light node knows the
  * network's tip only from its headers, which may lag: a blockHeight above them is left to the
  * masters (the "ahead" limit), one too old for them is too old for the network too.
+ * calculateTransactionFee and createRawTransaction check their payment with it (on every node).
  */
-function checkStateless(k: KnownTx, headerHeight: bigint, extensions: ChainExtensions): void {
+export function checkStateless(k: KnownTx, headerHeight: bigint, extensions: ChainExtensions): void {
   checkTransaction(k, headerHeight > k.tx.blockHeight ? headerHeight : k.tx.blockHeight, extensions);
   inputSources(k.tx, signerPrimaryOf(k.tx, extensions));
 }

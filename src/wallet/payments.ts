@@ -239,9 +239,14 @@ export class PaymentBuilder {
 
   /** Builds and signs (RSA over the checksum, §8.8). */
   buildSigned(req: PaymentRequest): KnownTx {
-    const { tx } = this.build(req);
+    return this.buildSignedWithFee(req).k;
+  }
+
+  /** {@link buildSigned} with the fee it pays (calculateTransactionFee checks the signed form, then answers its fee). */
+  buildSignedWithFee(req: PaymentRequest): { k: KnownTx; fee: bigint } {
+    const { tx, fee } = this.build(req);
     const unsigned = knownTx(tx, this.network);
     tx.signature = req.key.sign(unsigned.checksum);
-    return knownTx(tx, this.network);
+    return { k: knownTx(tx, this.network), fee };
   }
 }

@@ -13,7 +13,7 @@ import { formatAmount, parseAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
 import { parseTransactionId } from '../../codec/transaction.js';
 import type { LightModules, NodeModules } from '../../node/modules.js';
-import { LightWalletError } from '../../wallet/light-wallet.js';
+import { checkStateless, LightWalletError } from '../../wallet/light-wallet.js';
 import { askNetwork } from './light.js';
 
 import { invalidParams, methodFor, paramList, type ParamsOf } from '../types.js';
@@ -147,10 +147,30 @@ async function submit(ctx: TxModules, k: KnownTx): Promise<KnownTx> {
   return k;
 }
 
+/**
+ * A payment built and signed, refused with addTransaction's error when it breaks a rule admission
+ * checks without state (dust, an input address paid, …; interface.md: "the same errors as
+ * addTransaction apply"). Signed because the checks read the signed size (and want a signature).
+ * `tip`: the chain's height, or a light node's header height.
+ */
+function checkedPayment(builder: PaymentBuilder, req: PaymentRequest, ctx: TxModules, tip: bigint): { k: KnownTx; fee: bigint } {
+  const built = builder.buildSignedWithFee(req);
+  try {
+    checkStateless(built.k, tip, ctx.chain.extensions);
+  } catch (err) {
+    if (err instanceof TxError) throw submissionError(err);
+    throw err;
+  }
+  return built;
+}
+
+/** The tip a light node checks against: its headers' (as its addTransaction does). */
+const lightTip = (ctx: TxModules): bigint => lightOf(ctx).headers.height;
+
 /** createRawTransaction's answer: the payment unsigned or signed, as hex or its string form. */
-function rawPayment(builder: PaymentBuilder, p: ParamsOf<typeof paymentParams> & { sign: boolean; json: boolean }, ctx: TxModules): string | TransactionStringForm {
-  const req = paymentRequest(p, ctx);
-  const k = p.sign ? builder.buildSigned(req) : knownTx(builder.build(req).tx, ctx.network);
+function rawPayment(builder: PaymentBuilder, p: ParamsOf<typeof paymentParams> & { sign: boolean; json: boolean }, ctx: TxModules, tip: bigint): string | TransactionStringForm {
+  const { k: signed } = checkedPayment(builder, paymentRequest(p, ctx), ctx, tip);
+  const k = p.sign ? signed : knownTx({ ...signed.tx, signature: null }, ctx.network);
   return p.json ? toStringForm(k) : toHex(k.bytes);
 }
 
@@ -191,8 +211,8 @@ export const transactionMethods = [
     summary: 'The fee addTransaction would pay, without sending anything',
     params: paymentParams,
     result: { description: 'CoinNumber string' },
-    handler: (p, ctx) => formatAmount(builderOf(ctx).build(paymentRequest(p, ctx)).fee),
-    light: async (p, ctx) => formatAmount((await lightBuilderOf(ctx)).build(paymentRequest(p, ctx)).fee),
+    handler: (p, ctx) => formatAmount(checkedPayment(builderOf(ctx), paymentRequest(p, ctx), ctx, ctx.chain.height).fee),
+    light: async (p, ctx) => formatAmount(checkedPayment(await lightBuilderOf(ctx), paymentRequest(p, ctx), ctx, lightTip(ctx)).fee),
   }),
   method({
     name: 'createRawTransaction',
@@ -204,8 +224,8 @@ export const transactionMethods = [
       { name: 'json', kind: 'boolean', description: 'Return the string form instead of hex' },
     ],
     result: { description: 'Hex of the v7 full form, or Transaction (string form)' },
-    handler: (p, ctx) => rawPayment(builderOf(ctx), p, ctx),
-    light: async (p, ctx) => rawPayment(await lightBuilderOf(ctx), p, ctx),
+    handler: (p, ctx) => rawPayment(builderOf(ctx), p, ctx, ctx.chain.height),
+    light: async (p, ctx) => rawPayment(await lightBuilderOf(ctx), p, ctx, lightTip(ctx)),
   }),
   method({
     name: 'sendRawTransaction',

@@ -1,0 +1,101 @@
+/**
+ * calculateTransactionFee and createRawTransaction refuse what addTransaction refuses without state
+ * (interface.md: "The same errors as addTransaction apply"), with the same error, at a master and
+ * at a client (src/rpc/methods/transactions.ts, `checkStateless` of src/wallet/light-wallet.ts).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { encodeBlockHeader } from '../../src/chain/block.js';
+import { HeaderChain } from '../../src/chain/header-chain.js';
+import { systemClock } from '../../src/clock.js';
+import { addressToText } from '../../src/formats/address.js';
+import { masterLightState } from '../../src/network/light-node.js';
+import { toRpcError } from '../../src/rpc/errors.js';
+import { transactionMethods } from '../../src/rpc/methods/transactions.js';
+import { RpcCode, RpcError } from '../../src/rpc/types.js';
+import { LightWallet } from '../../src/wallet/light-wallet.js';
+import { openTestChain, silentLog, type TestChain } from '../chain/fixture.js';
+
+const RELAY = Uint8Array.of(0, ...new Uint8Array(32).fill(7));
+const STRANGER = Uint8Array.of(0, ...new Uint8Array(32).fill(4));
+
+const open: TestChain[] = [];
+afterEach(async () => {
+  for (const t of open.splice(0)) await t.close();
+});
+
+/** A funded test chain with an RPC context of a master and of a client over it. */
+async function contexts() {
+  const t = await openTestChain();
+  open.push(t);
+  const state = masterLightState(t.chain, t.mempool, () => null);
+  const headers = new HeaderChain({ store: t.store, genesisHeader: encodeBlockHeader(t.chain.getBlock(1n)!.block), superBlockPeriod: t.chain.superBlockPeriod, clock: systemClock });
+  const wallet = new LightWallet({
+    store: t.store,
+    network: 'reg',
+    extensions: t.chain.extensions,
+    wallet: t.wallet,
+    headers,
+    clock: systemClock,
+    log: silentLog,
+    events: t.events,
+    asker: () => ({
+      balance: async (a: Uint8Array) => ({ ...state.balance(a), height: t.chain.height }),
+      transaction: async (id: Uint8Array) => state.transaction(id),
+    }),
+  });
+  const base = { chain: t.chain, mempool: t.mempool, wallet: t.wallet, network: 'reg', clock: systemClock };
+  const links = () => [{ peer: { address: RELAY }, peerType: 'R' }];
+  return {
+    t,
+    ctxs: [
+      [{ ...base, p2p: undefined, light: undefined }, false],
+      [{ ...base, p2p: { role: 'client', peers: { links } }, light: { headers, wallet } }, true],
+    ] as const,
+  };
+}
+
+/** An operation's handler (a master) or light form (a client): its result, or the RPC error the dispatcher answers with. */
+async function call(name: string, params: Record<string, unknown>, ctx: object, light: boolean): Promise<any> {
+  const def = transactionMethods.find((m) => m.name === name)! as any;
+  try {
+    return await (light ? def.light : def.handler)(params, ctx);
+  } catch (err) {
+    const rpc = toRpcError(err);
+    if (rpc) return rpc;
+    throw err;
+  }
+}
+
+describe('calculateTransactionFee and createRawTransaction make addTransaction\'s checks', () => {
+  it('below the dust limit, and an input address paid (from = to with autofee): addTransaction\'s -32602 error', async () => {
+    const { t, ctxs } = await contexts();
+    const own = t.wallet.primary.primaryText;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ to: `${addressToText(STRANGER)}_0.005` }, 'The transaction was rejected: output 0 amount 0.00500000 is below the dust limit 0.01000000'],
+      [{ to: `${own}_1`, from: `${own}_1`, autofee: true }, 'The transaction was rejected: an input address is also an output address'],
+    ];
+    for (const [ctx, light] of ctxs) {
+      for (const [params, message] of cases) {
+        const added = await call('addTransaction', params, ctx, light);
+        expect([added.code, added.message], `addTransaction ${JSON.stringify(params)} light=${light}`).toEqual([RpcCode.InvalidParams, message]);
+        for (const [name, extra] of [['calculateTransactionFee', {}], ['createRawTransaction', {}], ['createRawTransaction', { sign: true, json: true }]] as const) {
+          const err = await call(name, { sign: false, json: false, ...params, ...extra }, ctx, light);
+          expect(err, `${name} ${JSON.stringify(params)} light=${light}`).toBeInstanceOf(RpcError);
+          expect([err.code, err.message]).toEqual([added.code, added.message]);
+        }
+      }
+    }
+  });
+
+  it('a valid payment: its fee, and the raw transaction unsigned or signed', async () => {
+    const { ctxs } = await contexts();
+    const to = `${addressToText(STRANGER)}_1`;
+    for (const [ctx, light] of ctxs) {
+      expect(await call('calculateTransactionFee', { to }, ctx, light)).toMatch(/^0\.\d{8}$/);
+      const unsigned = await call('createRawTransaction', { to, sign: false, json: true }, ctx, light);
+      const signed = await call('createRawTransaction', { to, sign: true, json: true }, ctx, light);
+      expect([unsigned.signature ?? null, typeof signed.signature]).toEqual([null, 'string']);
+      expect(await call('createRawTransaction', { to, sign: false, json: false }, ctx, light)).toMatch(/^[0-9a-f]+$/);
+    }
+  });
+});
