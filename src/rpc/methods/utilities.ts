@@ -1,7 +1,7 @@
 /**
  * Utilities (interface.md "Utilities"; reference-rpc-messaging.md §2.7, §2.8) and `sign`.
  */
-import { validateAddress } from '../../formats/address.js';
+import { validateExtendedAddress } from '../../formats/extended-address.js';
 import { toHex } from '../../formats/bytes.js';
 import { messageDigest, verifyMessage } from '../../formats/rsa.js';
 import type { NodeModules } from '../../node/modules.js';
@@ -36,11 +36,12 @@ export const utilityMethods = [
     name: 'validateAddress',
     group: 'Utilities',
     maturity: 'Finalized',
-    summary: 'Checks that a string is a valid address (Base58, checksum)',
-    params: [{ name: 'address', kind: 'string', required: true, description: 'Base58 address', missingMessage: 'Invalid address was specified' }],
+    summary: 'Checks that a string is a valid address (Base58, checksum), plain or extended',
+    params: [{ name: 'address', kind: 'string', required: true, description: 'Base58 address, optionally with an extended-address suffix', missingMessage: 'Invalid address was specified' }],
     result: { description: "'OK'" },
     handler: (p) => {
-      if (!validateAddress(p.address)) throw invalidParams('Invalid address was specified');
+      // The Δ2026 rule (reference-formats §7.6): an extended address addTransaction pays is valid too, its suffix checked.
+      if (!validateExtendedAddress(p.address)) throw invalidParams('Invalid address was specified');
       return 'OK';
     },
   }),
