@@ -17,7 +17,7 @@
 import { primaryAddressFromPublicKey, addressToText } from '../formats/address.js';
 import { equalBytes } from '../formats/bytes.js';
 import { formatAmount } from '../formats/amount.js';
-import { RN_MIN_CAPACITY_KB } from '../formats/constants.js';
+import { RN_MIN_CAPACITY_KB, TransactionType } from '../formats/constants.js';
 import { verifySignature } from '../formats/rsa.js';
 import { dataRecordChecksum, recordSize, type DataRecord } from './data-record.js';
 import { capacityChangeMinimum, expectedFee, extensionCost, registrationCost } from './fees.js';
@@ -127,6 +127,25 @@ export function namePayloadOf(outputs: readonly NameTxOutput[], env: NameRulesEn
   for (const o of outputs) if (o.amount < 0n) fail('output amounts must not be negative');
   if (!first.data || first.data.length === 0) fail('the first output of a name transaction carries no name payload');
   return decodeNamePayload(first.data!);
+}
+
+/**
+ * The first of `pending` (pool transactions) that operates on name `id`. A block applies one
+ * operation per name and sequence, so a second one submitted meanwhile would be dropped.
+ */
+export function pendingNameTxFor<K extends { tx: { type: number; outputs: readonly NameTxOutput[] } }>(
+  pending: readonly K[],
+  id: Uint8Array,
+  env: NameRulesEnv,
+): K | undefined {
+  return pending.find((k) => {
+    if (k.tx.type !== TransactionType.RegName) return false;
+    try {
+      return equalBytes(namePayloadOf(k.tx.outputs, env).id, id);
+    } catch {
+      return false; // admission decoded it already; not a name operation otherwise
+    }
+  });
 }
 
 const describeId = (id: Uint8Array): string => `'id' ${Buffer.from(id).toString('hex')}`;

@@ -97,6 +97,35 @@ describe('name RPC operations on a running node', () => {
     expect(rec.sequence).toBe('5');
     expect(await call('getRegName', { id: rec.id, asBytes: true })).toMatch(/^01/);
   });
+  it('refuses a second operation on a name while one is pending, then accepts one once it is applied', async () => {
+    const pendingOf = (id: string) => ({ code: -32602, message: expect.stringMatching(new RegExp(`pending transaction ${id}; wait for it to be applied`)) });
+    const reg = await call('registerName', { name: 'münchen', registrationTime: 6 * MONTH, capacity: 10 });
+    // The same name id under other spellings, and an update of the name not registered yet.
+    for (const name of ['münchen', 'MÜNCHEN', 'xn--mnchen-3ya']) {
+      await expect(call('registerName', { name, registrationTime: 6 * MONTH, capacity: 10 })).rejects.toMatchObject(pendingOf(reg.id));
+    }
+    await expect(call('updateNameRecord', { name: 'münchen', 'records[]': ['k,1,a'] })).rejects.toMatchObject(pendingOf(reg.id));
+    await call('registerName', { name: 'other-name', registrationTime: 6 * MONTH, capacity: 10 }); // another name is not held up
+    await block();
+
+    const upd = await call('updateNameRecord', { name: 'münchen', 'records[]': ['k,1,a'] });
+    await expect(call('updateNameRecord', { name: 'münchen', 'records[]': ['j,1,b'] })).rejects.toMatchObject(pendingOf(upd.id));
+    await expect(call('extendName', { name: 'münchen', extensionTime: 6 * MONTH })).rejects.toMatchObject(pendingOf(upd.id));
+    await block();
+    await call('updateNameRecord', { name: 'münchen', 'records[]': ['j,1,b'] });
+    await block();
+    expect(await call('getRegNameDataRecords', { name: 'münchen' })).toHaveLength(2);
+
+    // Two calls at once: the second is refused while the first is being admitted.
+    const both = await Promise.allSettled([
+      call('updateNameRecord', { name: 'münchen', 'records[]': ['x,1,a'] }),
+      call('updateNameRecord', { name: 'münchen', 'records[]': ['y,1,a'] }),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(both.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: -32602, message: expect.stringMatching(/wait for it to be applied/) } });
+    await block();
+    expect(await call('getRegNameDataRecords', { name: 'münchen' })).toHaveLength(3);
+  });
   it('expires names after the grace period and frees them', async () => {
     await call('registerName', { name: 'short', registrationTime: 6 * MONTH, capacity: 10 });
     await block();

@@ -29,7 +29,7 @@ import {
   type UpdateRecordPayload,
 } from '../../names/payloads.js';
 import { encryptRecordValue } from '../../names/record-crypto.js';
-import { findName, liveName, signNamePayload, verifyNameTx } from '../../names/rules.js';
+import { findName, liveName, pendingNameTxFor, signNamePayload, verifyNameTx } from '../../names/rules.js';
 import type { NodeModules } from '../../node/modules.js';
 
 import type { WalletKey } from '../../wallet/wallet.js';
@@ -60,7 +60,25 @@ const notFound = (id: Uint8Array): RpcError => invalidParams(`Name with 'id' ${t
 
 function existing(ctx: NameModules, id: Uint8Array): NameRecord {
   const s = system(ctx);
-  return liveName(s.state, id, nextHeight(ctx), s.env.params) ?? (() => { throw notFound(id); })();
+  const found = liveName(s.state, id, nextHeight(ctx), s.env.params);
+  if (found) return found;
+  refusePending(ctx, id); // a registration still pending says so rather than "does not exist"
+  throw notFound(id);
+}
+
+/** Per pool: ids of names whose transaction is being admitted (the pool lists it only once stored). */
+const admitting = new WeakMap<object, Set<string>>();
+
+/**
+ * A block applies one operation per name and sequence: a second one while another is pending
+ * would be dropped there, its record change lost, so it is refused here instead.
+ */
+function refusePending(ctx: NameModules, id: Uint8Array): void {
+  const key = toHex(id);
+  const wait = 'wait for it to be applied before another operation on this name';
+  if (admitting.get(ctx.mempool)?.has(key)) throw invalidParams(`Name with 'id' ${key} has a transaction being submitted; ${wait}`);
+  const pending = pendingNameTxFor(ctx.mempool.page(0, ctx.mempool.size), id, system(ctx).env);
+  if (pending) throw invalidParams(`Name with 'id' ${key} has a pending transaction ${pending.textId}; ${wait}`);
 }
 
 /** An address parameter (Base58 with checksum) or the node's primary address by default. */
@@ -74,10 +92,20 @@ async function submitNameTx(ctx: NameModules, payload: NamePayload, amount: bigi
   const s = system(ctx);
   const outputs: TxOutput[] = [{ address: NAME_POOL_ADDRESS, amount, data: encodeNamePayload(payload) }, ...extra];
   verifyNameTx(s.state, s.env, outputs, nextHeight(ctx)); // rule errors are -32602 (rpc/errors.ts)
+  refusePending(ctx, payload.id);
   const builder = new PaymentBuilder(ctx.chain, ctx.mempool, ctx.network, ctx.clock);
   const k = builder.buildSigned({ key: ctx.wallet.primary, outputs, type: TransactionType.RegName });
-  const error = await ctx.mempool.submit(k);
-  if (error) throw submissionError(error, 'name transaction');
+  // Reserved from the check until stored: a concurrent call on the same name is refused too.
+  const key = toHex(payload.id);
+  const ids = admitting.get(ctx.mempool) ?? new Set<string>();
+  admitting.set(ctx.mempool, ids);
+  ids.add(key);
+  try {
+    const error = await ctx.mempool.submit(k);
+    if (error) throw submissionError(error, 'name transaction');
+  } finally {
+    ids.delete(key);
+  }
   return toStringForm(k);
 }
 
