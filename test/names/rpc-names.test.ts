@@ -126,6 +126,20 @@ describe('name RPC operations on a running node', () => {
     await block();
     expect(await call('getRegNameDataRecords', { name: 'münchen' })).toHaveLength(3);
   });
+  it('refuses one update that names a record key twice', async () => {
+    await call('registerName', { name: 'twice', registrationTime: 6 * MONTH, capacity: 10 });
+    await block();
+    for (const pair of [['k,1,a', 'k,1,b'], ['k,1,a', 'K,2,b']]) {
+      await expect(call('updateNameRecord', { name: 'twice', 'records[]': pair })).rejects.toMatchObject({ code: -32602, message: 'Invalid records[] entry 1: record key "' + pair[1]![0] + '" appears twice in one update' });
+    }
+    await call('updateNameRecord', { name: 'twice', 'records[]': ['k,1,a', 'j,1,b'] });
+    await block();
+    expect(await call('getRegNameDataRecords', { name: 'twice' })).toHaveLength(2);
+    // Replacing a stored key once per call still works.
+    await call('updateNameRecord', { name: 'twice', 'records[]': ['k,1,c'] });
+    await block();
+    expect(await call('getRegNameDataRecords', { name: 'twice' })).toHaveLength(2);
+  });
   it('expires names after the grace period and frees them', async () => {
     await call('registerName', { name: 'short', registrationTime: 6 * MONTH, capacity: 10 });
     await block();

@@ -313,6 +313,7 @@ export const nameMethods = [
       const lock = checksumLockBytes(ctx.network);
       const entries = p['records[]'];
       if (entries.length === 0) throw invalidParams("Missing parameter 'records[]'");
+      const seen = new Set<string>();
       const records: DataRecord[] = entries.map((text, i) => {
         const e = parseRecordEntry(text, i);
         let key: Uint8Array;
@@ -321,6 +322,9 @@ export const nameMethods = [
         } catch (err) {
           throw invalidParams(`Invalid records[] entry ${i}: ${(err as Error).message}`);
         }
+        // Each entry is matched against the stored records only: a repeated key would be added twice.
+        if (seen.has(toHex(key))) throw invalidParams(`Invalid records[] entry ${i}: record key ${JSON.stringify(e.key)} appears twice in one update`);
+        seen.add(toHex(key));
         const old = current.dataRecords.find((r) => Buffer.from(r.key).equals(Buffer.from(key)));
         if (e.value === null) {
           if (!old) throw invalidParams(`Invalid records[] entry ${i}: the name has no record with key ${JSON.stringify(e.key)}`);
