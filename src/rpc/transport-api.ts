@@ -138,6 +138,13 @@ export interface WsConnection {
   close(code?: number, reason?: string): void;
 }
 
+/**
+ * A graceful shutdown closes each WebSocket with 1001 "going away" and this reason (a crash gives a
+ * client 1006); a socket whose closing handshake has not finished within WS_SHUTDOWN_CLOSE_MS is cut.
+ */
+export const WS_SHUTDOWN_REASON = 'server shutting down';
+export const WS_SHUTDOWN_CLOSE_MS = 1000;
+
 /** A WebSocket route on the listener (`/events` today, peers later). */
 export interface WsRouteHandler {
   /** Largest incoming message; a larger one closes the connection (1009). */

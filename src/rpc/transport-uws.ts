@@ -93,8 +93,10 @@ export class UwsTransport implements WsCapableTransport {
     return this.counter.count;
   }
 
+  private readonly wsRoutes: { closeAll(): void }[] = [];
+
   addWebSocketRoute(path: string, handler: WsRouteHandler): void {
-    addUwsWebSocketRoute(this.app, path, handler);
+    this.wsRoutes.push(addUwsWebSocketRoute(this.app, path, handler));
   }
 
   listen(host: string, port: number): Promise<number> {
@@ -123,6 +125,7 @@ export class UwsTransport implements WsCapableTransport {
 
   closeConnections(): void {
     this.stopAccepting();
+    for (const r of this.wsRoutes) r.closeAll();
     // `close()` exists in this build (20.30) but not in its type declarations.
     (this.app as UWS.TemplatedApp & { close(): void }).close();
   }

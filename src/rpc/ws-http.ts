@@ -6,7 +6,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { STATUS_TEXT, type HttpRequestHead, type WsConnection, type WsRouteHandler } from './transport-api.js';
+import { STATUS_TEXT, WS_SHUTDOWN_CLOSE_MS, WS_SHUTDOWN_REASON, type HttpRequestHead, type WsConnection, type WsRouteHandler } from './transport-api.js';
 
 let nextId = 1;
 
@@ -47,9 +47,17 @@ export class HttpWebSocketRoutes {
     this.routes.set(path, { handler, wss });
   }
 
-  /** Closes every WebSocket connection (shutdown). */
+  /**
+   * Closes every WebSocket connection (shutdown) with 1001 "going away", so a client tells a clean
+   * stop from a crash (1006); one whose closing handshake has not finished within
+   * {@link WS_SHUTDOWN_CLOSE_MS} is cut, so a shutdown never waits on a silent peer.
+   */
   closeAll(): void {
-    for (const ws of this.sockets) ws.terminate();
+    for (const ws of this.sockets) {
+      const cut = setTimeout(() => ws.terminate(), WS_SHUTDOWN_CLOSE_MS);
+      ws.once('close', () => clearTimeout(cut));
+      ws.close(1001, WS_SHUTDOWN_REASON);
+    }
   }
 
   private onUpgrade(req: IncomingMessage, socket: Duplex, rest: Buffer): void {

@@ -5,7 +5,7 @@
  * uWS socket object is never touched after its close.
  */
 import type * as UWS from 'uWebSockets.js';
-import { STATUS_TEXT, type HttpRequestHead, type WsConnection, type WsRouteHandler } from './transport-api.js';
+import { STATUS_TEXT, WS_SHUTDOWN_REASON, type HttpRequestHead, type WsConnection, type WsRouteHandler } from './transport-api.js';
 
 interface UserData {
   head: HttpRequestHead;
@@ -36,7 +36,14 @@ class UwsConnection implements WsConnection {
   }
 }
 
-export function addUwsWebSocketRoute(app: UWS.TemplatedApp, path: string, handler: WsRouteHandler): void {
+/**
+ * Adds the route; returns what closes its open connections at shutdown: each is sent 1001 "going
+ * away" (a crash gives a client 1006). The transport's app close, right after, cuts the sockets
+ * without waiting for the peers' replies: the frame is written by then (one queued behind an unsent
+ * backlog is lost with it), and a shutdown never waits on a peer.
+ */
+export function addUwsWebSocketRoute(app: UWS.TemplatedApp, path: string, handler: WsRouteHandler): { closeAll(): void } {
+  const open = new Set<UwsConnection>();
   app.ws<UserData>(path, {
     compression: 0,
     maxPayloadLength: handler.maxPayloadBytes,
@@ -70,6 +77,7 @@ export function addUwsWebSocketRoute(app: UWS.TemplatedApp, path: string, handle
     open: (ws) => {
       const data = ws.getUserData();
       data.conn = new UwsConnection(ws, data.head.remoteAddress, handler.maxBackpressureBytes);
+      open.add(data.conn);
       handler.open(data.conn, data.head);
     },
     message: (ws, message, isBinary) => {
@@ -80,8 +88,14 @@ export function addUwsWebSocketRoute(app: UWS.TemplatedApp, path: string, handle
     close: (ws, code, message) => {
       const conn = ws.getUserData().conn;
       if (!conn) return;
+      open.delete(conn);
       conn.closed = true;
       handler.close(conn, code, Buffer.from(message).toString('utf8'));
     },
   });
+  return {
+    closeAll: () => {
+      for (const conn of [...open]) conn.close(1001, WS_SHUTDOWN_REASON);
+    },
+  };
 }
