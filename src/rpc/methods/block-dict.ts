@@ -40,6 +40,14 @@ function signatureDifficultyOf(chain: Chain, sig: Block['signatures'][number]): 
   }
 }
 
+/**
+ * Sum of a stored block's signature difficulties (`getTotalSignerDifficulty`): getBlock's "Total
+ * Signer Difficulty" and, for the tip, status's "Block Total Signer Difficulty" (one answer).
+ */
+export function totalSignerDifficultyOf(chain: Chain, b: Block): bigint {
+  return b.signatures.reduce((s, sig) => s + signatureDifficultyOf(chain, sig), 0n);
+}
+
 /** Signer address text of a signature entry, or the hex of an unreadable signer field. */
 function signerText(sig: Block['signatures'][number]): string {
   try {
@@ -121,7 +129,6 @@ export function blockDictionary(deps: BlockDictDeps, b: Block, checksum: Uint8Ar
   const txs = chain.blockTransactions(b);
   let amount = 0n;
   for (const k of txs) for (const o of k.tx.outputs) amount += o.amount;
-  const totalSignerDifficulty = b.signatures.reduce((s, sig) => s + signatureDifficultyOf(chain, sig), 0n);
   const ids = b.txIds.map(textId);
   const signatures = b.signatures.map((s) => [signerText(s), s.powSolution ? toHex(s.powSolution) : null]);
   return {
@@ -133,7 +140,7 @@ export function blockDictionary(deps: BlockDictDeps, b: Block, checksum: Uint8Ar
     'Compacted Sigs': b.signatures.some((s) => s.signature === null) ? 'True' : 'False',
     'Signature count': String(b.signatures.length),
     'Required Signature count': String(deps.requiredSignatures(b)),
-    'Total Signer Difficulty': formatAmount(totalSignerDifficulty),
+    'Total Signer Difficulty': formatAmount(totalSignerDifficultyOf(chain, b)),
     'Required Signer Difficulty': formatAmount(requiredSignerDifficultyOf(chain, b)),
     'Transaction count': String(b.txIds.length),
     'Transaction amount': formatAmount(amount),

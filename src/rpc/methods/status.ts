@@ -10,6 +10,7 @@ import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
 import type { NodeModules } from '../../node/modules.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../../version.js';
 import { methodFor } from '../types.js';
+import { totalSignerDifficultyOf } from './block-dict.js';
 
 /** Node software version, from package.json, reported as Node Version. */
 export const NODE_VERSION = `${PACKAGE_NAME}-${PACKAGE_VERSION}`;
@@ -60,7 +61,8 @@ function headOf(ctx: StatusModules): StatusHead {
     height: ctx.chain.height,
     version: tip?.block.version ?? 0,
     signatureCount: tally.count,
-    totalDifficulty: tally.totalDifficulty,
+    // getBlock's sum for the same block: a signature without a solution counts 1 (the embedded network's tally said 0).
+    totalDifficulty: tip ? totalSignerDifficultyOf(ctx.chain, tip.block) : 0n,
     secondsAgo: ctx.consensus.secondsSinceBlock(),
     dltStatus: ctx.consensus.dltStatus(),
     pending: ctx.mempool.size,
