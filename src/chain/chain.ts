@@ -34,7 +34,7 @@ import {
 } from './block.js';
 import { BLOCK_VERSION, MAX_REVERT_DEPTH, MIN_IMPORT_BLOCK_VERSION, REG_MINING_DIFFICULTY } from './constants.js';
 import { SUB_DATABASES } from '../state/schema.js';
-import { BlockError, BlockErrorCode, StoreCorruptionError, TxError } from './errors.js';
+import { BlockError, BlockErrorCode, ChainIdentityError, StoreCorruptionError, TxError } from './errors.js';
 import type { ChainExtensions, TxView } from './extensions.js';
 import { applyBlockBody, type TransitionResult } from './state-transition.js';
 import { decodeStoredTx, encodeStoredTx, MAX_BINARY_TXID_BYTES, storedTxBytes, type KnownTx } from './tx-codec.js';
@@ -48,6 +48,8 @@ export const META = {
   walletCount: 'walletCount',
   supply: 'supply',
   wsChecksum: 'walletStateChecksum',
+  /** The network (checksum lock) whose chain this is, written with block 1. */
+  network: 'network',
 } as const;
 
 export interface TipInfo {
@@ -272,6 +274,16 @@ export class Chain {
       const found = this.getBlock(BigInt(height));
       if (!found) throw new StoreCorruptionError(`store names tip ${height} but holds no such block`);
       this.tipInfo = { block: found.block, checksum: found.checksum, receivedAtMs: Number(found.block.timestamp) * 1000 };
+      // One network per data directory: another --network would extend this chain with blocks
+      // signed under its lock, which neither network takes.
+      const stored = this.store.meta.get(META.network);
+      if (stored === undefined) this.store.meta.putSync(META.network, this.network); // a directory from before this record
+      else if (stored !== this.network) {
+        throw new ChainIdentityError(
+          `the chain in ${this.store.path} is one of the ${String(stored)} network, not ${this.network}: start it with --network ${String(stored)}, or give another --data-dir`,
+          'CHAIN_OTHER_NETWORK',
+        );
+      }
     }
   }
 
@@ -876,6 +888,7 @@ export class Chain {
   private commitTotals(block: Block, appliedSeq: number, r: TransitionResult): void {
     const { meta } = this.store;
     meta.put(META.tip, Number(block.num));
+    if (block.num === 1n) meta.put(META.network, this.network);
     meta.put(META.appliedSeq, appliedSeq);
     meta.put(META.walletCount, r.walletCount);
     meta.put(META.supply, r.supply.toString());

@@ -142,6 +142,20 @@ export class BlockError extends Error {
   }
 }
 
+/**
+ * The data directory holds the chain of another network or genesis than the node was started
+ * for: refused at start, as continuing would extend that chain with blocks its network refuses.
+ */
+export class ChainIdentityError extends Error {
+  override name = 'ChainIdentityError';
+  constructor(
+    message: string,
+    readonly code: 'CHAIN_OTHER_NETWORK' | 'CHAIN_OTHER_GENESIS',
+  ) {
+    super(message);
+  }
+}
+
 /** A read of stored chain data found bytes it cannot decode (a corrupted store). */
 export class StoreCorruptionError extends Error {
   override name = 'StoreCorruptionError';

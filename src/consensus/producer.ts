@@ -9,12 +9,13 @@ import type { Network } from '../codec/types.js';
 import { genesisTransaction, type GenesisSpec } from '../chain/genesis.js';
 import type { Chain, ProducedBlock } from '../chain/chain.js';
 import { REG_SIGNER_BITS } from '../chain/constants.js';
-import { BlockError, TxErrorCode } from '../chain/errors.js';
+import { BlockError, ChainIdentityError, TxErrorCode } from '../chain/errors.js';
 import { knownTx } from '../chain/tx-codec.js';
 import type { Clock } from '../clock.js';
 import { unixSeconds } from '../clock.js';
 import { sha3_512sq } from '../core/hash.js';
-import { MAX_TRANSACTIONS_PER_BLOCK } from '../formats/constants.js';
+import { equalBytes } from '../formats/bytes.js';
+import { MAX_TRANSACTIONS_PER_BLOCK, TransactionType } from '../formats/constants.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
 
@@ -58,7 +59,7 @@ export class BlockProducer {
    */
   async genesis(amount: bigint, spec?: GenesisSpec): Promise<void> {
     const { chain, signer, network, clock } = this.deps;
-    if (chain.tip) return;
+    if (chain.tip) return this.checkGenesis(spec);
     if (spec) {
       const tx = knownTx(genesisTransaction(spec.allocations, spec.timestamp, spec.signature ?? null), network);
       const produced = await chain.produceBlock({
@@ -75,6 +76,31 @@ export class BlockProducer {
     unsigned.signature = await signer.sign(knownTx(unsigned, network).checksum);
     await this.produceAndImport([knownTx(unsigned, network)]);
     this.deps.log.info({ height: 1, amount: amount.toString() }, 'genesis block created');
+  }
+
+  /**
+   * A data directory that already holds a chain must hold this network's: block 1's genesis
+   * transaction is the one the genesis file defines, or, without a file, the embedded network's,
+   * which pays this node's wallet alone. Otherwise the node would extend another network's chain.
+   */
+  private checkGenesis(spec: GenesisSpec | undefined): void {
+    const { chain, signer, network } = this.deps;
+    const first = chain.getBlock(1n);
+    const stored = first?.block.txIds[0] ? chain.getTransaction(first.block.txIds[0]) : null;
+    const where = `the chain in ${chain.store.path}`;
+    if (spec) {
+      const expected = knownTx(genesisTransaction(spec.allocations, spec.timestamp, spec.signature ?? null), network);
+      if (!stored || !equalBytes(stored.id, expected.id)) {
+        throw new ChainIdentityError(`${where} is one of another genesis than ${spec.name}'s (its block 1 differs): give another --data-dir for this network`, 'CHAIN_OTHER_GENESIS');
+      }
+      return;
+    }
+    // The embedded network's block 1 is signed by this node; a genesis file's block 1 by no one.
+    const outputs = stored?.tx.outputs ?? [];
+    const signedByUs = first?.block.signatures.some((s) => equalBytes(s.signer, signer.address)) === true;
+    if (!signedByUs || stored?.tx.type !== TransactionType.Genesis || outputs.length !== 1 || !equalBytes(outputs[0]!.address, signer.address)) {
+      throw new ChainIdentityError(`${where} is one of a genesis file's network: start it with --genesis FILE, or give another --data-dir`, 'CHAIN_OTHER_GENESIS');
+    }
   }
 
   get isRunning(): boolean {
