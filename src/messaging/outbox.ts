@@ -60,15 +60,27 @@ export class Outbox<T> {
   readonly #queues = new Map<string, OutboxEntry<T>[]>();
 
   /**
+   * @param jumpsQueue entries that go ahead of the others (handshake frames): a chat waiting for
+   *   the session keys must not hold back the accept or keys2 that create them (§3.5, §3.7).
+   */
+  constructor(private readonly jumpsQueue: (e: OutboxEntry<T>) => boolean = () => false) {}
+
+  /**
    * Queues a message (or not, for fire-and-forget flags) and says whether to try sending it now:
    * only when it is the only queued message of that contact, so order is kept (§3.7 step 4).
+   * A queue-jumping entry goes after the other queue-jumping ones, before the rest, and is sent now.
    */
   enqueue(contact: string, entry: OutboxEntry<T>): { sendNow: boolean } {
     if (!entry.flags.addToPending) return { sendNow: true };
     const q = this.#queues.get(contact) ?? [];
     if (q.some((e) => e.id === entry.id)) return { sendNow: false };
-    q.push(entry);
     this.#queues.set(contact, q);
+    if (this.jumpsQueue(entry)) {
+      const at = q.findIndex((e) => !this.jumpsQueue(e));
+      q.splice(at < 0 ? q.length : at, 0, entry);
+      return { sendNow: true };
+    }
+    q.push(entry);
     return { sendNow: q.length === 1 };
   }
 
@@ -96,7 +108,9 @@ export class Outbox<T> {
         result.expired.push(e);
       }
       const isOnline = online(contact);
-      for (const e of [...q]) {
+      // Queue-jumping entries first, also in a queue persisted before they jumped (stable order).
+      const order = [...q.filter((e) => this.jumpsQueue(e)), ...q.filter((e) => !this.jumpsQueue(e))];
+      for (const e of order) {
         if (!isOnline && !e.flags.sendToServer) continue;
         let ok = false;
         try {

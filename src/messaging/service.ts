@@ -129,7 +129,8 @@ export class MessagingService {
   readonly stats: MessagingStats = { received: 0, dropped: 0, sent: 0, expired: 0 };
   readonly identity: Identity;
   private readonly db: MessagingStore;
-  private readonly outbox = new Outbox<OutboxPayload>();
+  /** Handshake frames (the only prebuilt frames) jump the queue: queued chats wait for the keys they create (§3.5). */
+  private readonly outbox = new Outbox<OutboxPayload>((e) => e.payload.frame != null);
   private readonly contacts = new Map<string, StoredContact>();
   private readonly presenceAskedAt = new Map<string, number>();
   private readonly dialled = new Set<string>();
@@ -458,6 +459,11 @@ export class MessagingService {
     step(0);
   }
 
+  /** New session keys: entries sent under the old ones (the contact could not read them) go again at once. */
+  private forgetSent(contactKey: string): void {
+    for (const e of this.outbox.entries().find(([c]) => c === contactKey)?.[1] ?? []) if (e.payload.frame == null) this.sentAt.delete(e.id);
+  }
+
   /** One retry pass over the outbox (§3.7 steps 4 and 6). */
   async pass(options: { force?: boolean } = {}): Promise<void> {
     if (this.passing) {
@@ -568,10 +574,12 @@ export class MessagingService {
           this.o.events.emit('contactAccepted', { ...payload(), contactJson: this.contactJson(contact) });
           void this.o.bridge?.publishReceived(received);
           // Messages queued before the keys existed can go now.
+          this.forgetSent(key);
           void this.pass();
           break;
         case 'HandshakeComplete':
           this.o.events.emit('contactAccepted', { ...payload(), contactJson: this.contactJson(contact) });
+          this.forgetSent(key);
           void this.pass();
           break;
         case 'MsgReceived': {

@@ -44,6 +44,24 @@ describe('outbox (§3.7)', () => {
     copy.load(o.entries());
     expect(copy.entries()).toEqual(o.entries());
   });
+
+  it('handshake frames jump chats waiting for keys: sent now, tried first by a pass', async () => {
+    const o = new Outbox<string>((e) => e.id.startsWith('hs'));
+    o.enqueue('c', entry('chat1'));
+    o.enqueue('c', entry('chat2'));
+    expect(o.enqueue('c', entry('hs-accept'))).toEqual({ sendNow: true });
+    expect(o.enqueue('c', entry('hs-keys'))).toEqual({ sendNow: true });
+    expect(o.entries()[0]![1].map((e) => e.id)).toEqual(['hs-accept', 'hs-keys', 'chat1', 'chat2']);
+    // A queue persisted in the old order: the pass still tries the handshake frames first.
+    const old = new Outbox<string>((e) => e.id.startsWith('hs'));
+    old.load([['c', [entry('chat1'), entry('hs-accept')]]]);
+    const tried: string[] = [];
+    await old.pass(1000, () => true, async (_c, e) => {
+      tried.push(e.id);
+      return e.id !== 'chat1'; // no keys yet
+    });
+    expect(tried).toEqual(['hs-accept', 'chat1']);
+  });
 });
 
 describe('buildAppDataMessage (§3.8)', () => {
