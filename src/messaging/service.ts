@@ -459,6 +459,10 @@ export class MessagingService {
     step(0);
   }
 
+  private publishFriendStatus(c: StoredContact): void {
+    void this.o.bridge?.publishFriendStatus(this.contactJson(c));
+  }
+
   /** New session keys: entries sent under the old ones (the contact could not read them) go again at once. */
   private forgetSent(contactKey: string): void {
     for (const e of this.outbox.entries().find(([c]) => c === contactKey)?.[1] ?? []) if (e.payload.frame == null) this.sentAt.delete(e.id);
@@ -548,6 +552,8 @@ export class MessagingService {
     // spixi2 frames (chat, app data, receipts after the handshake) do not change the record.
     const stateChanged = r.events.some((e) => e.type !== 'Message' && (e.type !== 'MsgReceived' || e.statusStep));
     if (r.created || stateChanged || m.encryptionType !== EncryptionType.spixi2 || wasOnline !== contact.extras.online) await this.db.putContact(contact);
+    // reference-quixi-events §1.7: FriendStatusUpdate (the contact JSON) when `online` flips.
+    if (wasOnline !== contact.extras.online) this.publishFriendStatus(contact);
     if (r.ignored) this.o.log.info({ code: r.ignored.code, sender: addrText(r.contact.address) }, `stream message not applied: ${r.ignored.message}`);
     for (const out of r.outgoing) {
       // Handshake answers (accept, keys2) wait for their receipts; receipts go once.
@@ -604,6 +610,7 @@ export class MessagingService {
         case 'Undeliverable':
           contact.extras.online = false;
           await this.db.putContact(contact);
+          if (wasOnline) this.publishFriendStatus(contact);
           this.o.log.debug({ contact: contactText }, 'relay: contact not connected; retrying later');
           break;
       }

@@ -1,0 +1,135 @@
+/**
+ * What the messaging service tells the bus and the MQ bridge (reference-quixi-events §1.6–§1.7,
+ * reference-rpc-messaging §3.4, §3.7): FriendStatusUpdate when a contact's `online` flips, read
+ * receipts, one messageReceipt per first confirmation, the sender's nickname on received
+ * messages. Two services on LMDB, frames carried in memory, a bridge on a recording driver.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TypedEmitter } from '../../src/events.js';
+import { Address } from '../../src/formats/address.js';
+import { generateWalletKey, privateKeyFromBytes, publicKeyOf } from '../../src/formats/rsa.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { MqBridge } from '../../src/messaging/mq/bridge.js';
+import type { MqDriver } from '../../src/messaging/mq/driver.js';
+import { MessagingService, type MessagingEvents } from '../../src/messaging/service.js';
+import { openStore, type Store } from '../../src/state/store.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'dltnode-msgevents-'));
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+let clockMs = Date.UTC(2026, 0, 1);
+
+interface Party {
+  store: Store;
+  svc: MessagingService;
+  address: Uint8Array;
+  text: string;
+  seen: { event: string; payload: unknown }[];
+  /** What the bridge published: [topic, payload text]. */
+  mq: [string, string][];
+}
+const parties: Party[] = [];
+/** Frames each party sent, in order (for replays). */
+const wire: { from: Party; to: Uint8Array; frame: Uint8Array }[] = [];
+
+function recordingDriver(mq: [string, string][]): MqDriver {
+  return {
+    name: 'mqtt',
+    connected: true,
+    start: async () => undefined,
+    close: async () => undefined,
+    publish: async (topic, payload) => {
+      mq.push([topic, payload.toString('utf8')]);
+    },
+  };
+}
+
+async function party(name: string): Promise<Party> {
+  const key = await generateWalletKey();
+  const publicKey = publicKeyOf(key.privateKey);
+  const identity = { address: Address.fromPublicKey(publicKey).addressNoChecksum, publicKey, privateKey: privateKeyFromBytes(key.privateKey) };
+  const events = new TypedEmitter<MessagingEvents>(() => undefined);
+  const seen: Party['seen'] = [];
+  for (const e of ['contactRequest', 'contactAccepted', 'chatMessage', 'messageReceipt', 'spixiMessage'] as const) events.on(e, (payload) => seen.push({ event: e, payload }));
+  const mq: [string, string][] = [];
+  const store = openStore(join(dir, name));
+  const p = { store, address: identity.address, text: new Address(identity.address).base58Address, seen, mq } as Party;
+  p.svc = new MessagingService({
+    store,
+    identity,
+    network: undefined,
+    events,
+    log: silentLogger(),
+    now: () => clockMs,
+    bridge: new MqBridge(recordingDriver(mq)),
+    retryIntervalMs: 3_600_000, // passes are driven by the test
+    transport: (to, frame) => {
+      wire.push({ from: p, to, frame });
+      const target = parties.find((q) => hex(q.address) === hex(to));
+      if (target) setImmediate(() => void target.svc.receive(null, to, frame));
+      return true;
+    },
+  });
+  p.svc.start();
+  parties.push(p);
+  return p;
+}
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setTimeout(r, 20));
+}
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    if (cond()) return;
+    clockMs += 10_000;
+    await Promise.all(parties.map((p) => p.svc.pass()));
+    await settle();
+  }
+  throw new Error(`timed out: ${what}`);
+}
+
+let a: Party;
+let b: Party;
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([party('a'), party('b')]);
+  await a.svc.addContact(b.address);
+  await until(() => b.seen.some((e) => e.event === 'contactRequest'), 'the request at b');
+  await b.svc.acceptContact(a.address);
+  await until(() => a.svc.getContact(b.address).handshakeStatus === 3 && b.svc.getContact(a.address).handshakeStatus === 3, 'both at status 3');
+}, 60_000);
+
+afterAll(async () => {
+  for (const p of parties) {
+    await p.svc.stop();
+    await p.store.close();
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const friendUpdates = (p: Party): Record<string, unknown>[] => p.mq.filter(([t]) => t === 'FriendStatusUpdate').map(([, s]) => JSON.parse(s) as Record<string, unknown>);
+
+describe('messaging service events', () => {
+  it('publishes FriendStatusUpdate (the contact JSON) when online flips, not on every frame', async () => {
+    // a heard from b during the handshake: one flip to online.
+    const atA = friendUpdates(a);
+    expect(atA).toHaveLength(1);
+    expect(atA[0]!.online).toBe(true);
+    expect(JSON.stringify(atA[0])).toContain(b.text);
+    // b's relay answers "not connected" for a frame a sent: offline, published once.
+    const sent = wire.filter((w) => w.from === a).at(-1)!;
+    const err = MessagingService.relayError(sent.frame, Math.floor(clockMs / 1000))!;
+    await a.svc.receive(null, err.recipient, err.message);
+    await a.svc.receive(null, err.recipient, err.message);
+    expect(friendUpdates(a).map((f) => f.online)).toEqual([true, false]);
+    // b is heard from again: back online.
+    await b.svc.sendChatMessage(a.address, 'hello', 0);
+    await until(() => friendUpdates(a).length === 3, 'the online flip');
+    expect(friendUpdates(a).map((f) => f.online)).toEqual([true, false, true]);
+    expect(a.svc.getContact(b.address).online).toBe(true);
+  });
+});
