@@ -70,8 +70,9 @@ export interface BlockWriter extends TxView {
    */
   local<T>(key: string, init: () => T): T;
   /**
-   * Adds to the block's `totalFee` (header row, reference-formats §10.3), shared out with the
-   * transaction fees after `onBlock` (the name reward payout, reference-names §5.5).
+   * Adds coins held outside the wallets to the block's `totalFee` (header row, reference-formats
+   * §10.3), shared out with the transaction fees after `onBlock`: the name reward payout
+   * (reference-names §5.5), from a pool no wallet holds, so the supply grows by `amount`.
    */
   addFee(amount: bigint): void;
   credit(address: Uint8Array, amount: bigint): void;
@@ -100,6 +101,12 @@ export interface TxTypeHook {
   validate(tx: Transaction, view: TxView): void;
   /** Applies the type-specific effects; the chain has already moved the coins of inputs/outputs. */
   apply(tx: Transaction, block: BlockWriter): void;
+  /**
+   * Whether output `index` is credited to its address (default yes). A name transaction's first
+   * output goes to the name reward pool, which no wallet holds (reference-names §5.2): its coins
+   * leave the wallets, and the supply, until the pool pays them out (`addFee`).
+   */
+  credits?(tx: Transaction, index: number): boolean;
   /**
    * For a type whose signer is named in its payload (multisig, reference-formats §8.8): the
    * primary address its inputs resolve against (the wallet) and the key that signed it. The

@@ -143,6 +143,7 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
     addFee: (amount) => {
       if (amount < 0n) throw new RangeError(`a block fee addition must not be negative, got ${amount}`);
       totalFee += amount;
+      supply += amount;
     },
     balanceOf: (a) => entry(a).state.balance,
     wallet: (a) => entry(a).state,
@@ -191,7 +192,11 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
     const sources = inputSources(tx, signer.primary);
     checkSourceWallets(tx, sources, walletOf, extensions);
     for (const s of sources) writer.debit(s.address, s.amount);
-    for (const o of tx.outputs) writer.credit(o.address, o.amount);
+    for (let i = 0; i < tx.outputs.length; i++) {
+      const o = tx.outputs[i]!;
+      if (hook?.credits && !hook.credits(tx, i)) uncredited += o.amount;
+      else writer.credit(o.address, o.amount);
+    }
     if (signer.keyOfPrimary) {
       const primary = touch(signer.primary).state;
       if (!primary.publicKey) primary.publicKey = signer.publicKey;
@@ -205,15 +210,19 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
   // Ids of this block's transactions (stored after the loop, so `hasTransaction` cannot see them).
   const inBlock = new Set<string>();
   let current = -1;
+  // Coins of the transaction being applied that went to no wallet (TxTypeHook.credits): they leave the supply once it applies.
+  let uncredited = 0n;
   for (const k of input.txs) {
     current++;
     stamp++;
     journal.length = 0;
     created.length = 0;
+    uncredited = 0n;
     try {
       const id = latin1Key(k.id);
       if (inBlock.has(id) || input.hasTransaction(k.id)) throw new TxError(TxErrorCode.AlreadyApplied, 'transaction is already applied');
       totalFee += applyOne(k);
+      supply -= uncredited;
       inBlock.add(id);
       applied.push(k);
     } catch (err) {

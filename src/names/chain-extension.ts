@@ -13,7 +13,7 @@ import type { Logger } from '../log/logger.js';
 import type { Store } from '../state/store.js';
 import { addressFromText } from '../formats/address.js';
 import { formatAmount } from '../formats/amount.js';
-import { toHex } from '../formats/bytes.js';
+import { equalBytes, toHex } from '../formats/bytes.js';
 import { NAME_REWARD_POOL_ADDRESS, TransactionType } from '../formats/constants.js';
 import { expireNames, nameStateChecksum, payNameReward } from './block-rules.js';
 import { LmdbNameState, NAME_SUB_DATABASES } from './lmdb-state.js';
@@ -78,6 +78,8 @@ export function createNameSystem(envIn: NameSystemEnv): NameSystem {
           if (block) blockNames(view);
           asRejection(() => planNameTx(state, env, tx.outputs, view.height, { fees: !block, deferRecordChecks: block }));
         },
+        // §5.2: the first output (the pool's) is credited to no wallet; payNameReward pays it out.
+        credits: (tx: Transaction, index: number): boolean => !(index === 0 && equalBytes(tx.outputs[0]!.address, NAME_POOL_ADDRESS)),
         apply(tx: Transaction, block: BlockWriter): void {
           const names = blockNames(block);
           const outcome = asRejection(() => applyNameTx(state, env, tx.outputs, block.height));
@@ -88,13 +90,10 @@ export function createNameSystem(envIn: NameSystemEnv): NameSystem {
     },
     onBlock(block: BlockWriter): void {
       blockNames(block);
-      // §5.5: the block's share of the pool leaves the pool address and joins the block's
-      // totalFee, which the chain then pays to the signer (foundation share apart) like any fee.
+      // §5.5: the block's share of the pool (held by no wallet, §5.2) joins the block's totalFee,
+      // which the chain then pays to the signer (foundation share apart) like any fee.
       const reward = payNameReward(state, block.height);
-      if (reward > 0n) {
-        block.debit(NAME_POOL_ADDRESS, reward);
-        block.addFee(reward);
-      }
+      if (reward > 0n) block.addFee(reward);
     },
     stateChecksum(view: TxView | BlockWriter): Uint8Array {
       return nameStateChecksum(state, view.height, isBlock(view) ? blockNames(view).touched : [], view.superBlockPeriod);

@@ -47,6 +47,17 @@ describe('names over RPC', () => {
     expect(tx).toMatchObject({ type: '4', amount: '30000.00000000', to: { '125D6XDzTZzQUWsyQZmQZmQZmQZmQZmQZmQZmQZmQZmQb8t25': '30000.00000000' } });
     await node.waitApplied(tx.id);
     expect(await node.call('getRegName', { name: 'e2e' })).toMatchObject({ capacity: 10, nextPkHash: node.address, recoveryHash: node.address });
+    // reference-names §5.2: the pool's output is credited to no wallet; the supply is the wallets' sum.
+    expect(await node.call('getBalance', { address: '125D6XDzTZzQUWsyQZmQZmQZmQZmQZmQZmQZmQZmQZmQb8t25' })).toBe('0.00000000');
+    for (let i = 0; i < 5; i++) {
+      const before = await node.height();
+      const supply = parseAmount(await node.call('supply'));
+      const wallets: { balance: string }[] = await node.call('walletList');
+      const sum = wallets.reduce((a, w) => a + parseAmount(w.balance), 0n);
+      if ((await node.height()) !== before) continue; // a block landed between the two reads
+      expect(sum).toBe(supply);
+      break;
+    }
     const upd = await node.call('updateNameRecord', { name: 'e2e', 'records[]': ['www,1,a, b, c'] });
     expect(upd.amount).toBe('0.00000000');
     await node.waitApplied(upd.id);
