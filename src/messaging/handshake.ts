@@ -275,7 +275,7 @@ export type MessagingEvent =
   | { type: 'AcceptAdd2'; contact: ContactRecord }
   | { type: 'HandshakeComplete'; contact: ContactRecord }
   /** `statusStep`: this receipt moved the handshake (0→1 for `[0]`, 2→3 for `[2]`). */
-  | { type: 'MsgReceived'; contact: ContactRecord; id: Uint8Array; channel: number; statusStep: boolean }
+  | { type: 'MsgReceived'; contact: ContactRecord; id: Uint8Array; channel: number; statusStep: boolean; read?: boolean }
   | { type: 'Message'; contact: ContactRecord; message: StreamMessage; spixi: SpixiMessage }
   /** A relay could not deliver our message `id` (the contact is not connected to it): mark the contact offline, look its presence up again. Unauthenticated, as in the reference. */
   | { type: 'Undeliverable'; contact: ContactRecord; id: Uint8Array };
@@ -410,6 +410,11 @@ export function receiveFrame(self: Identity, contact: ContactRecord | undefined,
   }
   // 4. any other message: duplicates are acknowledged again but not delivered twice
   addReceipt(self, contact, m, spixi, result, now);
+  if (spixi.type === SpixiMessageCode.msgRead) {
+    // §3.7 step 6: a read receipt confirms (and marks read) our message and dequeues it, as msgReceived.
+    result.events.push({ type: 'MsgReceived', contact, id: spixi.data ?? new Uint8Array(0), channel: spixi.channel, statusStep: false, read: true });
+    return result;
+  }
   if (options.isDuplicate?.(contact, m.id)) return ignore(result, 'ERR_DUPLICATE', 'message id already received');
   result.events.push({ type: 'Message', contact, message: opened, spixi });
   return result;

@@ -596,6 +596,7 @@ export class MessagingService {
           const updated = e.id.length === MESSAGE_ID_LENGTH ? await this.db.updateMessage(r.contact.address, e.id, (sm) => {
             sm.confirmed = true;
             sm.sent = true;
+            if (e.read) sm.read = true;
           }) : null;
           this.o.events.emit('messageReceipt', { contact: contactText, id: b64(e.id), channel: e.channel, confirmed: updated !== null });
           if (publishesMsgReceived(e)) void this.o.bridge?.publishReceived(received);

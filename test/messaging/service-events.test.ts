@@ -33,6 +33,8 @@ interface Party {
 const parties: Party[] = [];
 /** Frames each party sent, in order (for replays). */
 const wire: { from: Party; to: Uint8Array; frame: Uint8Array }[] = [];
+/** Frames from this party are lost on the way (e.g. its automatic receipts). */
+let losing: Party | null = null;
 
 function recordingDriver(mq: [string, string][]): MqDriver {
   return {
@@ -67,6 +69,7 @@ async function party(name: string): Promise<Party> {
     retryIntervalMs: 3_600_000, // passes are driven by the test
     transport: (to, frame) => {
       wire.push({ from: p, to, frame });
+      if (losing === p) return true;
       const target = parties.find((q) => hex(q.address) === hex(to));
       if (target) setImmediate(() => void target.svc.receive(null, to, frame));
       return true;
@@ -111,6 +114,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const outboxSize = (p: Party, of: Party): number => (p.svc as unknown as { outbox: { size(c: string): number } }).outbox.size(hex(of.address));
+const idOf = (m: Record<string, unknown>): Uint8Array => new Uint8Array(Buffer.from(String(m.id), 'base64'));
+
 const friendUpdates = (p: Party): Record<string, unknown>[] => p.mq.filter(([t]) => t === 'FriendStatusUpdate').map(([, s]) => JSON.parse(s) as Record<string, unknown>);
 
 describe('messaging service events', () => {
@@ -131,5 +137,23 @@ describe('messaging service events', () => {
     await until(() => friendUpdates(a).length === 3, 'the online flip');
     expect(friendUpdates(a).map((f) => f.online)).toEqual([true, false, true]);
     expect(a.svc.getContact(b.address).online).toBe(true);
+  });
+
+  it('a read receipt (msgRead, data = the id) marks our message read and confirmed and dequeues it (§3.7 step 6)', async () => {
+    losing = b; // b's automatic msgReceived never reaches a
+    await a.svc.sendChatMessage(b.address, 'read me', 0);
+    await until(() => b.svc.lastMessages(a.address, 10, 0).some((m) => m.message === 'read me'), 'the chat at b');
+    losing = null;
+    const mine = () => a.svc.lastMessages(b.address, 10, 0).find((m) => m.message === 'read me')!;
+    expect(mine().confirmed).toBe(false);
+    expect(outboxSize(a, b)).toBe(1);
+    const receipts = a.seen.filter((e) => e.event === 'messageReceipt').length;
+    await b.svc.sendSpixiMessage(a.address, 8, idOf(mine()), 0, { requireChannel: true });
+    await until(() => mine().read === true, 'read at a');
+    expect(mine().confirmed).toBe(true);
+    expect(outboxSize(a, b)).toBe(0);
+    expect(a.seen.filter((e) => e.event === 'messageReceipt').length).toBe(receipts + 1);
+    expect(a.seen.some((e) => e.event === 'spixiMessage')).toBe(false);
+    expect(a.mq.some(([t]) => t === 'MsgRead')).toBe(true);
   });
 });
