@@ -593,13 +593,19 @@ export class MessagingService {
           const acked = this.outbox.acknowledge(key, idHex);
           this.sentAt.delete(idHex);
           if (acked) await this.persistOutbox(key);
+          let changed = false;
           const updated = e.id.length === MESSAGE_ID_LENGTH ? await this.db.updateMessage(r.contact.address, e.id, (sm) => {
+            changed = !sm.confirmed || (e.read === true && !sm.read);
             sm.confirmed = true;
             sm.sent = true;
             if (e.read) sm.read = true;
           }) : null;
-          this.o.events.emit('messageReceipt', { contact: contactText, id: b64(e.id), channel: e.channel, confirmed: updated !== null });
-          if (publishesMsgReceived(e)) void this.o.bridge?.publishReceived(received);
+          // A resent message is acknowledged again: only the receipt that changes something (the
+          // stored message, the queue, the handshake status) is an event, not every copy.
+          if (changed || (updated === null && (acked !== null || e.statusStep))) {
+            this.o.events.emit('messageReceipt', { contact: contactText, id: b64(e.id), channel: e.channel, confirmed: updated !== null });
+            if (publishesMsgReceived(e)) void this.o.bridge?.publishReceived(received);
+          }
           // The next queued message of this contact goes now (order kept).
           if (acked) void this.pass();
           break;

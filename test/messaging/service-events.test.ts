@@ -156,4 +156,20 @@ describe('messaging service events', () => {
     expect(a.seen.some((e) => e.event === 'spixiMessage')).toBe(false);
     expect(a.mq.some(([t]) => t === 'MsgRead')).toBe(true);
   });
+
+  it('a receipt repeated for a resent message is no second messageReceipt nor MQ MsgReceived', async () => {
+    const receipts = () => a.seen.filter((e) => e.event === 'messageReceipt').length;
+    const mqReceipts = () => a.mq.filter(([t]) => t === 'MsgReceived').length;
+    const [r0, q0] = [receipts(), mqReceipts()];
+    await a.svc.sendChatMessage(b.address, 'twice', 0);
+    await until(() => a.svc.lastMessages(b.address, 10, 0).find((m) => m.message === 'twice')?.confirmed === true, 'confirmed at a');
+    await settle();
+    expect([receipts(), mqReceipts()]).toEqual([r0 + 1, q0 + 1]);
+    // The same receipt again (b acknowledging a resent copy).
+    const receipt = wire.filter((w) => w.from === b).at(-1)!;
+    await a.svc.receive(null, a.address, receipt.frame);
+    await settle();
+    expect([receipts(), mqReceipts()]).toEqual([r0 + 1, q0 + 1]);
+  });
 });
+
