@@ -627,8 +627,10 @@ export class MessagingService {
   private async deliver(c: StoredContact, m: StreamMessage, spixi: SpixiMessage, payload: () => MessagingEventPayload): Promise<void> {
     switch (spixi.type) {
       case SpixiMessageCode.chat: {
+        // interface.md: senderNick is the sender's nickname at send time, i.e. the contact's nickname
+        // as `contacts` shows it when the message arrives (the address text until a nick is known).
         const text = Buffer.from(spixi.data ?? new Uint8Array(0)).toString('utf8');
-        await this.db.addMessage(c.record.address, spixi.channel, createStoredMessage({ id: m.id, message: text, timestamp: m.timestamp, localSender: false, type: FriendMessageType.standard, senderNick: c.extras.nickname ?? '', receivedTimestamp: this.nowSeconds(), payableDataLen: spixi.data?.length ?? 0 }));
+        await this.db.addMessage(c.record.address, spixi.channel, createStoredMessage({ id: m.id, message: text, timestamp: m.timestamp, localSender: false, type: FriendMessageType.standard, senderNick: c.extras.nickname ?? addrText(c.record.address), receivedTimestamp: this.nowSeconds(), payableDataLen: spixi.data?.length ?? 0 }));
         this.o.events.emit('chatMessage', payload());
         return;
       }

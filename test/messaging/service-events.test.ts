@@ -171,5 +171,13 @@ describe('messaging service events', () => {
     await settle();
     expect([receipts(), mqReceipts()]).toEqual([r0 + 1, q0 + 1]);
   });
+
+  it("received messages carry the contact's nickname at receipt as senderNick (interface.md)", async () => {
+    await b.svc.sendChatMessage(a.address, 'nick?', 0);
+    await until(() => a.svc.lastMessages(b.address, 10, 0).some((m) => m.message === 'nick?'), 'the chat at a');
+    const got = a.svc.lastMessages(b.address, 10, 0).find((m) => m.message === 'nick?')!;
+    expect(got.senderNick).toBe(a.svc.getContact(b.address).nickname);
+    expect(got.senderNick).toBe(b.text);
+  });
 });
 
