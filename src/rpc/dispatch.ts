@@ -220,7 +220,9 @@ function hexBytes(p: ParamDef, value: unknown): Uint8Array {
     // A plain Uint8Array view of the decoded bytes (no copy).
     if (bytes.length * 2 === value.length) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
   }
-  throw invalidParams(`Parameter '${p.name}' must be an even number of hex digits`);
+  // Name the actual fault: "even number" alone misleads for an even-length non-hex value like 'zz'.
+  if (typeof value === 'string' && /^[0-9a-fA-F]*$/.test(value)) throw invalidParams(`Parameter '${p.name}' must be an even number of hex digits`);
+  throw invalidParams(`Parameter '${p.name}' must be hex digits (0-9, a-f), an even number of them`);
 }
 
 function coerceInteger(p: ParamDef, value: unknown): number | bigint {
