@@ -272,6 +272,8 @@ export function buildReceipt(self: Identity, contact: ContactRecord, id: Uint8Ar
 /** What the caller learns from an incoming frame. */
 export type MessagingEvent =
   | { type: 'RequestAdd2'; contact: ContactRecord }
+  /** Crossing requests, ours wins the tie-break: we wait for their accept; the caller makes sure our request is still going out. */
+  | { type: 'RequestCrossed'; contact: ContactRecord }
   | { type: 'AcceptAdd2'; contact: ContactRecord }
   | { type: 'HandshakeComplete'; contact: ContactRecord }
   /** `statusStep`: this receipt moved the handshake (0→1 for `[0]`, 2→3 for `[2]`). */
@@ -489,6 +491,14 @@ function onRequest(self: Identity, known: ContactRecord | undefined, m: StreamMe
   known.lastReceivedHandshakeMessageTimestamp = m.timestamp;
   known.publicKey = pubKey.slice();
   known.protocolVersion = version;
+  // Crossing requests (both sides called addContact; §3.5 leaves it open): if both accepted, each
+  // would end with the keys of a different accept. The smaller address stays the requester and
+  // waits for the accept; the other side accepts, as for any request from a contact it added.
+  if (known.state === FriendState.requestSent && !known.acceptSent && Buffer.compare(Buffer.from(self.address), Buffer.from(known.address)) < 0) {
+    known.handshakeStatus = Math.max(known.handshakeStatus, 1) as HandshakeStatus;
+    result.events.push({ type: 'RequestCrossed', contact: known });
+    return result;
+  }
   known.handshakeStatus = 1;
   known.acceptSent = false;
   if (known.state !== FriendState.approved) known.state = FriendState.requestReceived;

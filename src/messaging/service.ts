@@ -574,6 +574,17 @@ export class MessagingService {
           this.o.events.emit('contactRequest', payload());
           void this.o.bridge?.publishReceived(received);
           break;
+        case 'RequestCrossed':
+          // We wait for their accept to our request: it must still be going out (it may have been
+          // acknowledged and dequeued before they removed and re-added us).
+          if (!this.outbox.entries().some(([c, q]) => c === key && q.some((x) => x.id === hex(Uint8Array.of(0))))) {
+            const { request } = await this.contactRequest(r.contact.address, this.nowSeconds());
+            // Our next handshake frame (keys2) must be newer than this request at the contact.
+            contact.record.lastSentHandshakeTimestamp = Math.max(contact.record.lastSentHandshakeTimestamp, request.timestamp);
+            await this.db.putContact(contact);
+            await this.enqueueFrame(r.contact.address, request);
+          }
+          break;
         case 'AcceptAdd2':
           // The accept answers our request: it no longer needs re-sending.
           if (this.outbox.acknowledge(key, hex(Uint8Array.of(0)))) await this.persistOutbox(key);
