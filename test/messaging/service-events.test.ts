@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settle, until as untilWith } from './service-pair.js';
 import { TypedEmitter } from '../../src/events.js';
 import { Address } from '../../src/formats/address.js';
 import { generateWalletKey, privateKeyFromBytes, publicKeyOf } from '../../src/formats/rsa.js';
@@ -80,20 +81,12 @@ async function party(name: string): Promise<Party> {
   return p;
 }
 
-async function settle(): Promise<void> {
-  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
-  await new Promise((r) => setTimeout(r, 20));
-}
-
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    if (cond()) return;
+/** Waits for `cond`, with retry passes between rounds as the 5-second timer would run them. */
+const until = (cond: () => boolean, what: string): Promise<void> =>
+  untilWith(cond, what, async () => {
     clockMs += 10_000;
     await Promise.all(parties.map((p) => p.svc.pass()));
-    await settle();
-  }
-  throw new Error(`timed out: ${what}`);
-}
+  });
 
 let a: Party;
 let b: Party;

@@ -4,16 +4,13 @@
  * at a client (src/rpc/methods/transactions.ts, `checkStateless` of src/wallet/light-wallet.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeBlockHeader } from '../../src/chain/block.js';
-import { HeaderChain } from '../../src/chain/header-chain.js';
 import { systemClock } from '../../src/clock.js';
 import { addressToText } from '../../src/formats/address.js';
-import { masterLightState } from '../../src/network/light-node.js';
 import { toRpcError } from '../../src/rpc/errors.js';
 import { transactionMethods } from '../../src/rpc/methods/transactions.js';
 import { RpcCode, RpcError } from '../../src/rpc/types.js';
-import { LightWallet } from '../../src/wallet/light-wallet.js';
-import { openTestChain, silentLog, type TestChain } from '../chain/fixture.js';
+import { openTestChain, type TestChain } from '../chain/fixture.js';
+import { lightWalletOver } from '../wallet/light-fixture.js';
 
 const RELAY = Uint8Array.of(0, ...new Uint8Array(32).fill(7));
 const STRANGER = Uint8Array.of(0, ...new Uint8Array(32).fill(4));
@@ -27,22 +24,7 @@ afterEach(async () => {
 async function contexts() {
   const t = await openTestChain();
   open.push(t);
-  const state = masterLightState(t.chain, t.mempool, () => null);
-  const headers = new HeaderChain({ store: t.store, genesisHeader: encodeBlockHeader(t.chain.getBlock(1n)!.block), superBlockPeriod: t.chain.superBlockPeriod, clock: systemClock });
-  const wallet = new LightWallet({
-    store: t.store,
-    network: 'reg',
-    extensions: t.chain.extensions,
-    wallet: t.wallet,
-    headers,
-    clock: systemClock,
-    log: silentLog,
-    events: t.events,
-    asker: () => ({
-      balance: async (a: Uint8Array) => ({ ...state.balance(a), height: t.chain.height }),
-      transaction: async (id: Uint8Array) => state.transaction(id),
-    }),
-  });
+  const { wallet, headers } = lightWalletOver(t);
   const base = { chain: t.chain, mempool: t.mempool, wallet: t.wallet, network: 'reg', clock: systemClock };
   const links = () => [{ peer: { address: RELAY }, peerType: 'R' }];
   return {

@@ -6,9 +6,7 @@
  * anyway is one output; a payment to its own address says so.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeBlockHeader } from '../../src/chain/block.js';
 import { TxError, TxErrorCode } from '../../src/chain/errors.js';
-import { HeaderChain } from '../../src/chain/header-chain.js';
 import { knownTx, type KnownTx } from '../../src/chain/tx-codec.js';
 import type { Transaction } from '../../src/codec/types.js';
 import { systemClock } from '../../src/clock.js';
@@ -18,8 +16,8 @@ import { masterLightState } from '../../src/network/light-node.js';
 import { toRpcError } from '../../src/rpc/errors.js';
 import { transactionMethods } from '../../src/rpc/methods/transactions.js';
 import { RpcCode, RpcError } from '../../src/rpc/types.js';
-import { LightWallet } from '../../src/wallet/light-wallet.js';
-import { openTestChain, silentLog, type TestChain } from '../chain/fixture.js';
+import { openTestChain, type TestChain } from '../chain/fixture.js';
+import { lightWalletOver } from './light-fixture.js';
 
 const COIN = 100_000_000n;
 const RELAY = Uint8Array.of(0, ...new Uint8Array(32).fill(7));
@@ -34,22 +32,7 @@ afterEach(async () => {
 async function client() {
   const t = await openTestChain();
   open.push(t);
-  const state = masterLightState(t.chain, t.mempool, () => null);
-  const headers = new HeaderChain({ store: t.store, genesisHeader: encodeBlockHeader(t.chain.getBlock(1n)!.block), superBlockPeriod: t.chain.superBlockPeriod, clock: systemClock });
-  const wallet = new LightWallet({
-    store: t.store,
-    network: 'reg',
-    extensions: t.chain.extensions,
-    wallet: t.wallet,
-    headers,
-    clock: systemClock,
-    log: silentLog,
-    events: t.events,
-    asker: () => ({
-      balance: async (a: Uint8Array) => ({ ...state.balance(a), height: t.chain.height }),
-      transaction: async (id: Uint8Array) => state.transaction(id),
-    }),
-  });
+  const { wallet, headers } = lightWalletOver(t);
   const sent: KnownTx[] = [];
   t.events.on('txAdmitted', (e) => {
     if (e.source === 'rpc') sent.push(...e.txs);
