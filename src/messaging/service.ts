@@ -125,6 +125,19 @@ const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byt
 const b64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
 const addrText = (a: Uint8Array): string => new Address(a).base58Address;
 
+/**
+ * The relay hosts a contact's presence names (its client devices' hosts, reference-network §3.5),
+ * the most recently seen device first: after a restart a client is a new device on its new relay,
+ * and its old device's entry, naming the relay it left, stays until it expires (300 s).
+ */
+export function contactRelayHosts(devices: Iterable<{ type: string; host: string; lastSeen: number }>): string[] {
+  const hosts: string[] = [];
+  for (const d of [...devices].filter((d) => d.type === 'C' && d.host !== '').sort((a, b) => b.lastSeen - a.lastSeen)) {
+    if (!hosts.includes(d.host)) hosts.push(d.host);
+  }
+  return hosts;
+}
+
 export class MessagingService {
   readonly stats: MessagingStats = { received: 0, dropped: 0, sent: 0, expired: 0 };
   readonly identity: Identity;
@@ -405,7 +418,7 @@ export class MessagingService {
 
   private routeTo(net: NodeNetwork, recipient: Uint8Array): Link | null {
     const entry = net.peers.presence.get(recipient);
-    const hosts = entry ? [...entry.devices.values()].filter((d) => d.type === 'C' && d.host !== '').map((d) => d.host) : [];
+    const hosts = entry ? contactRelayHosts(entry.devices.values()) : [];
     if (hosts.length === 0) {
       this.askPresence(net, recipient);
       return null;
