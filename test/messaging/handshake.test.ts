@@ -231,21 +231,28 @@ describe('contact handshake between two simulated parties', () => {
     expect(D.contacts.size).toBe(0);
   });
 
-  it('a known, approved contact that re-requests gets a new accept at once', () => {
-    const { contact: cA, request } = createContactRequest(C.id, A.id.address, now);
-    C.contacts.set(hex(A.id.address), cA);
-    // A already had C as an approved contact (e.g. A added C first)
-    const { contact: aC } = createContactRequest(A.id, C.id.address, now);
-    A.contacts.set(hex(C.id.address), aC);
+  it('crossing requests (each added the other): the larger address accepts at once, the smaller waits for that accept', () => {
+    // §3.5 leaves crossing requests open; both accepting left each side with another accept's keys
+    // (onRequest's tie-break). The parties' addresses are random: the roles follow their order.
+    const [hi, lo] = Buffer.compare(Buffer.from(A.id.address), Buffer.from(C.id.address)) > 0 ? [A, C] : [C, A];
+    const { contact: loHi, request } = createContactRequest(lo.id, hi.id.address, now);
+    lo.contacts.set(hex(hi.id.address), loHi);
+    const { contact: hiLo, request: hiRequest } = createContactRequest(hi.id, lo.id.address, now);
+    hi.contacts.set(hex(lo.id.address), hiLo);
     now += 1;
-    const r = deliver(A, request);
+    // The smaller address, asked by the larger, sends no accept: it waits for the accept of its own request.
+    const crossed = deliver(lo, hiRequest);
+    expect(crossed.events.map((e) => e.type)).toContain('RequestCrossed');
+    expect(crossed.outgoing.map((m) => m.encryptionType)).not.toContain(EncryptionType.rsa2);
+    // The larger accepts the smaller's request at once; the handshake ends with one key set.
+    const r = deliver(hi, request);
     expect(r.outgoing.map((m) => m.encryptionType)).toEqual([EncryptionType.none, EncryptionType.rsa2]); // receipt [0], acceptAdd2
-    expect([aC.handshakeStatus, aC.state, aC.approved]).toEqual([1, FriendState.approved, true]);
-    const r2 = deliver(C, r.outgoing[1]!);
-    expect(cA.handshakeStatus).toBe(2);
-    deliver(A, r2.outgoing[1]!);
-    expect(aC.handshakeStatus).toBe(3);
-    expect(hex(aC.aesKey!)).toBe(hex(cA.aesKey!));
+    expect([hiLo.handshakeStatus, hiLo.state, hiLo.approved]).toEqual([1, FriendState.approved, true]);
+    const r2 = deliver(lo, r.outgoing[1]!);
+    expect(loHi.handshakeStatus).toBe(2);
+    deliver(hi, r2.outgoing[1]!);
+    expect(hiLo.handshakeStatus).toBe(3);
+    expect(hex(hiLo.aesKey!)).toBe(hex(loHi.aesKey!));
   });
 });
 
