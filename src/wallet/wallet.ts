@@ -56,6 +56,11 @@ export class WalletKey {
     return this.addresses().find((a) => equalBytes(a.address, address))?.nonce ?? null;
   }
 
+  /** Bytes of this key's signatures: the modulus length (reference-formats.md §6.2). */
+  get signatureLength(): number {
+    return Math.ceil(this.keyObject.asymmetricKeyDetails!.modulusLength! / 8);
+  }
+
   /** RSA PKCS#1 v1.5 with SHA-512 over `data` (reference-formats.md §6.2). */
   sign(data: Uint8Array): Uint8Array {
     return signBytes(this.keyObject, data);

@@ -116,9 +116,8 @@ async function lightSubmit(ctx: TxModules, k: KnownTx): Promise<KnownTx> {
   try {
     await lightOf(ctx).wallet.submit(k);
   } catch (err) {
-    if (err instanceof TxError) throw submissionError(err);
     if (err instanceof LightWalletError) throw invalidParams(`The transaction was rejected: ${err.message}`);
-    throw err;
+    refusedAsSubmission(err);
   }
   return k;
 }
@@ -147,21 +146,30 @@ async function submit(ctx: TxModules, k: KnownTx): Promise<KnownTx> {
   return k;
 }
 
+/** A rule of admission broken by a light node's or a built payment: addTransaction's error for it. */
+function refusedAsSubmission(err: unknown): never {
+  throw err instanceof TxError ? submissionError(err) : err;
+}
+
 /**
- * A payment built and signed, refused with addTransaction's error when it breaks a rule admission
- * checks without state (dust, an input address paid, …; interface.md: "the same errors as
- * addTransaction apply"). Signed because the checks read the signed size (and want a signature).
+ * `k`, refused with addTransaction's error when it breaks a rule admission checks without state
+ * (dust, an input address paid, …; interface.md: "the same errors as addTransaction apply").
  * `tip`: the chain's height, or a light node's header height.
  */
-function checkedPayment(builder: PaymentBuilder, req: PaymentRequest, ctx: TxModules, tip: bigint): { k: KnownTx; fee: bigint } {
-  const built = builder.buildSignedWithFee(req);
+function checked(k: KnownTx, ctx: TxModules, tip: bigint): KnownTx {
   try {
-    checkStateless(built.k, tip, ctx.chain.extensions);
+    checkStateless(k, tip, ctx.chain.extensions);
   } catch (err) {
-    if (err instanceof TxError) throw submissionError(err);
-    throw err;
+    refusedAsSubmission(err);
   }
-  return built;
+  return k;
+}
+
+/** calculateTransactionFee's answer: the fee of the payment addTransaction would send (checked as it would be). */
+function paymentFee(builder: PaymentBuilder, req: PaymentRequest, ctx: TxModules, tip: bigint): string {
+  const { k, fee } = builder.buildSizedAsSigned(req);
+  checked(k, ctx, tip);
+  return formatAmount(fee);
 }
 
 /** The tip a light node checks against: its headers' (as its addTransaction does). */
@@ -169,8 +177,13 @@ const lightTip = (ctx: TxModules): bigint => lightOf(ctx).headers.height;
 
 /** createRawTransaction's answer: the payment unsigned or signed, as hex or its string form. */
 function rawPayment(builder: PaymentBuilder, p: ParamsOf<typeof paymentParams> & { sign: boolean; json: boolean }, ctx: TxModules, tip: bigint): string | TransactionStringForm {
-  const { k: signed } = checkedPayment(builder, paymentRequest(p, ctx), ctx, tip);
-  const k = p.sign ? signed : knownTx({ ...signed.tx, signature: null }, ctx.network);
+  const req = paymentRequest(p, ctx);
+  let k: KnownTx;
+  if (p.sign) k = checked(builder.buildSigned(req), ctx, tip);
+  else {
+    const sized = checked(builder.buildSizedAsSigned(req).k, ctx, tip);
+    k = knownTx({ ...sized.tx, signature: null }, ctx.network); // its placeholder signature dropped
+  }
   return p.json ? toStringForm(k) : toHex(k.bytes);
 }
 
@@ -211,8 +224,8 @@ export const transactionMethods = [
     summary: 'The fee addTransaction would pay, without sending anything',
     params: paymentParams,
     result: { description: 'CoinNumber string' },
-    handler: (p, ctx) => formatAmount(checkedPayment(builderOf(ctx), paymentRequest(p, ctx), ctx, ctx.chain.height).fee),
-    light: async (p, ctx) => formatAmount(checkedPayment(await lightBuilderOf(ctx), paymentRequest(p, ctx), ctx, lightTip(ctx)).fee),
+    handler: (p, ctx) => paymentFee(builderOf(ctx), paymentRequest(p, ctx), ctx, ctx.chain.height),
+    light: async (p, ctx) => paymentFee(await lightBuilderOf(ctx), paymentRequest(p, ctx), ctx, lightTip(ctx)),
   }),
   method({
     name: 'createRawTransaction',
