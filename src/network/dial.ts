@@ -210,6 +210,13 @@ export class Dialer {
     return this.targets.has(key);
   }
 
+  /** Targets added with `giveUpAfter` without an open link now (dialling, in their hello, or waiting to redial). */
+  tentativeUnlinked(): number {
+    let n = 0;
+    for (const e of this.targets.values()) if (e.giveUpAfter !== null && e.link?.isOpen !== true) n++;
+    return n;
+  }
+
   /** State of each target, for status and RPC. */
   list(): { key: string; state: TargetState; failures: number; lastReason: CloseReason | null }[] {
     return [...this.targets].map(([key, e]) => ({ key, state: e.state, failures: e.failures, lastReason: e.lastReason }));

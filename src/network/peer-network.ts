@@ -147,8 +147,6 @@ export class PeerNetwork {
   private keepAliveTimer: TimerHandle | null = null;
   private purgeTimer: TimerHandle | null = null;
   private discoveryTimer: TimerHandle | null = null;
-  /** Discovered masters being dialled or linked (targetKey); removed when the dialer drops them. */
-  private readonly discovered = new Set<string>();
   private bookSavedAt = 0;
   /** Targets the `connect` RPC added (targetKey). */
   private readonly connectTargets = new Set<string>();
@@ -216,11 +214,9 @@ export class PeerNetwork {
         !(lastAddress && this.registry.byIdentity(lastAddress)) &&
         !this.linkedEndpoint(targetKey(t)),
       ...(o.onGiveUp ? { onGiveUp: o.onGiveUp } : {}),
+      // A discovered master unreachable, or someone else now: gone from the book until a presence or hello names it again.
       onDropped: (target, reason) => {
-        const key = targetKey(target);
-        this.discovered.delete(key);
-        // Unreachable, or someone else now: gone from the book until a presence or hello names it again.
-        if (reason === null || CLOSE_REASONS[reason].permanent) this.o.peerBook?.forget(key);
+        if (reason === null || CLOSE_REASONS[reason].permanent) this.o.peerBook?.forget(targetKey(target));
       },
       ...o.dial,
     });
@@ -630,16 +626,10 @@ export class PeerNetwork {
       this.bookSavedAt = now;
     }
     const aim = this.local.nodeType === 'R' ? Math.min(RELAY_MASTER_LINKS, this.registry.limits.outbound) : this.registry.limits.outbound;
-    const linked = this.links(MASTER_TYPES);
-    let dialling = 0;
-    for (const key of [...this.discovered]) {
-      if (!this.dialer.has(key)) this.discovered.delete(key);
-      else if (!linked.some((l) => l.remote === key)) dialling++;
-    }
-    if (linked.length + dialling >= aim || !this.registry.hasOutboundRoom()) return;
-    const own = new Set([this.local.endpoint, ...(this.o.ownEndpoints ?? [])].filter(Boolean).map((e) => e.toLowerCase()));
+    if (this.links(MASTER_TYPES).length + this.dialer.tentativeUnlinked() >= aim || !this.registry.hasOutboundRoom()) return;
     const next = book.pick((e) => {
-      if (e.address === ownAddress || own.has(e.endpoint.toLowerCase()) || this.dialer.has(e.endpoint)) return true;
+      // The book holds parseable endpoints only (PeerBook.learn).
+      if (e.address === ownAddress || this.dialer.isOwn(parseTarget(e.endpoint)!) || this.dialer.has(e.endpoint)) return true;
       try {
         return this.registry.byIdentity(addressFromText(e.address)) !== null;
       } catch {
@@ -647,8 +637,7 @@ export class PeerNetwork {
       }
     });
     if (!next) return;
-    const target: DialTarget = { host: next.host, port: next.port, expectedAddress: addressFromText(next.address) };
-    if (this.dialer.add(target, { giveUpAfter: DISCOVERED_DIAL_ATTEMPTS })) this.discovered.add(targetKey(target));
+    this.dialer.add({ host: next.host, port: next.port, expectedAddress: addressFromText(next.address) }, { giveUpAfter: DISCOVERED_DIAL_ATTEMPTS });
   }
 
   private schedulePurge(): void {

@@ -222,6 +222,7 @@ describe('dialling a real ws WebSocketServer on 127.0.0.1', () => {
     });
     dialer.add({ host: '127.0.0.1', port: 1 }, { giveUpAfter: 3 });
     dialer.add({ host: '127.0.0.1', port: 2 });
+    expect(dialer.tentativeUnlinked()).toBe(1); // the discovered one; a configured one is not tentative
     dialer.start();
     for (let i = 0; i < 6; i++) {
       await new Promise((r) => setImmediate(r));
@@ -231,6 +232,7 @@ describe('dialling a real ws WebSocketServer on 127.0.0.1', () => {
     expect(opened.filter((u) => u.includes(':1/'))).toHaveLength(3);
     expect(dropped).toEqual(['127.0.0.1:1 null']);
     expect(dialer.has('127.0.0.1:1')).toBe(false);
+    expect(dialer.tentativeUnlinked()).toBe(0);
     expect(dialer.has('127.0.0.1:2')).toBe(true);
     expect(opened.filter((u) => u.includes(':2/')).length).toBeGreaterThan(3);
     dialer.stop();
