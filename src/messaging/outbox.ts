@@ -140,6 +140,11 @@ export class Outbox<T> {
     return n;
   }
 
+  /** One contact's queued entries, in order (a copy). */
+  queue(contact: string): OutboxEntry<T>[] {
+    return [...(this.#queues.get(contact) ?? [])];
+  }
+
   /** Snapshot for persistence: [contact, entries in order]. */
   entries(): [string, OutboxEntry<T>[]][] {
     return [...this.#queues].map(([c, q]) => [c, [...q]]);

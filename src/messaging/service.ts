@@ -124,6 +124,8 @@ export interface MessagingStats {
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 const b64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
 const addrText = (a: Uint8Array): string => new Address(a).base58Address;
+/** The outbox id of our contact request, whose message id is [0] (§3.5). */
+const REQUEST_ENTRY_ID = hex(Uint8Array.of(0));
 
 /**
  * The relay hosts a contact's presence names (its client devices' hosts, reference-network §3.5),
@@ -373,7 +375,7 @@ export class MessagingService {
   }
 
   private persistOutbox(key: string): Promise<void> {
-    return this.db.saveOutbox(key, this.outbox.entries().find(([c]) => c === key)?.[1] ?? []);
+    return this.db.saveOutbox(key, this.outbox.queue(key));
   }
 
   /** Sends a pending entry now if a route exists; false leaves it for the next pass. */
@@ -478,7 +480,7 @@ export class MessagingService {
 
   /** New session keys: entries sent under the old ones (the contact could not read them) go again at once. */
   private forgetSent(contactKey: string): void {
-    for (const e of this.outbox.entries().find(([c]) => c === contactKey)?.[1] ?? []) if (e.payload.frame == null) this.sentAt.delete(e.id);
+    for (const e of this.outbox.queue(contactKey)) if (e.payload.frame == null) this.sentAt.delete(e.id);
   }
 
   /** One retry pass over the outbox (§3.7 steps 4 and 6). */
@@ -590,7 +592,7 @@ export class MessagingService {
         case 'RequestCrossed':
           // We wait for their accept to our request: it must still be going out (it may have been
           // acknowledged and dequeued before they removed and re-added us).
-          if (!this.outbox.entries().some(([c, q]) => c === key && q.some((x) => x.id === hex(Uint8Array.of(0))))) {
+          if (!this.outbox.queue(key).some((x) => x.id === REQUEST_ENTRY_ID)) {
             const { request } = await this.contactRequest(r.contact.address, this.nowSeconds());
             // Our next handshake frame (keys2) must be newer than this request at the contact.
             contact.record.lastSentHandshakeTimestamp = Math.max(contact.record.lastSentHandshakeTimestamp, request.timestamp);
@@ -600,7 +602,7 @@ export class MessagingService {
           break;
         case 'AcceptAdd2':
           // The accept answers our request: it no longer needs re-sending.
-          if (this.outbox.acknowledge(key, hex(Uint8Array.of(0)))) await this.persistOutbox(key);
+          if (this.outbox.acknowledge(key, REQUEST_ENTRY_ID)) await this.persistOutbox(key);
           this.o.events.emit('contactAccepted', { ...payload(), contactJson: this.contactJson(contact) });
           void this.o.bridge?.publishReceived(received);
           // Messages queued before the keys existed can go now.
