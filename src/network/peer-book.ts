@@ -11,8 +11,9 @@
  * among the entries not tried for {@link RETRY_AFTER_MS}. Ratings and the reference's blacklist
  * are left out (§10 may simplify 5); an entry whose dials keep failing is dropped by the dialer.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { writeFileAtomic } from '../state/files.js';
 import type { NetClock } from './clock.js';
 import { parseTarget, targetKey, type DialTarget } from './dial.js';
 
@@ -133,7 +134,7 @@ export class PeerBook {
     return { ...target, address: chosen.address };
   }
 
-  /** Writes the book when it changed (atomically: a temporary file renamed over the old one). */
+  /** Writes the book when it changed (whole or not at all: writeFileAtomic). */
   save(): void {
     const file = this.o.file;
     if (!file || !this.dirty) return;
@@ -142,9 +143,7 @@ export class PeerBook {
     const peers = [...this.byEndpoint.values()].map(({ endpoint, address, lastSeen, lastConnected }) => ({ endpoint, address, lastSeen, lastConnected }));
     try {
       mkdirSync(dirname(file), { recursive: true });
-      const tmp = `${file}.tmp`;
-      writeFileSync(tmp, `${JSON.stringify({ version: FILE_VERSION, peers }, null, 1)}\n`);
-      renameSync(tmp, file);
+      writeFileAtomic(file, `${JSON.stringify({ version: FILE_VERSION, peers }, null, 1)}\n`);
       this.dirty = false;
     } catch (err) {
       this.o.onFileError?.(err, 'write');

@@ -8,8 +8,9 @@
  * either the old or the new keystore, never a torn one.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../state/files.js';
 
 export const KEYSTORE_FILE = 'wallet.json';
 const KEYSTORE_VERSION = 1;
@@ -99,14 +100,5 @@ export function writeKeystore(dataDir: string, keys: StoredKey[], password?: str
   } else {
     file = { version: KEYSTORE_VERSION, encrypted: false, secret };
   }
-  const path = keystorePath(dataDir);
-  const tmp = `${path}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, JSON.stringify(file, null, 2));
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  writeFileAtomic(keystorePath(dataDir), JSON.stringify(file, null, 2), 0o600);
 }
