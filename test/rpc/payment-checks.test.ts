@@ -4,16 +4,10 @@
  * at a client (src/rpc/methods/transactions.ts, `checkStateless` of src/wallet/light-wallet.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
 import { addressToText } from '../../src/formats/address.js';
-import { toRpcError } from '../../src/rpc/errors.js';
-import { transactionMethods } from '../../src/rpc/methods/transactions.js';
 import { RpcCode, RpcError } from '../../src/rpc/types.js';
 import { openTestChain, type TestChain } from '../chain/fixture.js';
-import { lightWalletOver } from '../wallet/light-fixture.js';
-
-const RELAY = Uint8Array.of(0, ...new Uint8Array(32).fill(7));
-const STRANGER = Uint8Array.of(0, ...new Uint8Array(32).fill(4));
+import { callOperation, rpcContexts, STRANGER } from '../wallet/light-fixture.js';
 
 const open: TestChain[] = [];
 afterEach(async () => {
@@ -24,29 +18,11 @@ afterEach(async () => {
 async function contexts() {
   const t = await openTestChain();
   open.push(t);
-  const { wallet, headers } = lightWalletOver(t);
-  const base = { chain: t.chain, mempool: t.mempool, wallet: t.wallet, network: 'reg', clock: systemClock };
-  const links = () => [{ peer: { address: RELAY }, peerType: 'R' }];
-  return {
-    t,
-    ctxs: [
-      [{ ...base, p2p: undefined, light: undefined }, false],
-      [{ ...base, p2p: { role: 'client', peers: { links } }, light: { headers, wallet } }, true],
-    ] as const,
-  };
+  const { masterCtx, clientCtx } = rpcContexts(t);
+  return { t, ctxs: [[masterCtx, false], [clientCtx, true]] as const };
 }
 
-/** An operation's handler (a master) or light form (a client): its result, or the RPC error the dispatcher answers with. */
-async function call(name: string, params: Record<string, unknown>, ctx: object, light: boolean): Promise<any> {
-  const def = transactionMethods.find((m) => m.name === name)! as any;
-  try {
-    return await (light ? def.light : def.handler)(params, ctx);
-  } catch (err) {
-    const rpc = toRpcError(err);
-    if (rpc) return rpc;
-    throw err;
-  }
-}
+const call = callOperation;
 
 describe('calculateTransactionFee and createRawTransaction make addTransaction\'s checks', () => {
   it('below the dust limit, and an input address paid (from = to with autofee): addTransaction\'s -32602 error', async () => {

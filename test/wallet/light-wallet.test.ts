@@ -9,20 +9,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TxError, TxErrorCode } from '../../src/chain/errors.js';
 import { knownTx, type KnownTx } from '../../src/chain/tx-codec.js';
 import type { Transaction } from '../../src/codec/types.js';
-import { systemClock } from '../../src/clock.js';
 import { addressToText } from '../../src/formats/address.js';
 import { equalBytes } from '../../src/formats/bytes.js';
-import { masterLightState } from '../../src/network/light-node.js';
-import { toRpcError } from '../../src/rpc/errors.js';
-import { transactionMethods } from '../../src/rpc/methods/transactions.js';
 import { RpcCode, RpcError } from '../../src/rpc/types.js';
 import { openTestChain, type TestChain } from '../chain/fixture.js';
-import { lightWalletOver } from './light-fixture.js';
+import { callOperation, RELAY, rpcContexts, STRANGER } from './light-fixture.js';
 
 const COIN = 100_000_000n;
-const RELAY = Uint8Array.of(0, ...new Uint8Array(32).fill(7));
-const STRANGER = Uint8Array.of(0, ...new Uint8Array(32).fill(4));
-
 const open: TestChain[] = [];
 afterEach(async () => {
   for (const t of open.splice(0)) await t.close();
@@ -32,28 +25,14 @@ afterEach(async () => {
 async function client() {
   const t = await openTestChain();
   open.push(t);
-  const { wallet, headers } = lightWalletOver(t);
   const sent: KnownTx[] = [];
   t.events.on('txAdmitted', (e) => {
     if (e.source === 'rpc') sent.push(...e.txs);
   });
-  const links = () => [{ peer: { address: RELAY }, peerType: 'R' }];
-  const base = { chain: t.chain, mempool: t.mempool, wallet: t.wallet, network: 'reg', clock: systemClock };
-  const clientCtx = { ...base, p2p: { role: 'client', peers: { links } }, light: { headers, wallet } };
-  return { t, wallet, sent, clientCtx, masterCtx: { ...base, p2p: undefined, light: undefined } };
+  return { t, sent, ...rpcContexts(t) };
 }
 
-/** Runs an operation's light form (a client) or its handler (a master); its result, or the RPC error the dispatcher answers with. */
-async function call(name: string, params: Record<string, unknown>, ctx: object, light: boolean): Promise<any> {
-  const def = transactionMethods.find((m) => m.name === name)! as any;
-  try {
-    return await (light ? def.light : def.handler)(params, ctx);
-  } catch (err) {
-    const rpc = toRpcError(err);
-    if (rpc) return rpc;
-    throw err;
-  }
-}
+const call = callOperation;
 
 /** `tx`, changed by `change`, signed again by the wallet's key. */
 function resigned(t: TestChain, tx: Transaction, change: (tx: Transaction) => void): KnownTx {
