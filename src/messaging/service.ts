@@ -148,6 +148,12 @@ export class MessagingService {
   private readonly outbox = new Outbox<OutboxPayload>((e) => e.payload.frame != null);
   private readonly contacts = new Map<string, StoredContact>();
   private readonly presenceAskedAt = new Map<string, number>();
+  /**
+   * Per contact (hex): relay hosts that answered "not connected" for it, with when (seconds). A
+   * device of the contact on such a host, last seen before that answer, is no route until a newer
+   * presence names it again (reference-network §7.1 step 6: retry via a fresh presence lookup).
+   */
+  private readonly notConnectedAt = new Map<string, Map<string, number>>();
   private readonly dialled = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private passing = false;
@@ -264,6 +270,7 @@ export class MessagingService {
     const c = this.contactOf(address);
     const json = this.contactJson(c);
     this.contacts.delete(hex(address));
+    this.notConnectedAt.delete(hex(address));
     this.outbox.clear(hex(address));
     await this.db.removeContact(address);
     return json;
@@ -420,7 +427,9 @@ export class MessagingService {
 
   private routeTo(net: NodeNetwork, recipient: Uint8Array): Link | null {
     const entry = net.peers.presence.get(recipient);
-    const hosts = entry ? contactRelayHosts(entry.devices.values()) : [];
+    const refused = this.notConnectedAt.get(hex(recipient));
+    const devices = entry ? [...entry.devices.values()].filter((d) => !refused || (refused.get(d.host) ?? -Infinity) <= d.lastSeen) : [];
+    const hosts = contactRelayHosts(devices);
     if (hosts.length === 0) {
       this.askPresence(net, recipient);
       return null;
@@ -441,6 +450,9 @@ export class MessagingService {
         this.o.log.warn({ contact: addrText(recipient), host, err: (err as Error).message }, "the contact's presence names an unusable relay host");
       }
     }
+    // No link to the relays it names (gone, or not reached yet): the contact may have moved to
+    // another relay since; a fresh presence names it (§7.1 steps 3 and 6).
+    this.askPresence(net, recipient);
     return null;
   }
 
@@ -640,12 +652,19 @@ export class MessagingService {
           await this.deliver(contact, e.message, e.spixi, payload);
           void this.o.bridge?.publishReceived(received);
           break;
-        case 'Undeliverable':
+        case 'Undeliverable': {
           contact.extras.online = false;
           await this.db.putContact(contact);
           if (wasOnline) this.publishFriendStatus(contact);
-          this.o.log.debug({ contact: contactText }, 'relay: contact not connected; retrying later');
+          // The contact left that relay (restarted elsewhere, or offline): route around the
+          // device there and ask for its presence again (§7.1 step 6).
+          const refused = this.notConnectedAt.get(key) ?? new Map<string, number>();
+          for (const host of [link?.peer?.endpoint, link?.remote]) if (host) refused.set(host, this.nowSeconds());
+          if (refused.size > 0) this.notConnectedAt.set(key, refused);
+          if (this.o.network) this.askPresence(this.o.network, r.contact.address);
+          this.o.log.debug({ contact: contactText, relay: from }, 'relay: contact not connected; asking for its presence, retrying later');
           break;
+        }
       }
     }
   }

@@ -47,12 +47,12 @@ async function freeFixedPort(): Promise<number> {
   throw new Error('no free port between 20000 and 30000');
 }
 
-async function start(name: string): Promise<NodeProcess> {
+async function start(name: string, relay = CLIENT_RELAY[name]): Promise<NodeProcess> {
   const node = byName(name);
   const args = ['--genesis', genesisPath, '--role', node.role];
   let peers: string[] = [];
   if (node.role === 'relay') peers = ['master-1'];
-  if (node.role === 'client') peers = [CLIENT_RELAY[name]!];
+  if (node.role === 'client') peers = [relay!];
   if (node.role !== 'client') {
     if (!peerPorts.has(name)) peerPorts.set(name, await freeFixedPort());
     args.push('--p2p-port', String(peerPorts.get(name)));
@@ -265,6 +265,20 @@ describe.skipIf(!MOSQUITTO)('contact messaging between clients on different rela
       peer.stop();
     }
   }, 60_000);
+
+  it('a recipient whose relay died, restarted on another relay, gets its message through it long before its old presence expires (§7.1)', async () => {
+    // client-2 reaches client-1 through relay-1, as client-1's presence names it. relay-1 goes
+    // away and client-1 comes back on relay-2 alone: the presence client-2 holds names a relay it
+    // cannot reach for up to 300 s more; it must ask for a fresh one, which names relay-2.
+    await node('relay-1').kill('SIGTERM');
+    running.delete('relay-1');
+    await node('client-1').kill('SIGTERM');
+    running.delete('client-1');
+    const moved = await start('client-1', 'relay-2');
+    await moved.waitFor(async () => (await moved.call<string[]>('servers')).length > 0, 'client-1 linked to relay-2', 30_000);
+    await node('client-2').call('sendChatMessage', { address: addr('client-1'), message: 'found you on relay-2', channel: 0 });
+    await moved.waitFor(async () => (await messages('client-1', 'client-2')).some((m) => m.message === 'found you on relay-2'), 'delivery through relay-2', 45_000);
+  }, 120_000);
 
   it('removeContact removes the contact and its history', async () => {
     const c1 = node('client-1');
