@@ -151,8 +151,10 @@ export interface LinkContext {
 
 /**
  * Roles a node links to (§1, §2.1, §10 keep 2): a master dials only masters (`expectingMaster`)
- * and accepts everyone; a relay dials masters and relays and accepts everyone; a client dials
- * masters and relays and accepts nobody.
+ * and accepts everyone; a relay dials masters and relays and accepts relays and clients; a client
+ * dials masters and relays and accepts nobody. Masters dial only masters (§2.1), so a peer that
+ * dials a relay as a master is none: the relay would pass its clients' balance and header
+ * questions to it, and take its answers.
  */
 export function defaultAcceptedRoles(own: NodeType): { inbound: NodeType[]; outbound: NodeType[] } {
   switch (own) {
@@ -161,7 +163,7 @@ export function defaultAcceptedRoles(own: NodeType): { inbound: NodeType[]; outb
     case 'W':
       return { inbound: ['M', 'H', 'W', 'R', 'C'], outbound: ['M', 'H'] };
     case 'R':
-      return { inbound: ['M', 'H', 'W', 'R', 'C'], outbound: ['M', 'H', 'R'] };
+      return { inbound: ['R', 'C'], outbound: ['M', 'H', 'R'] };
     case 'C':
       return { inbound: [], outbound: ['M', 'H', 'R'] };
   }

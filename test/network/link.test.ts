@@ -128,12 +128,25 @@ describe('every rejection reason closes with its code', () => {
     expect(q.out.closeInfo!.code).toBe(code('capacity'));
   });
 
-  it('not a master (4400): a master dialling a relay', async () => {
+  it('not a master (4400): a master dialling a peer that answers as a relay', async () => {
     const clock = new ManualClock();
-    const p = await handshake(new TestNode({ identity: A, clock }), new TestNode({ identity: B, clock, nodeType: 'R' }));
+    // A relay that takes masters (the reference's S2 does): the master refuses it.
+    const everyone = { inbound: ['M', 'H', 'W', 'R', 'C'] as const, outbound: ['M', 'H', 'R'] as const };
+    const p = await handshake(new TestNode({ identity: A, clock }), new TestNode({ identity: B, clock, nodeType: 'R', ctx: { acceptedRoles: everyone } }));
     expect(p.out.closeInfo!.code).toBe(code('expectingMaster'));
     const q = await handshake(new TestNode({ identity: A, clock, nodeType: 'C' }), new TestNode({ identity: B, clock, nodeType: 'R' }));
     expect(q.out.state).toBe('open');
+    const r = await handshake(new TestNode({ identity: A, clock, nodeType: 'R' }), new TestNode({ identity: C, clock, nodeType: 'R' }));
+    expect(r.out.state).toBe('open');
+  });
+
+  it('a relay refuses a peer that dials it as a master (4605): masters dial only masters (§2.1)', async () => {
+    const clock = new ManualClock();
+    for (const nodeType of ['M', 'H'] as const) {
+      const p = await handshake(new TestNode({ identity: A, clock, nodeType }), new TestNode({ identity: B, clock, nodeType: 'R' }));
+      expect(p.inb.closeInfo!.code).toBe(code('rejected'));
+      expect(p.out.closeInfo!.text).toMatch(`not accepting ${nodeType} peers`);
+    }
   });
 
   it('a client does not accept links (4605)', async () => {
