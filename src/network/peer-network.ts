@@ -450,10 +450,7 @@ export class PeerNetwork {
 
   /** `sectorNodes`: the presences of the relays of a sector, from our relay tree (§3.5). */
   private answerSector(link: Link, prefix: Uint8Array, max: number): void {
-    const presences = this.presence
-      .sectorRelays(prefix, max)
-      .map((w) => this.presence.encodePresenceOf(w))
-      .filter((p): p is Uint8Array => p !== null);
+    const presences = this.presence.encodePresencesOf(this.presence.sectorRelays(prefix, max));
     link.send({ code: MessageCode.sectorNodes, prefix, presences });
   }
 

@@ -13,12 +13,16 @@ import { primaryAddressFromPublicKey, sectorPrefix } from '../formats/address.js
 import { concatBytes, equalBytes, toHex } from '../formats/bytes.js';
 import { checksumLockBytes } from '../formats/constants.js';
 import { sha3_512, sha3_512sqTrunc } from '../core/hash.js';
+import { varUintLength } from '../formats/varint.js';
 import type { NetClock } from './clock.js';
 import {
   decodeKeepAlive,
   encodeKeepAlive,
-  encodePresence,
+  encodePresenceWithin,
   encodeUnsignedKeepAlive,
+  MAX_PRESENCE_BYTES,
+  MAX_PRESENCE_DEVICES,
+  MAX_SECTOR_PRESENCES_BYTES,
   type KeepAlive,
   type NodeType,
   type PresenceMessage,
@@ -325,16 +329,30 @@ export class PresenceList {
     this.store(entry, k);
   }
 
+  /**
+   * Stores a device's keep-alive. A wallet keeps at most MAX_PRESENCE_DEVICES devices, as many as
+   * one presence message carries: a new device of a full wallet replaces the one seen longest ago
+   * (it would expire first), or is stale when it is older than all of them. The reference keeps
+   * any number (only expiry bounds them); without the cap a peer could grow one wallet until its
+   * presence no longer encodes, and every answer naming it (getPresence2, sectorNodes) failed.
+   */
   private store(entry: PresenceEntry, k: KeepAlive): KeepAliveOutcome {
     const id = toHex(k.deviceId);
     const old = entry.devices.get(id);
-    if (old && Number(k.timestamp) <= old.lastSeen) return { status: 'stale' };
+    const ts = Number(k.timestamp);
+    if (old && ts <= old.lastSeen) return { status: 'stale' };
+    if (!old && entry.devices.size >= MAX_PRESENCE_DEVICES) {
+      let oldest: [string, PresenceAddress] | null = null;
+      for (const d of entry.devices) if (!oldest || d[1].lastSeen < oldest[1].lastSeen) oldest = d;
+      if (ts <= oldest![1].lastSeen) return { status: 'stale' };
+      entry.devices.delete(oldest![0]);
+    }
     entry.devices.set(id, {
       deviceId: k.deviceId.slice(),
       host: k.host,
       type: k.type,
       nodeVersion: k.nodeVersion,
-      lastSeen: Number(k.timestamp),
+      lastSeen: ts,
       powSolution: k.powSolution,
       signature: k.signature,
       keepAlive: encodeKeepAlive(k.unsigned, k.signature),
@@ -420,11 +438,31 @@ export class PresenceList {
     return out;
   }
 
-  /** The updatePresence payload of a wallet (its live devices), or null. */
-  encodePresenceOf(address: Uint8Array): Uint8Array | null {
+  /**
+   * The updatePresence payload of a wallet (its live devices, the most recently seen first, as
+   * many as fit `maxBytes`), or null. Never throws: every answer carrying a presence is built here.
+   */
+  encodePresenceOf(address: Uint8Array, maxBytes = MAX_PRESENCE_BYTES): Uint8Array | null {
     const e = this.get(address);
     if (!e || e.devices.size === 0) return null;
-    return encodePresence({ address: e.address, publicKey: e.publicKey, keepAlives: [...e.devices.values()].map((d) => d.keepAlive) });
+    const newest = [...e.devices.values()].sort((a, b) => b.lastSeen - a.lastSeen);
+    return encodePresenceWithin({ address: e.address, publicKey: e.publicKey, keepAlives: newest.map((d) => d.keepAlive) }, maxBytes);
+  }
+
+  /**
+   * The presences of `wallets` for one message (a sectorNodes answer): in order, each as a
+   * length-prefixed item, as many as fit `maxBytes` in all; wallets we do not hold are left out.
+   */
+  encodePresencesOf(wallets: readonly Uint8Array[], maxBytes = MAX_SECTOR_PRESENCES_BYTES): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    let room = maxBytes;
+    for (const w of wallets) {
+      const p = this.encodePresenceOf(w, Math.min(MAX_PRESENCE_BYTES, room - varUintLength(MAX_PRESENCE_BYTES)));
+      if (!p) continue;
+      room -= varUintLength(p.length) + p.length;
+      out.push(p);
+    }
+    return out;
   }
 
   /**

@@ -4,7 +4,8 @@ import { toHex } from '../../src/formats/bytes.js';
 import type { Link, LocalNode } from '../../src/network/link.js';
 import { MAX_CONNECT_TARGETS, PeerNetwork } from '../../src/network/peer-network.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
-import type { Message, NodeType } from '../../src/network/protocol/messages.js';
+import { encodePresence, MAX_PRESENCE_DEVICES, type Message, type NodeType } from '../../src/network/protocol/messages.js';
+import { buildKeepAlive } from '../../src/network/presence.js';
 import { sectorPrefix } from '../../src/formats/address.js';
 import { GENESIS, makeIdentity, ManualClock, MemorySocket, pump, settle as settleNet, type TestIdentity, wire } from './helpers.js';
 
@@ -92,6 +93,51 @@ describe('PeerNetwork: presence over links between masters, a relay and a client
     for (const x of [m1, m2, r, c]) x.n.stop();
     await pump(...sockets);
     expect(r.n.links()).toHaveLength(0);
+  });
+});
+
+describe('PeerNetwork: a relay wallet announced with more devices than one presence carries', () => {
+  it('the master keeps 64 of them and still answers presence, random-presence and sector queries', async () => {
+    const clock = new ManualClock();
+    clock.advance(1_000_000);
+    const errors: unknown[] = [];
+    const m = net(ids[0]!, 'M', '127.0.0.1:10001', clock, { onError: (_l, e) => void errors.push(e) });
+    const r = net(ids[1]!, 'R', '127.0.0.1:10002', clock);
+    const c = net(ids[2]!, 'C', '', clock);
+    for (const x of [m, r, c]) x.n.start();
+    const sockets = [...wire(r.n, m.n, '127.0.0.1:10001'), ...wire(c.n, m.n, '127.0.0.1:10001')];
+    await settleNet(clock, sockets, 2);
+    // A peer sends the master a relay wallet of 70 devices, in presences of 10 (device i seen at now − 70 + i).
+    const fake = ids[3]!;
+    const now = Math.floor(clock.now() / 1000);
+    const ka = (i: number) =>
+      buildKeepAlive('reg', { address: fake.address, deviceId: Uint8Array.of(i), timestamp: BigInt(now - 70 + i), host: '127.0.0.1:10236', type: 'R', nodeVersion: 'x', powSolution: null }, fake.sign).bytes;
+    const toMaster = r.n.links(['M'])[0]!;
+    for (let i = 0; i < 70; i += 10) {
+      const presence = encodePresence({ address: fake.address, publicKey: fake.publicKey, keepAlives: Array.from({ length: 10 }, (_, j) => ka(i + j)) });
+      toMaster.send({ code: MessageCode.updatePresence, presence });
+    }
+    await pump(...sockets);
+    expect(m.n.presence.get(fake.address)!.devices.size).toBe(MAX_PRESENCE_DEVICES);
+
+    // A new client asks the master for its sector, a presence and random relays: every answer comes.
+    const toM = c.n.links(['M'])[0]!;
+    const presencesIn = () => toM.stats.framesIn.get(MessageCode.updatePresence) ?? 0;
+    const before = presencesIn();
+    toM.send({ code: MessageCode.getSectorNodes, prefix: sectorPrefix(fake.address), max: 20 });
+    toM.send({ code: MessageCode.getPresence2, address: fake.address });
+    toM.send({ code: MessageCode.getRandomPresences, type: 'R' });
+    await pump(...sockets);
+    expect(errors).toEqual([]);
+    const sector = c.got.find((g) => g.message.code === MessageCode.sectorNodes)?.message;
+    expect(sector?.code === MessageCode.sectorNodes && sector.presences.map((p) => [toHex(p.address), p.keepAlives.length])).toEqual(
+      expect.arrayContaining([[toHex(fake.address), MAX_PRESENCE_DEVICES], [toHex(ids[1]!.address), 1]]),
+    );
+    // getPresence2, and getRandomPresences('R') of two relay wallets: three updatePresence.
+    expect(presencesIn() - before).toBe(3);
+    expect(c.n.presence.get(fake.address)!.devices.size).toBe(MAX_PRESENCE_DEVICES);
+    for (const x of [m, r, c]) x.n.stop();
+    await pump(...sockets);
   });
 });
 

@@ -13,8 +13,17 @@ import {
   PresenceList,
   verifyKeepAlive,
 } from '../../src/network/presence.js';
-import { decodePayload, encodePresence, type NodeType } from '../../src/network/protocol/messages.js';
-import { MessageCode } from '../../src/network/protocol/codes.js';
+import {
+  decodePayload,
+  encodeMessage,
+  encodePresence,
+  MAX_PRESENCE_BYTES,
+  MAX_PRESENCE_DEVICES,
+  MAX_SECTOR_NODES,
+  MAX_SECTOR_PRESENCES_BYTES,
+  type NodeType,
+} from '../../src/network/protocol/messages.js';
+import { MAX_FRAME_BYTES_BY_CODE, MessageCode } from '../../src/network/protocol/codes.js';
 import { makeIdentity, type TestIdentity } from './helpers.js';
 
 let ids: TestIdentity[];
@@ -24,7 +33,11 @@ beforeAll(async () => {
 
 const nowS = (clock: ManualClock) => Math.floor(clock.now() / 1000);
 
-function ka(id: TestIdentity, clock: ManualClock, o: { type?: NodeType; device?: number; dt?: number; host?: string; network?: 'reg' | 'test' } = {}) {
+function ka(
+  id: TestIdentity,
+  clock: ManualClock,
+  o: { type?: NodeType; device?: number; dt?: number; host?: string; network?: 'reg' | 'test'; powSolution?: Uint8Array } = {},
+) {
   return buildKeepAlive(
     o.network ?? 'reg',
     {
@@ -34,7 +47,7 @@ function ka(id: TestIdentity, clock: ManualClock, o: { type?: NodeType; device?:
       host: o.host ?? '127.0.0.1:10234',
       type: o.type ?? 'M',
       nodeVersion: 'dltnode-0.1.0',
-      powSolution: null,
+      powSolution: o.powSolution ?? null,
     },
     id.sign,
   );
@@ -222,6 +235,109 @@ describe('PresenceList', () => {
     clock.advance(1000);
     await pl.receiveKeepAlive(ka(ids[0]!, clock, { type: 'C' }).keepAlive);
     expect(pl.sectorRelays(new Uint8Array(10), 50)).toHaveLength(7);
+  });
+});
+
+describe('devices per wallet: every stored presence can be sent', () => {
+  const decoded = (bytes: Uint8Array) => {
+    const m = decodePayload(MessageCode.updatePresence, bytes);
+    if (m.code !== MessageCode.updatePresence) throw new Error('unreachable');
+    return m.presence;
+  };
+  const devicesOf = (bytes: Uint8Array) => decoded(bytes).keepAlives.map((k) => k.deviceId[0]!).sort((a, b) => a - b);
+  /** A relay keep-alive of the largest kind a peer can make: a long host and 4,096 bytes of PoW solution (unchecked for R). */
+  const fat = (id: TestIdentity, clock: ManualClock, device: number, dt = 0) =>
+    ka(id, clock, { type: 'R', device, dt, host: 'h'.repeat(255), powSolution: new Uint8Array(4096).fill(device) });
+
+  it('a wallet announcing 70 devices keeps the 64 seen last, and its presence, sector and random answers encode', async () => {
+    const clock = new ManualClock();
+    clock.advance(1_000_000);
+    const pl = list(clock);
+    const id = ids[0]!;
+    // As a peer sends them: presences of 10 devices each, 70 devices in all, device i seen at now − 70 + i.
+    for (let i = 0; i < 70; i += 10) {
+      const kas = Array.from({ length: 10 }, (_, j) => ka(id, clock, { type: 'R', device: i + j, dt: i + j - 70 }));
+      expect((await pl.receivePresence(presenceOf(id, ...kas))).stored).toBe(10);
+    }
+    expect(pl.get(id.address)!.devices.size).toBe(MAX_PRESENCE_DEVICES);
+    const newest = Array.from({ length: 64 }, (_, i) => i + 6);
+    expect(devicesOf(pl.encodePresenceOf(id.address)!)).toEqual(newest);
+    // A new device older than all 64 is stale; a newer one replaces the one seen longest ago.
+    expect(await pl.receiveKeepAlive(ka(id, clock, { type: 'R', device: 200, dt: -65 }).keepAlive)).toEqual({ status: 'stale' });
+    expect(await pl.receiveKeepAlive(ka(id, clock, { type: 'R', device: 201 }).keepAlive)).toEqual({ status: 'added' });
+    expect(devicesOf(pl.encodePresenceOf(id.address)!)).toEqual([...newest.slice(1), 201]);
+    // Known devices still refresh.
+    clock.advance(5_000);
+    expect(await pl.receiveKeepAlive(ka(id, clock, { type: 'R', device: 7 }).keepAlive)).toEqual({ status: 'updated' });
+    expect(pl.counts()).toMatchObject({ presences: 1, relays: 64 });
+    // Every answer that carries this wallet encodes.
+    const sector = pl.encodePresencesOf(pl.sectorRelays(sectorPrefix(id.address), MAX_SECTOR_NODES));
+    expect(() => encodeMessage({ code: MessageCode.sectorNodes, prefix: sectorPrefix(id.address), presences: sector })).not.toThrow();
+    expect(sector.map((p) => decoded(p).keepAlives.length)).toEqual([64]);
+    for (const w of pl.randomPresences('R', Math.random)) {
+      expect(() => encodeMessage({ code: MessageCode.updatePresence, presence: pl.encodePresenceOf(w)! })).not.toThrow();
+    }
+  });
+
+  it('a master keeps its one device; the cap is per wallet', async () => {
+    const clock = new ManualClock();
+    const pl = list(clock);
+    for (let i = 0; i < 70; i++) pl.addOwn(ids[1]!.publicKey, ka(ids[1]!, clock, { type: 'C', device: i, dt: i - 70 }).keepAlive);
+    await pl.receivePresence(presenceOf(ids[0]!, ka(ids[0]!, clock, { type: 'M', device: 0 })));
+    expect(pl.get(ids[1]!.address)!.devices.size).toBe(MAX_PRESENCE_DEVICES);
+    expect(devicesOf(pl.encodePresenceOf(ids[0]!.address)!)).toEqual([0]);
+  });
+
+  it('64 devices of the largest keep-alives: the presence carries the newest that fit one updatePresence frame', async () => {
+    const clock = new ManualClock();
+    clock.advance(1_000_000);
+    const pl = list(clock);
+    const id = ids[0]!;
+    for (let i = 0; i < 64; i += 8) {
+      await pl.receivePresence(presenceOf(id, ...Array.from({ length: 8 }, (_, j) => fat(id, clock, i + j, i + j - 64))));
+    }
+    expect(pl.get(id.address)!.devices.size).toBe(64);
+    const bytes = pl.encodePresenceOf(id.address)!;
+    expect(bytes.length).toBeLessThanOrEqual(MAX_PRESENCE_BYTES);
+    expect(() => encodeMessage({ code: MessageCode.updatePresence, presence: bytes })).not.toThrow();
+    const kept = devicesOf(bytes);
+    expect(kept.length).toBeGreaterThan(40);
+    expect(kept.length).toBeLessThan(64);
+    expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => 64 - kept.length + i));
+  });
+
+  it('a sector answer of large presences stops at its byte budget', async () => {
+    const clock = new ManualClock();
+    const pl = list(clock);
+    const wallets = ids.slice(0, 3);
+    for (const id of wallets) {
+      await pl.receivePresence(presenceOf(id, ...Array.from({ length: 10 }, (_, j) => fat(id, clock, j))));
+    }
+    const one = pl.encodePresenceOf(wallets[0]!.address)!.length;
+    expect(decoded(pl.encodePresenceOf(wallets[0]!.address)!).keepAlives).toHaveLength(10);
+    // Room for two whole presences and half of the third.
+    const budget = 2 * (one + 3) + Math.floor(one / 2);
+    const got = pl.encodePresencesOf(wallets.map((w) => w.address), budget);
+    const counts = got.map((p) => decoded(p).keepAlives.length);
+    expect(counts.slice(0, 2)).toEqual([10, 10]);
+    expect(counts[2]).toBeGreaterThan(0);
+    expect(counts[2]).toBeLessThan(10);
+    expect(got.reduce((n, p) => n + 3 + p.length, 0)).toBeLessThanOrEqual(budget);
+    expect(pl.encodePresencesOf(wallets.map((w) => w.address), 100)).toEqual([]);
+  });
+
+  it('the byte budgets are exactly what one updatePresence and one sectorNodes frame hold', () => {
+    expect(() => encodeMessage({ code: MessageCode.updatePresence, presence: new Uint8Array(MAX_PRESENCE_BYTES) })).not.toThrow();
+    expect(() => encodeMessage({ code: MessageCode.updatePresence, presence: new Uint8Array(MAX_PRESENCE_BYTES + 1) })).toThrow(RangeError);
+    // Twenty items, each a 5-byte length (they are > 0xffff bytes) and its bytes, filling the budget to the byte.
+    const size = Math.floor(MAX_SECTOR_PRESENCES_BYTES / MAX_SECTOR_NODES) - 5;
+    expect(size).toBeGreaterThan(0xffff);
+    const presences = Array.from({ length: MAX_SECTOR_NODES }, () => new Uint8Array(size));
+    presences[0] = new Uint8Array(MAX_SECTOR_PRESENCES_BYTES - (MAX_SECTOR_NODES - 1) * (size + 5) - 5);
+    const frame = encodeMessage({ code: MessageCode.sectorNodes, prefix: new Uint8Array(10), presences });
+    expect(frame.length).toBe(MAX_FRAME_BYTES_BY_CODE[MessageCode.sectorNodes]);
+    presences[0] = new Uint8Array(presences[0].length + 1);
+    expect(() => encodeMessage({ code: MessageCode.sectorNodes, prefix: new Uint8Array(10), presences })).toThrow(RangeError);
   });
 });
 

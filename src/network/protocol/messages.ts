@@ -27,7 +27,12 @@ export const MAX_TRANSACTIONS_PER_BATCH = 10_000;
 export const MAX_TXIDS_PER_REQUEST = MAX_INVENTORY_ITEMS;
 /** Keep-alives per chunk (reference §3.4: ≤ 500). */
 export const MAX_KEEPALIVES_PER_CHUNK = 500;
-/** Devices of one presence we accept (the reference sends 10 per chunk; a wallet rarely has more). */
+/**
+ * Devices of one presence: the most one presence message carries, and the most the presence list
+ * keeps per wallet (presence.ts), so every stored presence can be sent. The reference has no such
+ * cap (its presences are sent in chunks of 10 addresses, §3.1); a wallet rarely has more than a
+ * few devices (a master has one, device id 00, §1).
+ */
 export const MAX_PRESENCE_DEVICES = 64;
 /** Presences in a sectorNodes answer (masters cap at 20, §3.5). */
 export const MAX_SECTOR_NODES = 20;
@@ -195,6 +200,34 @@ export function encodePresence(p: { address: Uint8Array; publicKey: Uint8Array; 
   w.uint(p.keepAlives.length);
   for (const k of p.keepAlives) w.bytesField(k, MAX_FRAME_BYTES_BY_CODE[MessageCode.keepAlivePresence], 'keep-alive');
   return w.finish();
+}
+
+/** The largest presence payload: an updatePresence frame less its code byte. */
+export const MAX_PRESENCE_BYTES = MAX_FRAME_BYTES_BY_CODE[MessageCode.updatePresence] - 1;
+/** Room for the presences of a sectorNodes answer: its frame less the code byte, the prefix and the count. */
+export const MAX_SECTOR_PRESENCES_BYTES = MAX_FRAME_BYTES_BY_CODE[MessageCode.sectorNodes] - 1 - SECTOR_PREFIX_BYTES - varUintLength(MAX_SECTOR_NODES);
+
+/**
+ * A presence of the keep-alives that fit, taken in the order given: at most MAX_PRESENCE_DEVICES
+ * and at most `maxBytes` in all (a keep-alive that would not fit is skipped). Null when none fits.
+ * Never throws for a valid address and public key: answers built from it cannot fail to encode
+ * (64 keep-alives of the largest size, ~6.7 kB each, would not fit one updatePresence frame).
+ */
+export function encodePresenceWithin(
+  p: { address: Uint8Array; publicKey: Uint8Array; keepAlives: Iterable<Uint8Array> },
+  maxBytes: number,
+): Uint8Array | null {
+  const keepAliveMax = MAX_FRAME_BYTES_BY_CODE[MessageCode.keepAlivePresence];
+  const field = (b: Uint8Array) => varUintLength(b.length) + b.length;
+  let size = field(p.address) + field(p.publicKey) + varUintLength(MAX_PRESENCE_DEVICES);
+  const taken: Uint8Array[] = [];
+  for (const k of p.keepAlives) {
+    if (taken.length === MAX_PRESENCE_DEVICES) break;
+    if (k.length > keepAliveMax || size + field(k) > maxBytes) continue;
+    size += field(k);
+    taken.push(k);
+  }
+  return taken.length === 0 ? null : encodePresence({ address: p.address, publicKey: p.publicKey, keepAlives: taken });
 }
 
 function readPresence(r: PayloadReader, base: number, field: string): PresenceMessage {
