@@ -366,13 +366,13 @@ export class PresenceList {
     const limit = this.nowSeconds() - this.o.expirySeconds;
     let removed = 0;
     for (const [hex, entry] of this.wallets) {
-      for (const [id, d] of entry.devices) {
-        if (d.lastSeen < limit) {
-          entry.devices.delete(id);
-          removed++;
-        }
+      const before = entry.devices.size;
+      for (const [id, d] of entry.devices) if (d.lastSeen < limit) entry.devices.delete(id);
+      // Only a wallet that lost a device changes (the count was once kept across wallets).
+      if (entry.devices.size !== before) {
+        removed += before - entry.devices.size;
+        this.syncRelay(entry);
       }
-      if (removed) this.syncRelay(entry);
       if (entry.devices.size === 0) this.wallets.delete(hex);
     }
     return removed;

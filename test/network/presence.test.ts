@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { sectorPrefix } from '../../src/formats/address.js';
 import { toHex } from '../../src/formats/bytes.js';
@@ -338,6 +338,23 @@ describe('devices per wallet: every stored presence can be sent', () => {
     expect(frame.length).toBe(MAX_FRAME_BYTES_BY_CODE[MessageCode.sectorNodes]);
     presences[0] = new Uint8Array(presences[0].length + 1);
     expect(() => encodeMessage({ code: MessageCode.sectorNodes, prefix: new Uint8Array(10), presences })).toThrow(RangeError);
+  });
+
+  it('purge re-checks the relay tree only for wallets that lost a device', async () => {
+    const clock = new ManualClock();
+    const pl = list(clock);
+    await pl.receivePresence(presenceOf(ids[0]!, ka(ids[0]!, clock, { type: 'R' })));
+    clock.advance(200_000);
+    for (const id of ids.slice(1)) await pl.receivePresence(presenceOf(id, ka(id, clock, { type: 'R' })));
+    clock.advance(101_000);
+    const sync = vi.spyOn(PresenceList.prototype as unknown as { syncRelay: (e: unknown) => void }, 'syncRelay');
+    try {
+      expect(pl.purge()).toBe(1);
+      expect(sync).toHaveBeenCalledTimes(1);
+    } finally {
+      sync.mockRestore();
+    }
+    expect(pl.sectorRelays(new Uint8Array(10), 50)).toHaveLength(ids.length - 1);
   });
 });
 
