@@ -24,6 +24,16 @@ export const CLAIM_WINDOW = BigInt(REDACTED_WINDOW - CLAIM_WINDOW_MARGIN);
 /** Lowest block a claim may target while the tip is `tip`. */
 export const lowestClaimable = (tip: bigint): bigint => (tip > CLAIM_WINDOW ? tip - CLAIM_WINDOW : 1n);
 
+/** The block a claim (type 1) targets; null for another type or an unreadable claim, which never applies. */
+function claimedBlockOf(k: KnownTx): bigint | null {
+  if (k.tx.type !== TransactionType.PoWSolution) return null;
+  try {
+    return decodeClaimData(k.tx.outputs[0]?.data).blockNum;
+  } catch {
+    return null;
+  }
+}
+
 /** The node's mining state, as the RPC sees it. */
 export class Mining {
   readonly stats = new MinerStats();
@@ -51,14 +61,17 @@ export class Mining {
 
   /** A claim for block `num` waiting in the pool, if any (one claim per block, §11.3). */
   pendingClaimFor(pending: readonly KnownTx[], num: bigint): KnownTx | undefined {
-    return pending.find((k) => {
-      if (k.tx.type !== TransactionType.PoWSolution) return false;
-      try {
-        return decodeClaimData(k.tx.outputs[0]?.data).blockNum === num;
-      } catch {
-        return false;
-      }
-    });
+    return pending.find((k) => claimedBlockOf(k) === num);
+  }
+
+  /** The blocks that claims waiting in the pool target (`getminingblock` skips them). */
+  pendingClaimBlocks(pending: readonly KnownTx[]): Set<bigint> {
+    const blocks = new Set<bigint>();
+    for (const k of pending) {
+      const num = claimedBlockOf(k);
+      if (num !== null) blocks.add(num);
+    }
+    return blocks;
   }
 
   /** `minerstats`, member for member. */

@@ -25,6 +25,41 @@ const CANDIDATES = 32;
 /** Bytes of the random nonce prefix (the counter adds 4: 32-byte nonces, as the reference miner's are random). */
 const PREFIX_BYTES = 28;
 
+/** A block to mine: what a search and `getminingblock` need of it. */
+export interface MiningTarget {
+  num: bigint;
+  checksum: Uint8Array;
+  version: number;
+  difficulty: bigint;
+}
+
+/**
+ * The block to mine by search mode (0 lowest difficulty, the newest of equals; 1 random among the
+ * lowest; 2 the latest; 3 random) among the newest {@link CANDIDATES} blocks of the claim window
+ * whose PoW field is empty and that `skip` does not exclude (a claim already submitted for it), or
+ * null when there is none. The built-in miner and `getminingblock` both choose with it.
+ */
+export function pickMiningBlock(chain: Chain, mode: number, skip: (num: bigint) => boolean): MiningTarget | null {
+  const tip = chain.height;
+  if (tip < 1n) return null;
+  const unsolved: bigint[] = [];
+  for (let n = tip; n >= lowestClaimable(tip) && unsolved.length < CANDIDATES; n--) {
+    if (!skip(n) && !powFieldOf(chain.store, n)) unsolved.push(n);
+  }
+  const blocks = unsolved.map((n) => ({ n, b: chain.getBlock(n)! })).filter((x) => x.b);
+  if (!blocks.length) return null;
+  let chosen = blocks[0]!;
+  const random = <T>(list: T[]): T => list[Math.floor(Math.random() * list.length)]!;
+  const lowest = blocks.reduce((m, x) => (x.b.block.difficulty < m ? x.b.block.difficulty : m), blocks[0]!.b.block.difficulty);
+  switch (mode) {
+    case 0: chosen = blocks.find((x) => x.b.block.difficulty === lowest)!; break;
+    case 1: chosen = random(blocks.filter((x) => x.b.block.difficulty === lowest)); break;
+    case 2: chosen = blocks[0]!; break;
+    default: chosen = random(blocks);
+  }
+  return { num: chosen.n, checksum: chosen.b.checksum, version: chosen.b.block.version, difficulty: chosen.b.block.difficulty };
+}
+
 export interface MinerDeps {
   chain: Chain;
   stats: MinerStats;
@@ -71,28 +106,10 @@ export class Miner {
   }
 
   /** The block to search by the current mode, or null (paused, nothing unsolved). */
-  pick(): { num: bigint; checksum: Uint8Array; version: number; difficulty: bigint } | null {
+  pick(): MiningTarget | null {
     const { chain, stats } = this.deps;
     if (stats.algorithm === PAUSED) return null;
-    const tip = chain.height;
-    if (tip < 1n) return null;
-    const unsolved: bigint[] = [];
-    for (let n = tip; n >= lowestClaimable(tip) && unsolved.length < CANDIDATES; n--) {
-      if (!this.claimed.has(String(n)) && !powFieldOf(chain.store, n)) unsolved.push(n);
-    }
-    if (!unsolved.length) return null;
-    const blocks = unsolved.map((n) => ({ n, b: chain.getBlock(n)! })).filter((x) => x.b);
-    if (!blocks.length) return null;
-    let chosen = blocks[0]!;
-    const random = <T>(list: T[]): T => list[Math.floor(Math.random() * list.length)]!;
-    const lowest = blocks.reduce((m, x) => (x.b.block.difficulty < m ? x.b.block.difficulty : m), blocks[0]!.b.block.difficulty);
-    switch (stats.algorithm) {
-      case 0: chosen = blocks.find((x) => x.b.block.difficulty === lowest)!; break;
-      case 1: chosen = random(blocks.filter((x) => x.b.block.difficulty === lowest)); break;
-      case 2: chosen = blocks[0]!; break;
-      default: chosen = random(blocks);
-    }
-    return { num: chosen.n, checksum: chosen.b.checksum, version: chosen.b.block.version, difficulty: chosen.b.block.difficulty };
+    return pickMiningBlock(chain, stats.algorithm, (n) => this.claimed.has(String(n)));
   }
 
   private async loop(): Promise<void> {

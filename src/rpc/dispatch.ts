@@ -226,21 +226,22 @@ function hexBytes(p: ParamDef, value: unknown): Uint8Array {
 }
 
 function coerceInteger(p: ParamDef, value: unknown): number | bigint {
+  const fail = (message: string) => invalidParams(p.invalidMessage ?? message);
   let n: bigint;
   if (typeof value === 'number') {
-    if (!Number.isInteger(value)) throw invalidParams(`Parameter '${p.name}' must be an integer`);
+    if (!Number.isInteger(value)) throw fail(`Parameter '${p.name}' must be an integer`);
     // A JSON number past 2^53 was already rounded by the JSON parser: refuse it rather than guess.
-    if (!Number.isSafeInteger(value)) throw invalidParams(`Parameter '${p.name}' exceeds 2^53 as a JSON number; send it as a decimal string`);
+    if (!Number.isSafeInteger(value)) throw fail(`Parameter '${p.name}' exceeds 2^53 as a JSON number; send it as a decimal string`);
     n = BigInt(value);
   } else if (typeof value === 'string' && INTEGER_TEXT.test(value)) {
     n = BigInt(value.trim());
   } else {
-    throw invalidParams(`Parameter '${p.name}' must be a decimal integer`);
+    throw fail(`Parameter '${p.name}' must be a decimal integer`);
   }
-  if (p.min !== undefined && n < BigInt(p.min)) throw invalidParams(`Parameter '${p.name}' must be at least ${p.min}`);
-  if (p.max !== undefined && n > BigInt(p.max)) throw invalidParams(`Parameter '${p.name}' must be at most ${p.max}`);
+  if (p.min !== undefined && n < BigInt(p.min)) throw fail(`Parameter '${p.name}' must be at least ${p.min}`);
+  if (p.max !== undefined && n > BigInt(p.max)) throw fail(`Parameter '${p.name}' must be at most ${p.max}`);
   if (p.bigint) return n;
-  if (n >= BIGINT_2_53 || n <= -BIGINT_2_53) throw invalidParams(`Parameter '${p.name}' is out of range`);
+  if (n >= BIGINT_2_53 || n <= -BIGINT_2_53) throw fail(`Parameter '${p.name}' is out of range`);
   return Number(n);
 }
 

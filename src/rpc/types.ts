@@ -32,6 +32,12 @@ export interface ParamDef {
    * `Missing parameter '<name>'`.
    */
   missingMessage?: string;
+  /**
+   * For `integer`: the one error message for a value that is not an integer within the bounds,
+   * where the reference words it (e.g. 'Invalid algorithm was specified'); default a message
+   * naming the parameter and the fault.
+   */
+  invalidMessage?: string;
 }
 
 export type Maturity = 'Finalized' | 'Proposed';

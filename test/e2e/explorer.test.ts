@@ -203,6 +203,21 @@ describe('miner', () => {
     await expectError('setBlockSelectionAlgorithm', { algorithm: '4' }, -32602, 'Invalid algorithm was specified');
     await expectError('setBlockSelectionAlgorithm', { algorithm: 'x' }, -32602, 'Invalid algorithm was specified', true);
     await expectError('setBlockSelectionAlgorithm', {}, -32602, "Parameter 'algorithm' is missing");
+    // A JSON client sends the integer as a JSON number (DESIGN decision 1), the reference's own wording kept for a bad one.
+    expect(await node.call('setBlockSelectionAlgorithm', { algorithm: 0 })).toBe('');
+    expect((await node.call('minerstats'))['Search Mode']).toBe('lowestDifficulty');
+    await expectError('setBlockSelectionAlgorithm', { algorithm: 4 }, -32602, 'Invalid algorithm was specified');
+    await expectError('setBlockSelectionAlgorithm', { algorithm: 1.5 }, -32602, 'Invalid algorithm was specified');
+  });
+
+  it('getminingblock: algo as a miner sends it (GET text, POST number), the latest unsolved block by default; a bad algo refused as the reference does', async () => {
+    const tip = await node.call<number>('getblockcount');
+    const bare = await node.call<{ num: number }>('getminingblock', {}, { get: true });
+    expect(bare.num).toBeGreaterThanOrEqual(tip);
+    expect((await node.call<{ num: number }>('getminingblock', { algo: 2 })).num).toBeGreaterThanOrEqual(tip);
+    expect(Object.keys(await node.call('getminingblock', { algo: '0' }, { get: true }))).toEqual(['num', 'ver', 'dif', 'chk', 'adr']);
+    for (const algo of ['4', '-1', 'x']) await expectError('getminingblock', { algo }, -32602, 'Invalid algorithm was specified', true);
+    await expectError('getminingblock', { algo: 9 }, -32602, 'Invalid algorithm was specified');
   });
 
   it('forged mining claims sent with sendRawTransaction are refused for their signature (checked before any Argon2); status answers meanwhile', async () => {

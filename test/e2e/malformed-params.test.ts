@@ -24,7 +24,7 @@ const OPERATIONS: Record<string, string[]> = {
   myPubKey: [],
   generateNewAddress: ['address'],
   verifyMiningSolution: ['nonce', 'blocknum', 'diff'],
-  getMiningBlock: [],
+  getMiningBlock: ['algo'],
   verify: ['publicKey', 'signature', 'message', 'hash'],
   validateAddress: ['address'],
   sign: ['message', 'hash'],

@@ -199,6 +199,9 @@ describe('errors of every multisig operation (GET and POST)', () => {
       await expectErrorBoth('changeMultiSigs', { wallet: d1, sigs }, -32602, "Parameter 'sigs' must be a number between 1 and 255.");
     }
     await expectErrorBoth('changeMultiSigs', { wallet: d1, sigs: '3' }, -32602, `The transaction was rejected: wallet ${d1} has 2 signers: its required signatures must be 1…2, got 3`);
+    // A JSON number, as a JSON client sends an integer (DESIGN decision 1), reaches the same check.
+    await expectError('changeMultiSigs', { wallet: d1, sigs: 3 }, -32602, `The transaction was rejected: wallet ${d1} has 2 signers: its required signatures must be 1…2, got 3`);
+    await expectError('changeMultiSigs', { wallet: d1, sigs: 256 }, -32602, "Parameter 'sigs' must be a number between 1 and 255.");
     await expectErrorBoth('changeMultiSigs', { wallet: d1, sigs: '2' }, -32602, `The transaction was rejected: wallet ${d1} already requires 2 signatures`);
     await expectErrorBoth('changeMultiSigs', { wallet: STRANGER, sigs: '2' }, -32602, /^No address of this node's wallet may sign for wallet/);
   });

@@ -11,6 +11,9 @@ import { createMiningExtension } from '../../src/mining/chain-extension.js';
 import { buildClaim } from '../../src/mining/claim.js';
 import { Mining } from '../../src/mining/index.js';
 import { Miner } from '../../src/mining/miner.js';
+import { validateParams } from '../../src/rpc/dispatch.js';
+import { toRpcError } from '../../src/rpc/errors.js';
+import { miningMethods } from '../../src/rpc/methods/mining.js';
 import type { SearchJob, SearchResult } from '../../src/pool/tasks/search-pow.js';
 import { commitBlock, openTestChain, silentLog, type TestChain } from '../chain/fixture.js';
 
@@ -76,6 +79,52 @@ describe('built-in miner', () => {
       expect(s['Last Solved Block']).toBe(4n);
     } finally {
       await miner.stop();
+    }
+  });
+});
+
+/**
+ * `getminingblock` as a pool's miners call it (reference Ixian-DLT APIServer `getminingblock?algo=`):
+ * the block is chosen by `algo` among the unsolved ones, and a block whose claim already waits in
+ * the pool is not served again (its second solution would be refused as a duplicate claim).
+ */
+describe('getminingblock', () => {
+  let t: TestChain;
+  let mining: Mining;
+  const getMiningBlock = async (params: Record<string, unknown>): Promise<any> => {
+    const def = miningMethods.find((m) => m.name === 'getMiningBlock')! as any;
+    try {
+      return await def.handler(validateParams(def, params), { chain: t.chain, wallet: t.wallet, mempool: t.mempool, mining });
+    } catch (err) {
+      const rpc = toRpcError(err);
+      if (rpc) return rpc;
+      throw err;
+    }
+  };
+
+  beforeEach(async () => {
+    t = await openTestChain([createMiningExtension({ verify: fakeVerify })]);
+    mining = new Mining(t.chain, (a) => t.wallet.keys.some((k) => k.nonceOf(a) !== null), t.events, systemClock);
+    for (let i = 0; i < 3; i++) await commitBlock(t, []);
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it('serves the latest unsolved block without algo and with algo 2, and skips a block whose claim is pending', async () => {
+    expect((await getMiningBlock({})).num).toBe(4n);
+    expect((await getMiningBlock({ algo: '2' })).num).toBe(4n);
+    expect(await t.mempool.submit(buildClaim(t.chain, 'reg', t.wallet.primary, { blockNum: 4n, nonce: Uint8Array.of(0x42, 1) }, Date.now()))).toBeNull();
+    expect((await getMiningBlock({})).num).toBe(3n);
+    expect((await getMiningBlock({ algo: '0' })).num).toBe(3n);
+    expect([1n, 2n, 3n]).toContain((await getMiningBlock({ algo: '3' })).num);
+  });
+
+  it('refuses an algo that names no search mode as the reference does', async () => {
+    for (const algo of ['4', '-1', 'x', '', 9, 1.5]) {
+      const r = await getMiningBlock({ algo });
+      expect(r.code, algo).toBe(-32602);
+      expect(r.message).toBe('Invalid algorithm was specified');
     }
   });
 });

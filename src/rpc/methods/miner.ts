@@ -25,12 +25,15 @@ export const minerMethods = [
     name: 'setBlockSelectionAlgorithm',
     group: 'Mining',
     summary: `Block selection of the built-in miner: -1 pauses it, 0–3 ${SEARCH_MODES.join(', ')}`,
-    params: [{ name: 'algorithm', kind: 'string', required: true, description: '-1 (pause) or 0–3', missingMessage: "Parameter 'algorithm' is missing" }],
+    params: [
+      {
+        name: 'algorithm', kind: 'integer', required: true, min: PAUSED, max: SEARCH_MODES.length - 1, description: '-1 (pause) or 0–3',
+        missingMessage: "Parameter 'algorithm' is missing", invalidMessage: 'Invalid algorithm was specified',
+      },
+    ],
     result: { description: 'Empty string' },
     handler: (p, ctx) => {
-      const a = /^-?\d+$/.test(p.algorithm.trim()) ? Number(p.algorithm.trim()) : NaN;
-      if (!(a === PAUSED || (a >= 0 && a < SEARCH_MODES.length))) throw invalidParams('Invalid algorithm was specified');
-      ctx.mining.stats.algorithm = a;
+      ctx.mining.stats.algorithm = p.algorithm;
       return '';
     },
   }),

@@ -3,16 +3,20 @@
  */
 import { addressWithChecksum } from '../../formats/address.js';
 import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
+import { SEARCH_MODES } from '../../mining/index.js';
+import { pickMiningBlock } from '../../mining/miner.js';
 import type { NodeModules } from '../../node/modules.js';
 
 import { invalidParams, methodFor } from '../types.js';
 
 /** The modules these operations use. */
-export type MiningModules = Pick<NodeModules, 'chain' | 'pool' | 'wallet'>;
+export type MiningModules = Pick<NodeModules, 'chain' | 'pool' | 'wallet' | 'mempool' | 'mining'>;
 
 const method = methodFor<MiningModules>();
 
 const MAX_NONCE_BYTES = 64;
+/** `getminingblock` without `algo`: the latest unsolved block (what miners calling it bare expect). */
+const LATEST_BLOCK = SEARCH_MODES.indexOf('latestBlock');
 
 /** Solver address of the hash input: without checksum from block v10, with it before. */
 const solverAddress = (ctx: MiningModules, blockVersion: number): Uint8Array =>
@@ -51,18 +55,26 @@ export const miningMethods = [
   method({
     name: 'getMiningBlock',
     group: 'Mining',
-    summary: 'The block to mine on: number, version, difficulty, checksum and solver address',
-    params: [],
+    summary: 'A block to mine, chosen by `algo` among the unsolved blocks without a pending claim: number, version, difficulty, checksum and solver address',
+    params: [
+      {
+        name: 'algo', kind: 'integer', min: 0, max: SEARCH_MODES.length - 1, default: LATEST_BLOCK, invalidMessage: 'Invalid algorithm was specified',
+        description: `Block selection: 0–3 ${SEARCH_MODES.join(', ')} (as setBlockSelectionAlgorithm); default 2, the latest unsolved block`,
+      },
+    ],
     result: { description: '{num, ver, dif, chk, adr}' },
-    handler: (_p, ctx) => {
-      const tip = ctx.chain.tip;
-      if (!tip) throw invalidParams('The node has no block yet');
+    handler: (p, ctx) => {
+      if (!ctx.chain.tip) throw invalidParams('The node has no block yet');
+      // A block whose claim waits in the pool is solved already: a second solution would be refused.
+      const claimed = ctx.mining.pendingClaimBlocks(ctx.mempool.page(0, ctx.mempool.size));
+      const block = pickMiningBlock(ctx.chain, p.algo, (n) => claimed.has(n));
+      if (!block) throw invalidParams('Cannot retrieve mining block: every block of the claim window is solved or has a pending claim');
       return {
-        num: tip.block.num,
-        ver: tip.block.version,
-        dif: tip.block.difficulty,
-        chk: Buffer.from(tip.checksum).toString('base64'),
-        adr: Buffer.from(solverAddress(ctx, tip.block.version)).toString('base64'),
+        num: block.num,
+        ver: block.version,
+        dif: block.difficulty,
+        chk: Buffer.from(block.checksum).toString('base64'),
+        adr: Buffer.from(solverAddress(ctx, block.version)).toString('base64'),
       };
     },
   }),

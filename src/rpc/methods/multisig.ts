@@ -123,13 +123,14 @@ export const multisigMethods = [
     summary: 'Sets how many signatures a multisig wallet requires (type 998): 1 to its number of signers',
     params: [
       walletParam("Parameter 'wallet' is missing."),
-      { name: 'sigs', kind: 'string', required: true, description: 'Required signatures, 1–255 (at most the wallet’s signers)', missingMessage: "Parameter 'sigs' is missing." },
+      {
+        name: 'sigs', kind: 'integer', required: true, min: 1, max: 255, description: 'Required signatures, 1–255 (at most the wallet’s signers)',
+        missingMessage: "Parameter 'sigs' is missing.", invalidMessage: "Parameter 'sigs' must be a number between 1 and 255.",
+      },
     ],
     result: { description: 'Transaction (string form)' },
     handler: async (p, ctx) => {
-      const sigs = /^\d{1,3}$/.test(p.sigs.trim()) ? Number(p.sigs.trim()) : NaN;
-      if (!(sigs >= 1 && sigs <= 255)) throw invalidParams("Parameter 'sigs' must be a number between 1 and 255.");
-      return submit(ctx, builderOf(ctx).change(walletOf(p.wallet), { kind: MultisigChangeType.ChangeReqSigs, requiredSigs: sigs }));
+      return submit(ctx, builderOf(ctx).change(walletOf(p.wallet), { kind: MultisigChangeType.ChangeReqSigs, requiredSigs: p.sigs }));
     },
   }),
 ];
