@@ -679,6 +679,17 @@ export class MessagingService {
         this.o.events.emit('chatMessage', payload());
         return;
       }
+      case SpixiMessageCode.nick: {
+        // reference-rpc-messaging §3.3: a contact's nickname is the nick it sent, else its address
+        // text; an empty nick names no one (the reference drops it).
+        const nick = Buffer.from(spixi.data ?? new Uint8Array(0)).toString('utf8');
+        if (nick && nick !== c.extras.nickname) {
+          c.extras.nickname = nick;
+          await this.db.putContact(c);
+        }
+        this.o.events.emit('spixiMessage', payload());
+        return;
+      }
       case SpixiMessageCode.appData:
         this.o.events.emit('appData', payload());
         return;

@@ -162,6 +162,21 @@ describe('messaging service', () => {
     expect([a.svc.lastMessages(b.address, 100, 3).length, b.svc.lastMessages(a.address, 100, 3).length]).toEqual(before);
   });
 
+  it('a nick received names the contact (reference-rpc-messaging §3.3: the received nick, else the address text): contacts and the senderNick of later chats', async () => {
+    expect(b.svc.getContact(a.address).nickname).toBe(a.text);
+    await a.svc.sendSpixiMessage(b.address, 2, new TextEncoder().encode('Alice ünï'), 0, { requireChannel: false });
+    await until(() => b.svc.getContact(a.address).nickname === 'Alice ünï', 'the nick at b');
+    await a.svc.sendChatMessage(b.address, 'signed, Alice', 0);
+    await until(() => b.svc.lastMessages(a.address, 1, 0)[0]?.message === 'signed, Alice', 'the chat at b');
+    expect(b.svc.lastMessages(a.address, 1, 0)[0]!.senderNick).toBe('Alice ünï');
+    expect(b.svc.listContacts().find((x) => x.walletAddress && (x.walletAddress as { base58Address: string }).base58Address === a.text)!.nickname).toBe('Alice ünï');
+    // An empty nick names no one: the last one stays.
+    await a.svc.sendSpixiMessage(b.address, 2, new Uint8Array(0), 0, { requireChannel: false });
+    await settle();
+    await settle();
+    expect(b.svc.getContact(a.address).nickname).toBe('Alice ünï');
+  });
+
   it('drops duplicates, tampered, replayed and wrongly signed frames; nothing stored', async () => {
     const chatFrames = wire.filter((w) => hex(w.to) === hex(b.address) && decodeStreamMessage(w.frame).type === 2);
     const last = chatFrames.at(-1)!;
