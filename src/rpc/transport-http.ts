@@ -40,6 +40,12 @@ const KEEP_ALIVE_TIMEOUT_MS = 10_000;
  * in one packet; 10 s leaves room for a slow link. Node checks it every {@link TIMEOUT_CHECK_MS}.
  */
 export const HEADERS_TIMEOUT_MS = 10_000;
+/**
+ * Largest request head (request line and headers). GET carries every parameter in the URL, and
+ * QuIXI-style scripts send chat text that way (`curl --get --data-urlencode message=…`): a few
+ * thousand non-Latin characters are tens of kB once percent-encoded, past Node's default 16 KiB.
+ */
+export const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
 /** A whole request (head and body) must arrive within this time: 1 MiB at 35 kB/s. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 const TIMEOUT_CHECK_MS = 1_000;
@@ -89,6 +95,7 @@ export class NodeHttpTransport implements WsCapableTransport {
         keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
         headersTimeout: HEADERS_TIMEOUT_MS,
         requestTimeout: REQUEST_TIMEOUT_MS,
+        maxHeaderSize: MAX_REQUEST_HEAD_BYTES,
         connectionsCheckingInterval: TIMEOUT_CHECK_MS,
       },
       (req, res) => this.serially(req, res),
@@ -370,7 +377,7 @@ function onClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, sock
     }
   } else if (err.code === 'HPE_HEADER_OVERFLOW') {
     status = 431;
-    message = 'Request header fields too large';
+    message = `Request line and headers of more than ${MAX_REQUEST_HEAD_BYTES / 1024} KiB: send long parameters in a POST JSON body`;
   } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_HEADERS_TIMEOUT') {
     status = 408;
     message = 'The request did not arrive in time';

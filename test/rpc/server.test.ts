@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
 import { createRpcServer, RpcServer, ServerConfigError, type TransportChoice } from '../../src/rpc/server.js';
 import { ListenError } from '../../src/rpc/transport-api.js';
+import { MAX_REQUEST_HEAD_BYTES } from '../../src/rpc/transport-http.js';
 import { INTERNAL_ERROR_MESSAGE } from '../../src/rpc/dispatch.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
@@ -178,6 +179,17 @@ describe.each<TransportChoice>(['uws', 'http'])('RPC server over %s', (transport
     expect(m.status).toBe(200);
     expect(m.text).toContain('dltnode_rpc_requests_total{method="status",outcome="ok"}');
     expect(m.text).toContain(`dltnode_info{version="test",transport="${server.transportName}",wasm="simd"} 1`);
+  });
+
+  it.runIf(transport === 'http')('takes a long GET query (a chat script sends the text in the URL) up to the head limit; past it 431 says to POST', async () => {
+    // 4000 non-Latin characters: 36 KB once percent-encoded, past Node's default 16 KiB head.
+    const text = 'ü中'.repeat(2000);
+    const r = await call(base, `/echo?text=${encodeURIComponent(text)}`);
+    expect(r.status).toBe(200);
+    expect(r.json.result.text).toBe(text);
+    const over = await call(base, `/echo?text=${'a'.repeat(MAX_REQUEST_HEAD_BYTES)}`);
+    expect(over.status).toBe(431);
+    expect(over.json.error.message).toMatch(/more than 64 KiB.*POST/);
   });
 
   it('refuses other HTTP verbs with 405', async () => {
