@@ -98,7 +98,9 @@ function idFromString(s: string): RpcId {
 export function requestFromBody(operation: string, body: string): RpcRequest {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    // A UTF-8 byte order mark (a JSON file saved by Windows Notepad, a .NET StreamWriter) is not
+    // JSON text; the reference's StreamReader drops it, and so does this node.
+    parsed = JSON.parse(body.charCodeAt(0) === 0xfeff ? body.slice(1) : body);
   } catch (e) {
     throw new EnvelopeError(RpcCode.ParseError, `Parse error: the request body is not valid JSON (${(e as Error).message})`, null);
   }

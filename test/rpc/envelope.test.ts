@@ -58,6 +58,9 @@ describe('POST bodies', () => {
     expect(e.code).toBe(code);
     expect(e.id).toBe(id);
   });
+  it('reads a body that starts with a UTF-8 byte order mark', () => {
+    expect(requestFromBody('', '\ufeff{"method":"status","id":7}')).toMatchObject({ method: 'status', id: 7 });
+  });
   it('refuses a body method that contradicts the URL', () => {
     expect(rpcError(() => requestFromBody('status', '{"method":"txu"}')).message).toMatch(/differs/);
   });
