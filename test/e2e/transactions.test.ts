@@ -225,6 +225,10 @@ describe('lists and lookups', () => {
   it('getTransaction/tx find applied and pending transactions; unknown ids are -32602', async () => {
     const tx = await node.call('addTransaction', { to: `${STRANGER}_1` });
     expect((await node.call('getTransaction', { id: tx.id })).checksum).toBe(tx.checksum);
+    // ?hex (reference-formats §8.4, an explorer's raw view): the v7 bytes, read back by decodeRawTransaction.
+    const hex = await node.call<string>('getTransaction', { id: tx.id, hex: '' }, { get: true });
+    expect(hex).toMatch(/^07[0-9a-f]+$/);
+    expect(await node.call('decodeRawTransaction', { transaction: hex })).toMatchObject({ id: tx.id, checksum: tx.checksum, signature: tx.signature, to: tx.to });
     const both = await node.call<Record<string, unknown>>('tx', { count: 1000 });
     expect(Object.keys(both).length).toBeGreaterThan(1);
     await expectError('getTransaction', { id: `1-${'1'.repeat(60)}` }, -32602, /./);

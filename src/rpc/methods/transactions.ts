@@ -292,23 +292,27 @@ export const transactionMethods = [
   method({
     name: 'getTransaction',
     group: 'Transactions',
-    summary: 'One transaction by id, applied or pending',
-    params: [{ name: 'id', kind: 'string', required: true, description: 'Transaction id', missingMessage: "Parameter 'id' is missing" }],
-    result: { description: 'Transaction (string form)' },
+    summary: 'One transaction by id, applied or pending; with `hex`, its raw v7 bytes',
+    params: [
+      { name: 'id', kind: 'string', required: true, description: 'Transaction id', missingMessage: "Parameter 'id' is missing" },
+      { name: 'hex', kind: 'boolean', description: 'Return the hex of its full v7 form (applied written 0, reference-formats §8.4), as decodeRawTransaction reads it' },
+    ],
+    result: { description: 'Transaction (string form), or hex with `hex`' },
     handler: (p, ctx) => {
       const id = transactionIdParam(p.id);
       const k = ctx.chain.getTransaction(id) ?? ctx.mempool.get(id);
       if (!k) throw invalidParams(`Transaction ${p.id} was not found`);
-      return toStringForm(k);
+      return p.hex ? toHex(k.bytes) : toStringForm(k);
     },
     // Ours from the wallet; any other from a master (getTransaction3).
     light: async (p, ctx) => {
       const id = transactionIdParam(p.id);
       const own = lightOf(ctx).wallet.get(id);
-      if (own && !own.dropped) return toStringForm(own.k);
+      if (own && !own.dropped) return p.hex ? toHex(own.k.bytes) : toStringForm(own.k);
       const answer = await askNetwork(() => ctx.p2p!.queries.transaction(id));
       if (!answer.transaction) throw invalidParams(`Transaction ${p.id} was not found`);
       const k = decodeRaw(ctx, answer.transaction);
+      if (p.hex) return toHex(k.bytes);
       k.tx.applied = answer.height;
       return toStringForm(k);
     },
