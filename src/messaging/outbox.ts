@@ -28,7 +28,10 @@ export function sendFlagsFor(spixiCode: number): SendFlags {
     case C.appData:
     case C.appProtocolData:
       return { addToPending: false, sendToServer: false, pushNotification: false, removeAfterSending: true };
+    // No receipt ever comes back for these (the receiver acknowledges neither, handshake.ts
+    // NO_RECEIPT): kept pending they would be sent again every 5 s for the 5 days of expiry.
     case C.msgReceived:
+    case C.msgTyping:
       return { addToPending: false, sendToServer: false, pushNotification: false, removeAfterSending: true };
     case C.nick:
     case C.avatar:

@@ -9,6 +9,10 @@ describe('outbox (§3.7)', () => {
     expect(sendFlagsFor(SpixiMessageCode.appProtocolData)).toEqual({ addToPending: false, sendToServer: false, pushNotification: false, removeAfterSending: true });
     expect(sendFlagsFor(SpixiMessageCode.chat).addToPending).toBe(true);
     expect(sendFlagsFor(SpixiMessageCode.nick).pushNotification).toBe(false);
+    // Never acknowledged by the receiver: sent once, not kept for 5 days of re-sends.
+    for (const code of [SpixiMessageCode.msgTyping, SpixiMessageCode.msgReceived]) {
+      expect(sendFlagsFor(code)).toEqual({ addToPending: false, sendToServer: false, pushNotification: false, removeAfterSending: true });
+    }
   });
 
   it('sends at once only the first queued message of a contact; receipts dequeue', () => {
