@@ -8,7 +8,7 @@ import { defaultPoolThreads } from '../pool/threads.js';
 import { readGenesisFile } from './genesis-file.js';
 import { join } from 'node:path';
 import { parseAmount } from '../formats/amount.js';
-import { parseRpcUser, type RpcUser } from '../rpc/auth.js';
+import { checkAllowEntry, parseRpcUser, type RpcUser } from '../rpc/auth.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_RPC_HOST, DEFAULT_RPC_PORT, type TransportChoice } from '../rpc/server.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../log/logger.js';
 import type { Network } from '../codec/types.js';
@@ -310,7 +310,14 @@ export const OPTIONS: readonly OptionDef[] = [
   def({
     key: 'rpcAllow', flag: 'rpc-allow', env: 'DLTNODE_RPC_ALLOW', group: 'RPC', valueName: 'IP|CIDR', repeatable: true,
     description: 'Remote address or range allowed to call the RPC (repeatable; others get 403)',
-    defaultValue: () => [], defaultText: 'any', normalise: list((s) => s),
+    defaultValue: () => [], defaultText: 'any',
+    normalise: list((s, where) => {
+      try {
+        return checkAllowEntry(s);
+      } catch (e) {
+        throw new ConfigError(`${where}: ${(e as Error).message}`);
+      }
+    }),
   }),
   def({
     key: 'rpcPublic', flag: 'rpc-public', env: 'DLTNODE_RPC_PUBLIC', group: 'RPC',

@@ -49,6 +49,12 @@ function addAllowEntry(list: BlockList, entry: string): void {
   list.addSubnet(ip, prefix, type);
 }
 
+/** Checks one `IP` or `IP/prefix` entry (the --rpc-allow option's form); throws RangeError naming it otherwise. */
+export function checkAllowEntry(entry: string): string {
+  addAllowEntry(new BlockList(), entry);
+  return entry;
+}
+
 /** Checks callers against the configured users and address list. Built once, used per request. */
 export class AccessControl {
   private readonly allowList: BlockList | null;

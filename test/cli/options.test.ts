@@ -82,6 +82,8 @@ describe('option errors are actionable', () => {
     [['--network', 'moon'], {}, /--network: expected one of main, test, reg/],
     [['--genesis-balance', '1e6'], {}, /--genesis-balance: invalid amount "1e6": exponent/],
     [['--rpc-user', 'nopass'], {}, /user:password/],
+    [['--rpc-allow', '999.1.1.1'], {}, /--rpc-allow: RPC allow entry '999.1.1.1' is not an IP address or CIDR range/],
+    [[], { DLTNODE_RPC_ALLOW: '10.0.0.0/8,10.0.0.0/33' }, /DLTNODE_RPC_ALLOW: RPC allow entry '10.0.0.0\/33': the prefix length must be 0–32/],
     [['--rpc-prot', '1'], {}, /Unknown option --rpc-prot \(did you mean --rpc-port\?\)/],
     [['--rpc-port'], {}, /--rpc-port needs a value \(PORT\)/],
     [['--rpc-port', '1', '--rpc-port', '2'], {}, /given twice/],
