@@ -15,6 +15,7 @@ import type { Clock } from '../clock.js';
 import { unixSeconds } from '../clock.js';
 import { sha3_512sq } from '../core/hash.js';
 import { equalBytes } from '../formats/bytes.js';
+import { addressToText } from '../formats/address.js';
 import { MAX_TRANSACTIONS_PER_BLOCK, TransactionType } from '../formats/constants.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
@@ -98,6 +99,13 @@ export class BlockProducer {
     // The embedded network's block 1 is signed by this node; a genesis file's block 1 by no one.
     const outputs = stored?.tx.outputs ?? [];
     const signedByUs = first?.block.signatures.some((s) => equalBytes(s.signer, signer.address)) === true;
+    const embeddedShape = (first?.block.signatures.length ?? 0) > 0 && stored?.tx.type === TransactionType.Genesis && outputs.length === 1;
+    if (embeddedShape && !signedByUs) {
+      throw new ChainIdentityError(
+        `${where} was made by another wallet (its block 1 pays ${addressToText(outputs[0]!.address)}; the wallet.json of this data directory holds ${addressToText(signer.address)}): restore that wallet's wallet.json, or give another --data-dir`,
+        'CHAIN_OTHER_GENESIS',
+      );
+    }
     if (!signedByUs || stored?.tx.type !== TransactionType.Genesis || outputs.length !== 1 || !equalBytes(outputs[0]!.address, signer.address)) {
       throw new ChainIdentityError(`${where} is one of a genesis file's network: start it with --genesis FILE, or give another --data-dir`, 'CHAIN_OTHER_GENESIS');
     }

@@ -9,7 +9,8 @@
  */
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
-import { Chain } from '../chain/chain.js';
+import { Chain, META } from '../chain/chain.js';
+import { keystorePath } from '../wallet/keystore.js';
 import { ChainExtensions } from '../chain/extensions.js';
 import { createConsensus, type ReferenceAcceptance } from '../consensus/index.js';
 import { SignerMiner } from '../consensus/signer-miner.js';
@@ -119,7 +120,11 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       verifyInPool: (claims) => pool.verifyPow(claims),
       ...(opts.mining?.difficulty !== undefined && opts.network === 'reg' ? { fixedDifficulty: opts.mining.difficulty } : {}),
     });
-    const wallet = await NodeWallet.open(opts.dataDir, opts.walletPassword);
+    // A chain in the directory was made with this directory's wallet (the embedded network's
+    // block 1 pays it; a master signs with it): a lost keystore is said, never replaced by a new key.
+    const chainHeight = store.meta.get(META.tip) as number | undefined;
+    const wallet = await NodeWallet.open(opts.dataDir, opts.walletPassword, chainHeight !== undefined ? { mustExist: `but ${join(opts.dataDir, 'chain')} holds a chain of ${chainHeight} blocks made with it` } : {});
+    if (wallet.encryptedNow) nodeLog.info({ keystore: keystorePath(opts.dataDir) }, 'wallet keystore encrypted with the given wallet password');
     const extensions = new ChainExtensions([names.extension, mining, createMultisigExtension(), createAddressIndex(wallet)]).declareIn(store);
     let mempool: Mempool | undefined;
     const chain = new Chain({

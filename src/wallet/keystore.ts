@@ -57,6 +57,9 @@ export function readKeystore(dataDir: string, password?: string): StoredKey[] | 
   } catch (err) {
     throw new KeystoreError(`keystore ${path} is not valid JSON: ${(err as Error).message}`);
   }
+  if (typeof file !== 'object' || file === null || Array.isArray(file)) {
+    throw new KeystoreError(`keystore ${path} is not a keystore: it holds ${JSON.stringify(file)} instead of an object`);
+  }
   if (file.version !== KEYSTORE_VERSION) {
     throw new KeystoreError(`keystore ${path} has version ${file.version}; this node reads version ${KEYSTORE_VERSION}`);
   }
@@ -78,7 +81,33 @@ export function readKeystore(dataDir: string, password?: string): StoredKey[] | 
     if (!file.secret) throw new KeystoreError(`keystore ${path} lacks its keys`);
     secret = file.secret;
   }
-  return secret.keys.map((k) => ({ privateKey: unhex(k.privateKey), nonces: k.nonces.map(unhex) }));
+  return storedKeys(secret, path);
+}
+
+const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+
+/** The keys of a decoded secret, each member checked: a damaged file is named, never half-read. */
+function storedKeys(secret: SecretJson, path: string): StoredKey[] {
+  const keys = (secret as Partial<SecretJson> | null)?.keys;
+  if (!Array.isArray(keys) || keys.length === 0) throw new KeystoreError(`keystore ${path} lacks its keys (its "keys" list is missing or empty)`);
+  return keys.map((k, i) => {
+    const where = `keystore ${path}, key ${i + 1}`;
+    if (typeof k?.privateKey !== 'string' || !HEX.test(k.privateKey)) throw new KeystoreError(`${where}: "privateKey" is not a hex string`);
+    if (!Array.isArray(k.nonces)) throw new KeystoreError(`${where}: "nonces" is not a list`);
+    k.nonces.forEach((n, j) => {
+      if (typeof n !== 'string' || !/^[0-9a-fA-F]{32}$/.test(n)) throw new KeystoreError(`${where}: nonce ${j + 1} is not 16 bytes of hex`);
+    });
+    return { privateKey: unhex(k.privateKey), nonces: k.nonces.map(unhex) };
+  });
+}
+
+/** True when the keystore file exists and is encrypted (read after a successful readKeystore). */
+export function keystoreIsEncrypted(dataDir: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(keystorePath(dataDir), 'utf8')) as FileJson).encrypted === true;
+  } catch {
+    return false;
+  }
 }
 
 /** Writes the keystore atomically (temp file, fsync, rename), encrypted when `password` is set. */

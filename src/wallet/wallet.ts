@@ -8,7 +8,7 @@ import { addressToText, deriveAddress, primaryAddressFromPublicKey } from '../fo
 import { equalBytes } from '../formats/bytes.js';
 import type { KeyObject } from 'node:crypto';
 import { generateWalletKey, privateKeyFromBytes, publicKeyOf, signBytes } from '../formats/rsa.js';
-import { readKeystore, type StoredKey, writeKeystore } from './keystore.js';
+import { KeystoreError, keystoreIsEncrypted, keystorePath, readKeystore, type StoredKey, writeKeystore } from './keystore.js';
 
 const NONCE_BYTES = 16;
 /** The 1-byte nonce key of a primary address in a transaction's fromList (§8.3). */
@@ -74,16 +74,39 @@ export class NodeWallet {
     readonly keys: WalletKey[],
   ) {}
 
-  /** Loads the keystore, creating it with one new RSA-4096 key on first start. */
-  static async open(dataDir: string, password?: string): Promise<NodeWallet> {
+  /**
+   * Loads the keystore, creating it with one new RSA-4096 key on first start. A plain keystore
+   * opened with a password is encrypted with it at once (`encryptedNow`), not at its next write.
+   * @param opts.mustExist a reason the keystore may not be created (the directory already holds a
+   *   chain made with its key): a missing keystore is then a KeystoreError saying so
+   * @throws KeystoreError naming the file when it is missing (with mustExist), damaged, or the password is wrong
+   */
+  static async open(dataDir: string, password?: string, opts: { mustExist?: string } = {}): Promise<NodeWallet> {
     let stored = readKeystore(dataDir, password);
+    let encryptedNow = false;
     if (!stored) {
+      if (opts.mustExist) throw new KeystoreError(`keystore ${keystorePath(dataDir)} is missing, ${opts.mustExist}: restore wallet.json (from a backup), or give another --data-dir`);
       const key = await generateWalletKey();
       stored = [{ privateKey: key.privateKey, nonces: [] }];
       writeKeystore(dataDir, stored, password);
+    } else if (password && !keystoreIsEncrypted(dataDir)) {
+      writeKeystore(dataDir, stored, password);
+      encryptedNow = true;
     }
-    return new NodeWallet(dataDir, password, stored.map((s) => new WalletKey(s)));
+    const keys = stored.map((s, i) => {
+      try {
+        return new WalletKey(s);
+      } catch (err) {
+        throw new KeystoreError(`keystore ${keystorePath(dataDir)}, key ${i + 1}: not a usable RSA private key (${(err as Error).message})`);
+      }
+    });
+    const wallet = new NodeWallet(dataDir, password, keys);
+    wallet.encryptedNow = encryptedNow;
+    return wallet;
   }
+
+  /** True when `open` encrypted a plain keystore with the password it was given. */
+  encryptedNow = false;
 
   /** The main wallet: the first key of the keystore. */
   get primary(): WalletKey {

@@ -5,11 +5,13 @@
  * nothing; started as before, it runs on.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newDataDir, startNode } from './harness.js';
+import { KEYSTORE_FILE, writeKeystore } from '../../src/wallet/keystore.js';
+import { generateWalletKey } from '../../src/formats/rsa.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(ROOT, 'dist', 'cli', 'main.js');
@@ -51,6 +53,32 @@ describe('one network per data directory', () => {
     expect(await again.height()).toBeGreaterThanOrEqual(2);
     await again.stop(true);
   }, 120_000);
+
+  it('a lost or replaced wallet.json is said, never replaced by a new key; a password given later encrypts the keystore at once', async () => {
+    const { dataDir } = await newDataDir();
+    dirs.push(dataDir);
+    const keystore = join(dataDir, KEYSTORE_FILE);
+    const original = readFileSync(keystore);
+    const first = await startNode({ dataDir });
+    await first.waitForHeight(2, 30_000);
+    await first.stop(true);
+    rmSync(keystore);
+    const missing = await startToExit(['--data-dir', dataDir]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/keystore .*wallet\.json is missing, but .*chain holds a chain of \d+ blocks made with it: restore wallet\.json/);
+    expect(existsSync(keystore)).toBe(false);
+    // Another wallet's keystore: named as such, not as "a genesis file's network".
+    writeKeystore(dataDir, [{ privateKey: (await generateWalletKey()).privateKey, nonces: [] }]);
+    const other = await startToExit(['--data-dir', dataDir]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/was made by another wallet \(its block 1 pays \w+; the wallet\.json of this data directory holds \w+\): restore that wallet's wallet\.json/);
+    // The original keystore, now with a password: encrypted before the node serves, and it runs on.
+    writeFileSync(keystore, original, { mode: 0o600 });
+    const again = await startNode({ dataDir, args: ['--wallet-password', 'pw'] });
+    expect(JSON.parse(readFileSync(keystore, 'utf8')).encrypted).toBe(true);
+    expect(await again.height()).toBeGreaterThanOrEqual(2);
+    await again.stop(true);
+  }, 180_000);
 
   it('a genesis file network chain is refused with another genesis file or none, and runs on with its own', async () => {
     const { dataDir } = await newDataDir();

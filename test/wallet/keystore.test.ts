@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -36,5 +36,23 @@ describe('keystore', () => {
     expect(readKeystore(dir, 'correct horse')).toEqual(keys);
     expect(() => readKeystore(dir, 'wrong')).toThrow(KeystoreError);
     expect(() => readKeystore(dir)).toThrow(/encrypted: give the wallet password/);
+  });
+
+  it('names a damaged keystore and what is wrong in it, never a TypeError', () => {
+    const dir = tempDir();
+    const cases: [string, RegExp][] = [
+      ['null', /is not a keystore: it holds null instead of an object/],
+      ['[]', /is not a keystore: it holds \[\] instead of an object/],
+      ['{"version":1,"encrypted":false,"secret":{"keys":[]}}', /lacks its keys/],
+      ['{"version":1,"encrypted":false,"secret":{}}', /lacks its keys/],
+      ['{"version":1,"encrypted":false,"secret":{"keys":[{"privateKey":"zz","nonces":[]}]}}', /key 1: "privateKey" is not a hex string/],
+      ['{"version":1,"encrypted":false,"secret":{"keys":[{"privateKey":"0011"}]}}', /key 1: "nonces" is not a list/],
+      ['{"version":1,"encrypted":false,"secret":{"keys":[{"privateKey":"0011","nonces":["07"]}]}}', /key 1: nonce 1 is not 16 bytes of hex/],
+    ];
+    for (const [text, message] of cases) {
+      writeFileSync(keystorePath(dir), text);
+      expect(() => readKeystore(dir), text).toThrow(KeystoreError);
+      expect(() => readKeystore(dir), text).toThrow(message);
+    }
   });
 });
