@@ -166,8 +166,8 @@ export class PeerBook {
       return;
     }
     try {
-      const parsed = JSON.parse(text) as { version?: unknown; peers?: unknown };
-      if (parsed.version !== FILE_VERSION || !Array.isArray(parsed.peers)) throw new Error(`not a version-${FILE_VERSION} peer book`);
+      const parsed = JSON.parse(text) as { version?: unknown; peers?: unknown } | null;
+      if (parsed?.version !== FILE_VERSION || !Array.isArray(parsed.peers)) throw new Error(`not a version-${FILE_VERSION} peer book`);
       for (const p of parsed.peers.slice(0, this.capacity) as Partial<PeerBookEntry>[]) {
         if (typeof p?.endpoint !== 'string' || typeof p.address !== 'string' || typeof p.lastSeen !== 'number') continue;
         this.learn(p.endpoint, p.address, p.lastSeen);

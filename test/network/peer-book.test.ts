@@ -80,11 +80,12 @@ describe('PeerBook', () => {
     expect(again.pick(() => false)).toEqual({ host: '::1', port: 4002, address: 'B' });
     expect(JSON.parse(readFileSync(file, 'utf8')).version).toBe(1);
 
-    for (const damaged of ['{not json', '{"version":9,"peers":[]}', '[]']) {
+    for (const damaged of ['{not json', '{"version":9,"peers":[]}', '[]', 'null']) {
       writeFileSync(file, damaged);
       const errors: string[] = [];
-      const book2 = new PeerBook({ clock, file, onFileError: (_e, action) => errors.push(action) });
-      expect([book2.size, errors]).toEqual([0, ['read']]);
+      const book2 = new PeerBook({ clock, file, onFileError: (e, action) => errors.push(`${action}: ${(e as Error).message}`) });
+      expect([book2.size, errors.length]).toEqual([0, 1]);
+      expect(errors[0]).toMatch(damaged.startsWith('{not') ? /^read: .*JSON/ : /^read: not a version-1 peer book$/);
     }
     // Entries of the wrong shape are skipped, the rest kept.
     writeFileSync(file, JSON.stringify({ version: 1, peers: [{ endpoint: 5 }, null, { endpoint: '1.2.3.4:5', address: 'Z', lastSeen: 1, lastConnected: 'x' }] }));
