@@ -165,10 +165,11 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     const started = node;
     if (started.networkMetrics) metrics.setNetworkSource(() => started.networkMetrics!());
     metrics.setMessagingSource(() => started.messagingCounters?.() ?? null);
+    metrics.setChainSource(() => chainSummary(started, deps.methods));
     if (config.metricsPort !== undefined) metricsServer = await startMetricsServer(metrics, '127.0.0.1', config.metricsPort);
     state = 'running';
     log.info({ url, transport: server.transportName, metrics: metricsServer?.url ?? (config.metrics ? `${url}/metrics` : undefined) }, `RPC listening on ${url}`);
-    if (config.statusInterval > 0) statusTimer = startStatusLine(config.statusInterval, server, deps.methods, () => node, metrics, log);
+    if (config.statusInterval > 0) statusTimer = startStatusLine(config.statusInterval, server, deps.methods, () => node, log);
     if (pendingSignal) void shutdown(pendingSignal);
     return { stopped, url, shutdown };
   } catch (e) {
@@ -195,6 +196,18 @@ function asConfigError<T>(create: () => T): T {
 }
 
 /**
+ * Block height, pending pool and DLT status of a running node, for the status line and the metrics:
+ * the node's `summary`, or (a node without one) its `status` operation.
+ */
+async function chainSummary<Ctx>(node: StartableNode<Ctx>, methods: readonly MethodDef<Ctx>[]): Promise<{ height: number; pending: number; dltStatus?: unknown } | null> {
+  if (node.summary) return node.summary();
+  const status = methods.find((m) => m.name.toLowerCase() === 'status');
+  if (!status) return null;
+  const s = (await status.handler(validateParams(status, { verbose: true }), node.modules)) as Record<string, unknown>;
+  return { height: Number(s['Block Height']), pending: Number(s['Unapplied TX Count'] ?? 0), dltStatus: s['DLT Status'] };
+}
+
+/**
  * One info line every `seconds` (practice P50): block height, pending pool and DLT status read from
  * the node's modules (`summary`; a node without one is asked through its `status` operation), RPC
  * requests per second from the dispatcher.
@@ -204,10 +217,8 @@ function startStatusLine<Ctx>(
   server: RpcServer<Ctx>,
   methods: readonly MethodDef<Ctx>[],
   running: () => StartableNode<Ctx> | undefined,
-  metrics: ReturnType<typeof createMetrics>,
   log: Logger,
 ): NodeJS.Timeout {
-  const status = methods.find((m) => m.name.toLowerCase() === 'status');
   let lastCalls = server.dispatcher.calls;
   let lastAt = performance.now();
   const timer = setInterval(async () => {
@@ -219,12 +230,7 @@ function startStatusLine<Ctx>(
     const line: Record<string, unknown> = { rpcPerSecond, rpcInFlight: server.transport.inFlight };
     const node = running();
     try {
-      if (node?.summary) Object.assign(line, node.summary());
-      else if (status && node) {
-        const s = (await status.handler(validateParams(status, { verbose: true }), node.modules)) as Record<string, unknown>;
-        Object.assign(line, { height: s['Block Height'], pending: s['Unapplied TX Count'], dltStatus: s['DLT Status'] });
-      }
-      if (node) metrics.setChain(Number(line.height ?? 0), Number(line.pending ?? 0));
+      if (node) Object.assign(line, await chainSummary(node, methods));
     } catch (e) {
       line.statusError = (e as Error).message;
     }

@@ -21,8 +21,8 @@ export interface NodeMetrics {
   readonly registry: Registry;
   /** Plugs into the RPC dispatcher. */
   readonly observeCall: CallObserver;
-  /** Block height and pending pool size, updated by the status ticker. */
-  setChain(height: number, pendingTransactions: number): void;
+  /** Reads the block height and pending pool size at scrape time (null: not known yet, 0). */
+  setChainSource(read: () => ChainMetricsSnapshot | null | Promise<ChainMetricsSnapshot | null>): void;
   /** Reads the number of in-flight RPC requests at scrape time. */
   setInFlightSource(read: () => number): void;
   /** Reads the messaging counters at scrape time (client nodes; issue 11). */
@@ -34,6 +34,12 @@ export interface NodeMetrics {
   /** Text exposition format for `GET /metrics`. */
   render(): Promise<string>;
   readonly contentType: string;
+}
+
+/** The chain's figures in the metrics (read at scrape time). */
+export interface ChainMetricsSnapshot {
+  height: number;
+  pending: number;
 }
 
 /** What the peer network reports to the metrics (read at scrape time). */
@@ -136,8 +142,36 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
       this.set({ outcome: 'dropped' }, c.mqDropped);
     },
   });
-  const height = new Gauge({ name: `${METRIC_PREFIX}block_height`, help: 'Height of the latest local block', registers: [registry] });
-  const pending = new Gauge({ name: `${METRIC_PREFIX}pending_transactions`, help: 'Transactions in the pending pool', registers: [registry] });
+  // Read when scraped: a value kept by the status line was up to --status-interval old, and
+  // stayed 0 with --status-interval 0.
+  let readChain: () => ChainMetricsSnapshot | null | Promise<ChainMetricsSnapshot | null> = () => null;
+  let chainRead: Promise<ChainMetricsSnapshot | null> | null = null;
+  /** One read per scrape, shared by the two gauges (the first collector starts it). */
+  const chainNow = (): Promise<ChainMetricsSnapshot | null> => {
+    if (!chainRead) {
+      chainRead = Promise.resolve()
+        .then(readChain)
+        .catch(() => null);
+      void chainRead.finally(() => setImmediate(() => (chainRead = null)));
+    }
+    return chainRead;
+  };
+  new Gauge({
+    name: `${METRIC_PREFIX}block_height`,
+    help: 'Height of the latest local block',
+    registers: [registry],
+    async collect() {
+      this.set((await chainNow())?.height ?? 0);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}pending_transactions`,
+    help: 'Transactions in the pending pool',
+    registers: [registry],
+    async collect() {
+      this.set((await chainNow())?.pending ?? 0);
+    },
+  });
   let readNetwork: () => NetworkMetricsSnapshot | null = () => null;
   let snapshot: NetworkMetricsSnapshot | null = null;
   const network = (): NetworkMetricsSnapshot | null => snapshot;
@@ -224,9 +258,8 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
       info.reset();
       info.set({ version: opts.version, transport: name, wasm: opts.wasmFlavour }, 1);
     },
-    setChain(h, p) {
-      height.set(h);
-      pending.set(p);
+    setChainSource(read) {
+      readChain = read;
     },
     setInFlightSource(read) {
       readInFlight = read;

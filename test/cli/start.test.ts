@@ -96,6 +96,28 @@ describe('dltnode start', () => {
     }
   });
 
+  it('reports the block height and pending pool in /metrics when scraped, on the RPC port and on --metrics-port', async () => {
+    // --status-interval 0 (setup's default): no status line, so nothing but the scrape reads the chain.
+    for (const extra of [['--metrics'], ['--metrics-port', '0']]) {
+      const s = setup(extra);
+      let height = 42;
+      s.node.summary = () => ({ height, pending: 7, dltStatus: 'Active' });
+      const starting = runStart(s.config, s.deps);
+      s.startNode();
+      const running = await starting;
+      const metricsUrl = extra[0] === '--metrics' ? `${running.url}/metrics` : (s.lines.find((l) => l.msg === `RPC listening on ${running.url}`)!.metrics as string);
+      const scrape = async (): Promise<string> => (await fetch(metricsUrl)).text();
+      let text = await scrape();
+      expect(text).toMatch(/^dltnode_block_height 42$/m);
+      expect(text).toMatch(/^dltnode_pending_transactions 7$/m);
+      height = 43;
+      text = await scrape();
+      expect(text).toMatch(/^dltnode_block_height 43$/m);
+      s.signals.emit('SIGTERM');
+      expect(await running.stopped).toBe(0);
+    }
+  });
+
   it('serves the web wallet at GET / unless --no-web (then GET / is the RPC error envelope)', async () => {
     for (const noWeb of [false, true]) {
       const s = setup(noWeb ? ['--no-web'] : []);
