@@ -123,7 +123,10 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     // A chain in the directory was made with this directory's wallet (the embedded network's
     // block 1 pays it; a master signs with it): a lost keystore is said, never replaced by a new key.
     const chainHeight = store.meta.get(META.tip) as number | undefined;
-    const wallet = await NodeWallet.open(opts.dataDir, opts.walletPassword, chainHeight !== undefined ? { mustExist: `but ${join(opts.dataDir, 'chain')} holds a chain of ${chainHeight} blocks made with it` } : {});
+    const wallet = await NodeWallet.open(opts.dataDir, opts.walletPassword, {
+      encryptPlain: true,
+      ...(chainHeight !== undefined ? { mustExist: `but ${join(opts.dataDir, 'chain')} holds a chain of ${chainHeight} blocks made with it` } : {}),
+    });
     if (wallet.encryptedNow) nodeLog.info({ keystore: keystorePath(opts.dataDir) }, 'wallet keystore encrypted with the given wallet password');
     const extensions = new ChainExtensions([names.extension, mining, createMultisigExtension(), createAddressIndex(wallet)]).declareIn(store);
     let mempool: Mempool | undefined;

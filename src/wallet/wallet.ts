@@ -75,13 +75,14 @@ export class NodeWallet {
   ) {}
 
   /**
-   * Loads the keystore, creating it with one new RSA-4096 key on first start. A plain keystore
-   * opened with a password is encrypted with it at once (`encryptedNow`), not at its next write.
+   * Loads the keystore, creating it with one new RSA-4096 key on first start.
    * @param opts.mustExist a reason the keystore may not be created (the directory already holds a
    *   chain made with its key): a missing keystore is then a KeystoreError saying so
+   * @param opts.encryptPlain a plain keystore opened with a password is encrypted with it at once
+   *   (`encryptedNow`), not at its next write (the node's start; never a command that only reads it)
    * @throws KeystoreError naming the file when it is missing (with mustExist), damaged, or the password is wrong
    */
-  static async open(dataDir: string, password?: string, opts: { mustExist?: string } = {}): Promise<NodeWallet> {
+  static async open(dataDir: string, password?: string, opts: { mustExist?: string; encryptPlain?: boolean } = {}): Promise<NodeWallet> {
     let stored = readKeystore(dataDir, password);
     let encryptedNow = false;
     if (!stored) {
@@ -89,7 +90,7 @@ export class NodeWallet {
       const key = await generateWalletKey();
       stored = [{ privateKey: key.privateKey, nonces: [] }];
       writeKeystore(dataDir, stored, password);
-    } else if (password && !keystoreIsEncrypted(dataDir)) {
+    } else if (opts.encryptPlain && password && !keystoreIsEncrypted(dataDir)) {
       writeKeystore(dataDir, stored, password);
       encryptedNow = true;
     }

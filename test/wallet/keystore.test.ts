@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KeystoreError, keystorePath, readKeystore, writeKeystore } from '../../src/wallet/keystore.js';
+import { NodeWallet } from '../../src/wallet/wallet.js';
 
 const dirs: string[] = [];
 const tempDir = (): string => {
@@ -55,4 +56,20 @@ describe('keystore', () => {
       expect(() => readKeystore(dir), text).toThrow(message);
     }
   });
+
+  it('a password encrypts a plain keystore at the node start only; a command that reads it leaves it as it is', async () => {
+    const dir = tempDir();
+    await NodeWallet.open(dir);
+    const plain = readFileSync(keystorePath(dir), 'utf8');
+    // `dltnode init --sign-with DIR --wallet-password …` and `wallet address` only read it.
+    const read = await NodeWallet.open(dir, 'pw');
+    expect(read.encryptedNow).toBe(false);
+    expect(readFileSync(keystorePath(dir), 'utf8')).toBe(plain);
+    const started = await NodeWallet.open(dir, 'pw', { encryptPlain: true });
+    expect(started.encryptedNow).toBe(true);
+    expect(JSON.parse(readFileSync(keystorePath(dir), 'utf8')).encrypted).toBe(true);
+    expect(() => readKeystore(dir)).toThrow(/encrypted: give the wallet password/);
+    expect((await NodeWallet.open(dir, 'pw', { encryptPlain: true })).encryptedNow).toBe(false);
+    expect(started.primary.primaryText).toBe(read.primary.primaryText);
+  }, 60_000);
 });
