@@ -8,7 +8,7 @@
  *
  * Both answer a bad argument with exit code 2 and a sentence naming it.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { genesisSignature, type GenesisSpec } from '../chain/genesis.js';
 import { addressFromText, addressToText } from '../formats/address.js';
@@ -150,6 +150,11 @@ export async function initCommand(argv: string[], env: NodeJS.ProcessEnv = proce
   if (parsed === 'help') {
     console.log(INIT_HELP);
     return 0;
+  }
+  // Nodes started from a genesis file refuse any other one (their block 1 is built from it): a
+  // second init over it would leave every data directory of the network unable to start.
+  if (existsSync(parsed.out)) {
+    throw new ConfigError(`${parsed.out} exists: a network's genesis is fixed once its nodes have started from it; give another --out, or remove the file first`);
   }
   if (parsed.signWith) {
     mkdirSync(parsed.signWith.dataDir, { recursive: true });

@@ -94,6 +94,11 @@ describe('genesis file', () => {
     await run(process.execPath, [CLI, 'init', '--out', file, '--fund', `${addressA}=500`, '--fund', `${b}=250.25`, '--master', addressA, '--master', b, '--sign-with', dirA]);
     const written = JSON.parse(readFileSync(file, 'utf8'));
     expect(written.masters).toEqual([addressA, b]);
+    // A second init over it is refused (exit 2), the file kept.
+    const again2 = await run(process.execPath, [CLI, 'init', '--out', file, '--fund', `${addressA}=1`, '--master', addressA]).then(() => null, (e: { code: number; stderr: string }) => e);
+    expect(again2?.code).toBe(2);
+    expect(again2?.stderr).toMatch(/genesis\.json exists: a network's genesis is fixed once its nodes have started from it/);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(written);
     expect(written.signature).toMatch(/^[0-9a-f]{1024}$/);
     const keyA = (await NodeWallet.open(dirA)).primary.publicKey;
 
