@@ -361,7 +361,11 @@ export const OPTIONS: readonly OptionDef[] = [
   def({
     key: 'statusInterval', flag: 'status-interval', env: 'DLTNODE_STATUS_INTERVAL', group: 'Logging and metrics', valueName: 'SECONDS',
     description: 'Seconds between status log lines (height, pending pool, RPC req/s); 0 = none',
-    defaultValue: () => 30, defaultText: '30', normalise: (raw, where) => (raw === '0' || raw === 0 ? 0 : seconds(1)(raw, where)),
+    defaultValue: () => 30, defaultText: '30', normalise: (raw, where) => {
+      if (raw === 0 || (typeof raw === 'string' && /^\s*0+(\.0+)?\s*$/.test(raw))) return 0;
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
+      return Number.isFinite(n) && n >= 1 ? n : fail(where, 'a number of seconds ≥ 1, or 0 for no status line', raw);
+    },
   }),
   def({
     key: 'shutdownTimeout', flag: 'shutdown-timeout', env: 'DLTNODE_SHUTDOWN_TIMEOUT', group: 'Process', valueName: 'SECONDS',

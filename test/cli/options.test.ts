@@ -89,6 +89,8 @@ describe('option errors are actionable', () => {
     [['--rpc-port', '1', '--rpc-port', '2'], {}, /given twice/],
     [['--network', 'main', '--name-month-blocks', '5'], {}, /applies to --network reg only/],
     [['--log-level', 'loud'], {}, /one of fatal, error/],
+    [['--status-interval', '-1'], {}, /--status-interval: expected a number of seconds ≥ 1, or 0 for no status line, got '-1'/],
+    [['--status-interval', '0.5'], {}, /--status-interval: expected a number of seconds ≥ 1, or 0 for no status line, got '0.5'/],
   ];
   it.each(cases)('%j %j', (argv, env, message) => {
     expect(() => resolve(argv, env)).toThrow(ConfigError);
