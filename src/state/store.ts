@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { latin1Key } from '../formats/bytes.js';
+import { checkLmdbDataFile } from './lmdb-file.js';
 import { SUB_DATABASES, type SubDbName, type SubDbSpec } from './schema.js';
 
 /** Largest map size the environment may grow to; LMDB grows the file lazily, so this is only a cap. */
@@ -114,6 +115,8 @@ function interceptWrites<T>(
 export function openStore(dataDir: string): Store {
   const path = join(dataDir, 'chain');
   mkdirSync(path, { recursive: true });
+  // A damaged file would crash the process inside LMDB with no message (lmdb-file.ts).
+  checkLmdbDataFile(join(path, 'data.mdb'));
   const env: RootDatabase = open({
     path,
     mapSize: MAP_SIZE_BYTES,
