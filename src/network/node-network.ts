@@ -500,8 +500,12 @@ export class NodeNetwork {
     this.peers.askPresenceOfMasters(address);
   }
 
-  /** Drops every link and dials the configured peers again (§5.7). */
+  /**
+   * Drops every link and dials the configured peers again (§5.7; RPC `reconnect`). A client's
+   * relays lost before are chosen again too (relay-choice.ts), so it gets relay links back.
+   */
   redial(): void {
+    this.relayChoice?.reconnect();
     this.peers.reconnect();
   }
 

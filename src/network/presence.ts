@@ -157,6 +157,26 @@ function nearerByte(a: number, b: number, want: number): number {
   return Math.abs(a - want) - Math.abs(b - want) || a - b;
 }
 
+/** A relay's key in the sector tree (§3.5): SHA3-512 of its wallet address (the randomizer is never set). */
+export function relayKey(wallet: Uint8Array): Uint8Array {
+  return sha3_512(wallet);
+}
+
+/**
+ * Orders relay keys nearest `prefix` first, as the tree's descent ranks them (§3.5): level by
+ * level the nearer key byte wins (the lower on a tie), then key order.
+ */
+export function nearerRelayKey(prefix: Uint8Array): (a: Uint8Array, b: Uint8Array) => number {
+  const levels = Math.min(SECTOR_TREE_LEVELS, prefix.length);
+  return (a, b) => {
+    for (let level = 0; level < levels; level++) {
+      const d = nearerByte(a[level]!, b[level]!, prefix[level]!);
+      if (d !== 0) return d;
+    }
+    return compareBytes(a, b);
+  };
+}
+
 /** Lexicographic byte comparison. */
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
@@ -384,7 +404,7 @@ export class PresenceList {
     const isRelay = [...entry.devices.values()].some((d) => d.type === 'R');
     const i = this.relays.findIndex((r) => r.wallet === wallet);
     if (isRelay && i < 0) {
-      const key = sha3_512(entry.address);
+      const key = relayKey(entry.address);
       let at = 0;
       while (at < this.relays.length && compareBytes(this.relays[at]!.key, key) < 0) at++;
       this.relays.splice(at, 0, { key, wallet });
@@ -542,14 +562,8 @@ export class PresenceList {
    */
   closestRelays(prefix: Uint8Array, max: number): { wallet: Uint8Array; devices: PresenceAddress[] }[] {
     this.purge();
-    const levels = Math.min(SECTOR_TREE_LEVELS, prefix.length);
-    const ranked = [...this.relays].sort((a, b) => {
-      for (let level = 0; level < levels; level++) {
-        const d = nearerByte(a.key[level]!, b.key[level]!, prefix[level]!);
-        if (d !== 0) return d;
-      }
-      return compareBytes(a.key, b.key);
-    });
+    const nearer = nearerRelayKey(prefix);
+    const ranked = [...this.relays].sort((a, b) => nearer(a.key, b.key));
     const out: { wallet: Uint8Array; devices: PresenceAddress[] }[] = [];
     for (const r of ranked) {
       if (out.length >= max) break;

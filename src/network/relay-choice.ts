@@ -4,7 +4,12 @@
  * sector prefix, and keeps links to the relays nearest that sector, nearest first
  * (`PresenceList.closestRelays`); it asks again every 300 s, and sooner while it is short of
  * relays. A relay link that is lost is replaced by the next nearest relay, and the lost one is
- * avoided for a while. Relays the operator named (`--peer`, seeds) are kept by the dialer as
+ * avoided for a while, but never so that the client is left with no relay link: with none, the
+ * relays it knows are dialled again, nearest first, with a backoff (5 s doubling to 60 s). The
+ * relays it chose are remembered with their endpoints after their presences expire here (a client
+ * receives no relay keep-alives, §3.3), so it can dial them with no link to ask its sector on. A
+ * link the operator closed (`isolate`, `reconnect`) does not lose its relay: it is dialled again,
+ * and `reconnect` ends every avoidance. Relays the operator named (`--peer`, seeds) are kept by the dialer as
  * they are and count toward the links wanted, so a named relay stays the client's relay (the
  * peer network makes it the primary: the client's presence host).
  *
@@ -17,6 +22,7 @@ import type { NetClock, TimerHandle } from './clock.js';
 import { parseTarget, targetKey } from './dial.js';
 import type { CloseInfo, Link } from './link.js';
 import { MASTER_TYPES, SERVER_TYPES, type PeerNetwork } from './peer-network.js';
+import { nearerRelayKey, relayKey } from './presence.js';
 import { MessageCode } from './protocol/codes.js';
 
 /** Relay links a client keeps, the named ones included (issue 9 point 1: one or two). */
@@ -27,8 +33,16 @@ export const SECTOR_NODES_REQUESTED = 6;
 export const SECTOR_REFRESH_MS = 300_000;
 /** …and this often while the client holds fewer relay links than it wants. */
 export const SECTOR_RETRY_MS = 30_000;
-/** A relay whose link was lost (or that cannot be dialled) is not chosen again for this long. */
+/** A relay whose link was lost (or that cannot be dialled) is not chosen again for this long… */
 export const LOST_RELAY_AVOID_MS = 120_000;
+/**
+ * …unless the client holds no relay link at all: then a lost relay is tried again this long after
+ * its loss, the delay doubling with each loss in a row up to STRANDED_RETRY_MAX_MS.
+ */
+export const STRANDED_RETRY_BASE_MS = 5_000;
+export const STRANDED_RETRY_MAX_MS = 60_000;
+/** Chosen relays remembered with their endpoints (their presences expire here), at most. */
+export const REMEMBERED_RELAYS = 16;
 /** Failed dials after which a chosen relay counts as lost. */
 const FAILED_DIALS = 2;
 /** How often dial failures, avoidance ends and refreshes are checked. */
@@ -43,6 +57,22 @@ export interface RelayChoiceOptions {
   onChange?: (event: { relay: Uint8Array; host: string; action: 'chosen' | 'dropped' | 'lost' }) => void;
 }
 
+interface Avoided {
+  /** Chosen again by a client with relay links from then on. */
+  until: number;
+  /** Chosen again by a client with no relay link from then on. */
+  retryAt: number;
+  /** Losses in a row (the retry delay doubles with each). */
+  losses: number;
+}
+
+interface Known {
+  wallet: Uint8Array;
+  host: string;
+  /** Its key in the sector tree (§3.5), to rank it. */
+  key: Uint8Array;
+}
+
 interface Chosen {
   wallet: Uint8Array;
   host: string;
@@ -54,7 +84,9 @@ interface Chosen {
 export class RelayChooser {
   readonly prefix: Uint8Array;
   private readonly chosen = new Map<string, Chosen>();
-  private readonly avoided = new Map<string, number>();
+  private readonly avoided = new Map<string, Avoided>();
+  /** Relays chosen once, with their endpoints, kept after their presences expired here. */
+  private readonly remembered = new Map<string, Known>();
   private lastAskedAt = -Infinity;
   /** Dropping a link closes it, which calls back into linkClosed: one pass at a time, repeated if asked meanwhile. */
   private reconsidering = false;
@@ -87,15 +119,28 @@ export class RelayChooser {
   linkOpened(link: Link): void {
     if (!this.running || !SERVER_TYPES.includes(link.peerType)) return;
     if (this.lastAskedAt === -Infinity) this.ask();
-    if (link.peerType === 'R') this.reconsider();
+    if (link.peerType !== 'R') return;
+    this.avoided.delete(toHex(link.peerAddress)); // reachable again
+    this.reconsider();
   }
 
-  /** A link closed: a chosen relay's loss is replaced by the next nearest relay. */
-  linkClosed(link: Link, _info: CloseInfo): void {
+  /**
+   * A link closed: a chosen relay's loss is replaced by the next nearest relay. A link this node
+   * closed by request (the operator's `isolate`, `reconnect`, `blacklistpeer`) does not lose its
+   * relay: the dialer dials it again, and one that cannot be dialled is lost by the failed-dial rule.
+   */
+  linkClosed(link: Link, info: CloseInfo): void {
     if (!this.running || !link.peer || link.peerType !== 'R') return;
     const hex = toHex(link.peer.address);
     const c = this.chosen.get(hex);
-    if (c) this.lose(hex, c);
+    if (c && !(info.byUs && info.reason === 'requested')) this.lose(hex, c);
+    this.reconsider();
+  }
+
+  /** The operator's `reconnect`: no relay is avoided any more; the nearest are chosen (and dialled) again. */
+  reconnect(): void {
+    if (!this.running) return;
+    this.avoided.clear();
     this.reconsider();
   }
 
@@ -114,7 +159,7 @@ export class RelayChooser {
 
   private maintain(): void {
     const now = this.o.clock.now();
-    for (const [hex, until] of this.avoided) if (until <= now) this.avoided.delete(hex);
+    for (const [hex, a] of this.avoided) if (a.until <= now) this.avoided.delete(hex);
     // A chosen relay that cannot be dialled is lost too.
     const states = new Map(this.o.peers.dialer.list().map((t) => [t.key, t]));
     for (const [hex, c] of this.chosen) {
@@ -153,16 +198,19 @@ export class RelayChooser {
 
   private choose(): void {
     const peers = this.o.peers;
-    const named = peers.links(['R']).filter((l) => peers.isConfigured(l));
+    const now = this.o.clock.now();
+    const relayLinks = peers.links(['R']);
+    const named = relayLinks.filter((l) => peers.isConfigured(l));
     const want = Math.max(0, RELAY_LINKS - named.length);
     const taken = new Set(named.map((l) => toHex(l.peerAddress)));
+    // Avoidance never strands the client: with no relay link, a lost relay is tried again when its retry is due.
+    const stranded = relayLinks.length === 0;
     const next = new Map<string, { wallet: Uint8Array; host: string }>();
-    for (const r of peers.presence.closestRelays(this.prefix, SECTOR_NODES_REQUESTED + taken.size + this.avoided.size)) {
+    for (const [hex, r] of this.known(SECTOR_NODES_REQUESTED + taken.size + this.avoided.size)) {
       if (next.size >= want) break;
-      const hex = toHex(r.wallet);
-      const host = r.devices.find((d) => parseTarget(d.host))?.host;
-      if (!host || taken.has(hex) || this.avoided.has(hex)) continue;
-      next.set(hex, { wallet: r.wallet, host });
+      const a = this.avoided.get(hex);
+      if (taken.has(hex) || (a && !(stranded && a.retryAt <= now))) continue;
+      next.set(hex, r);
     }
     // A linked relay of ours stays while we know too few others (its presence may have expired here).
     for (const [hex, c] of this.chosen) {
@@ -174,6 +222,30 @@ export class RelayChooser {
     if (next.size < want && this.o.clock.now() - this.lastAskedAt >= SECTOR_RETRY_MS) this.ask();
   }
 
+  /**
+   * The relays we know, nearest our sector first: from their presences (the endpoint they sign
+   * now), and the ones we chose before whose presences expired here.
+   */
+  private known(max: number): [string, Known][] {
+    const out = new Map<string, Known>();
+    for (const r of this.o.peers.presence.closestRelays(this.prefix, max)) {
+      const host = r.devices.find((d) => parseTarget(d.host))?.host;
+      if (host) out.set(toHex(r.wallet), { wallet: r.wallet, host, key: relayKey(r.wallet) });
+    }
+    for (const [hex, k] of this.remembered) if (!out.has(hex)) out.set(hex, k);
+    const nearer = nearerRelayKey(this.prefix);
+    return [...out].sort((a, b) => nearer(a[1].key, b[1].key));
+  }
+
+  /** Remembers a chosen relay's endpoint; past REMEMBERED_RELAYS the farthest is forgotten. */
+  private remember(hex: string, wallet: Uint8Array, host: string): void {
+    this.remembered.set(hex, { wallet, host, key: relayKey(wallet) });
+    if (this.remembered.size <= REMEMBERED_RELAYS) return;
+    const nearer = nearerRelayKey(this.prefix);
+    const farthest = [...this.remembered].sort((a, b) => nearer(b[1].key, a[1].key))[0]!;
+    this.remembered.delete(farthest[0]);
+  }
+
   private adopt(hex: string, wallet: Uint8Array, host: string): void {
     const target = { ...parseTarget(host)!, expectedAddress: wallet };
     const key = targetKey(target);
@@ -182,6 +254,7 @@ export class RelayChooser {
     const owned = !dialer.has(key) && !this.o.peers.registry.byIdentity(wallet)?.isOpen;
     if (owned) dialer.add(target);
     this.chosen.set(hex, { wallet, host, key, owned });
+    this.remember(hex, wallet, host);
     this.o.onChange?.({ relay: wallet, host, action: 'chosen' });
   }
 
@@ -192,7 +265,10 @@ export class RelayChooser {
   }
 
   private lose(hex: string, c: Chosen): void {
-    this.avoided.set(hex, this.o.clock.now() + LOST_RELAY_AVOID_MS);
+    const now = this.o.clock.now();
+    const losses = (this.avoided.get(hex)?.losses ?? 0) + 1;
+    const retryMs = Math.min(STRANDED_RETRY_MAX_MS, STRANDED_RETRY_BASE_MS * 2 ** Math.min(losses - 1, 10));
+    this.avoided.set(hex, { until: now + LOST_RELAY_AVOID_MS, retryAt: now + retryMs, losses });
     this.release(hex, c, 'lost');
   }
 }

@@ -11,7 +11,7 @@ import type { LocalNode } from '../../src/network/link.js';
 import { PeerNetwork } from '../../src/network/peer-network.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import type { Message, NodeType } from '../../src/network/protocol/messages.js';
-import { LOST_RELAY_AVOID_MS, RELAY_LINKS, RelayChooser } from '../../src/network/relay-choice.js';
+import { LOST_RELAY_AVOID_MS, RELAY_LINKS, RelayChooser, STRANDED_RETRY_MAX_MS } from '../../src/network/relay-choice.js';
 import { GENESIS, makeIdentity, ManualClock, MemoryNet, type TestIdentity } from './helpers.js';
 
 let ids: TestIdentity[];
@@ -156,5 +156,67 @@ describe('a client chooses its relays by sector', () => {
     expect(relayLinks(client.net)).toEqual([farthest.hex, w.ranked[0]!.hex].sort());
 
     for (const n of [client, back, w.master, ...w.relays]) n.stop();
+  }, 30_000);
+
+  it("the operator's isolate loses no relay: the client links to the same two again", async () => {
+    const me = ids[5]!;
+    const w = await world(me);
+    const client = node(w, me, 'C', '', [MASTER]);
+    await w.run(5_000);
+    const nearest = [w.ranked[0]!.hex, w.ranked[1]!.hex].sort();
+    expect(relayLinks(client.net)).toEqual(nearest);
+
+    client.net.isolate();
+    await w.run(10_000);
+    expect(relayLinks(client.net)).toEqual(nearest);
+    expect(client.chooser!.relays().map(toHex).sort()).toEqual(nearest);
+
+    for (const n of [client, w.master, ...w.relays]) n.stop();
+  }, 30_000);
+
+  it('left with no relay link, retries the relays it chose (their presences expired) until one is back', async () => {
+    const me = ids[5]!;
+    const w = await world(me);
+    const farthest = w.ranked[3]!;
+    const nearest = w.ranked[0]!;
+    const client = node(w, me, 'C', '', [farthest.target]);
+    await w.run(10_000);
+    expect(relayLinks(client.net)).toEqual([farthest.hex, nearest.hex].sort());
+
+    // Every relay and the master go away; the relays' presences expire at the client (no keep-alives reach it).
+    for (const n of [w.master, ...w.relays]) n.stop();
+    await w.run(LOST_RELAY_AVOID_MS + 300_000);
+    expect(relayLinks(client.net)).toEqual([]);
+    expect(client.net.presence.closestRelays(sectorPrefix(me.address), 10)).toEqual([]);
+
+    // The nearest relay comes back (the named one does not): the client dials it again on its own.
+    const back = node(w, ids[nearest.i + 1]!, 'R', targetKey(nearest.target), [MASTER]);
+    await w.run(STRANDED_RETRY_MAX_MS + 15_000);
+    expect(relayLinks(client.net)).toEqual([nearest.hex]);
+
+    for (const n of [client, back]) n.stop();
+  }, 60_000);
+
+  it("the operator's reconnect ends the avoidance of lost relays", async () => {
+    const me = ids[5]!;
+    const w = await world(me);
+    const client = node(w, me, 'C', '', [MASTER]);
+    await w.run(5_000);
+    const [first, second, third, fourth] = w.ranked as [(typeof w.ranked)[0], (typeof w.ranked)[0], (typeof w.ranked)[0], (typeof w.ranked)[0]];
+    // The two nearest go away: the client takes the two others and avoids the lost ones.
+    first.relay.stop();
+    second.relay.stop();
+    await w.run(12_000);
+    expect(relayLinks(client.net)).toEqual([third.hex, fourth.hex].sort());
+    const back = [first, second].map((r) => node(w, ids[r.i + 1]!, 'R', targetKey(r.target), [MASTER]));
+    await w.run(5_000);
+    expect(relayLinks(client.net)).toEqual([third.hex, fourth.hex].sort());
+
+    client.chooser!.reconnect();
+    client.net.reconnect();
+    await w.run(10_000);
+    expect(relayLinks(client.net)).toEqual([first.hex, second.hex].sort());
+
+    for (const n of [client, ...back, w.master, ...w.relays]) n.stop();
   }, 30_000);
 });

@@ -129,7 +129,7 @@ export const peerMethods = [
     params: [],
     result: { description: "'OK'" },
     handler: (_p, m): string => {
-      network(m).peers.reconnect();
+      network(m).redial();
       return 'OK';
     },
   }),
