@@ -6,6 +6,8 @@
  * - `forwardingPool`: gossip's mempool on a light node: it cannot check a transaction against a
  *   state it does not hold, so it takes what decodes and keeps it a while; a relay pushes it in
  *   full to its masters (its clients' transactions, reference-network §4.1, §7.3);
+ * - `ClientTxPusher`: a relay pushes again what it holds for its clients (§4.1: after 40 s, and at
+ *   once when a master links while one was taken with none linked);
  * - `masterLightState`: what a master answers light nodes, from its chain and mempool;
  * - `touches`: does a transaction concern one of these addresses (as signer, input or output)?
  */
@@ -69,25 +71,55 @@ export function headerSyncChain(headers: HeaderChain, network: Network, log: Log
 const FORWARD_CAPACITY = 50_000;
 const FORWARD_TTL_MS = 600_000;
 /**
- * A transaction handed over again this long after the last time is taken (and forwarded) again:
- * S2's relay pushes a client's transaction again after 40 s until masters confirm it; here the
- * client sends again (a dropped payment re-sent), and the masters judge it afresh.
+ * The reference's interval for a pending transaction sent again (reference-network §4.1): S2's
+ * relay pushes a client's transaction to its masters again 40 s after the last push, and a light
+ * client (QuIXI `processPendingTransactions`) sends its own pending ones to its relays again 40 s
+ * after the last send, until they are applied or expired. A relay takes a transaction handed over
+ * again this long after the last time as new (and forwards it), so the masters judge it afresh.
  */
 export const REFORWARD_AFTER_MS = 40_000;
+
+/** A held transaction due for a push to the masters (`ForwardingPool.duePushes`). */
+export interface DuePush {
+  txid: Uint8Array;
+  bytes: Uint8Array;
+  /** Pushed to the masters before (else it was taken while no master was linked). */
+  pushedBefore: boolean;
+}
 
 /** Gossip's mempool on a light node, and who handed it each transaction (for the masters' `rejected`). */
 export interface ForwardingPool extends GossipMempool {
   /** The source (`admit`'s) that handed us `txid`, while it is kept. */
   sourceOf(txid: Uint8Array): string | null;
+  /**
+   * Held transactions to push to the masters now, oldest first, at most `max`: taken while no
+   * master was linked, or pushed `REFORWARD_AFTER_MS` ago or more and not known to be applied.
+   */
+  duePushes(max: number): DuePush[];
+  /** These were pushed to the masters now. */
+  pushed(txids: readonly Uint8Array[]): void;
+  /** A master holds this one applied: no more pushes (it stays held, for duplicates and `rejected`). */
+  settled(txid: Uint8Array): void;
+}
+
+interface Held {
+  txid: Uint8Array;
+  bytes: Uint8Array;
+  at: number;
+  source: string;
+  /** When it was last pushed to the masters; null: never (no master was linked). */
+  pushedAt: number | null;
+  settled: boolean;
 }
 
 /**
  * Gossip's mempool on a light node: a transaction that decodes is taken (the masters judge it) and
  * kept up to 10 minutes; the same one handed over again within 40 s is a duplicate, later it is
- * taken again (`REFORWARD_AFTER_MS`). Bounded: the oldest go first.
+ * taken again (`REFORWARD_AFTER_MS`). Bounded: the oldest go first. `mastersLinked` tells whether
+ * one taken now reaches a master at once (gossip pushes it on, `pushAccepted`).
  */
-export function forwardingPool(network: Network, now: () => number = Date.now): ForwardingPool {
-  const kept = new Map<string, { bytes: Uint8Array; at: number; source: string }>();
+export function forwardingPool(network: Network, now: () => number = Date.now, mastersLinked: () => boolean = () => true): ForwardingPool {
+  const kept = new Map<string, Held>();
   const trim = (): void => {
     const t = now();
     for (const [key, e] of kept) {
@@ -108,7 +140,8 @@ export function forwardingPool(network: Network, now: () => number = Date.now): 
         const prior = kept.get(key);
         if (prior && now() - prior.at < REFORWARD_AFTER_MS) return { action: 'ignore', txid: k.id };
         kept.delete(key); // re-inserted: the trim walks from the oldest
-        kept.set(key, { bytes: k.bytes, at: now(), source });
+        const t = now();
+        kept.set(key, { txid: k.id, bytes: k.bytes, at: t, source, pushedAt: mastersLinked() ? t : null, settled: false });
         return { action: 'accept', txid: k.id };
       });
       trim();
@@ -117,7 +150,76 @@ export function forwardingPool(network: Network, now: () => number = Date.now): 
     get: (txid) => kept.get(latin1Key(txid))?.bytes ?? null,
     all: () => [...kept.values()].map((e) => e.bytes),
     sourceOf: (txid) => kept.get(latin1Key(txid))?.source ?? null,
+    duePushes: (max) => {
+      trim();
+      const t = now();
+      const out: DuePush[] = [];
+      for (const e of kept.values()) {
+        if (out.length >= max) break;
+        if (e.settled || (e.pushedAt !== null && t - e.pushedAt < REFORWARD_AFTER_MS)) continue;
+        out.push({ txid: e.txid, bytes: e.bytes, pushedBefore: e.pushedAt !== null });
+      }
+      return out;
+    },
+    pushed: (txids) => {
+      const t = now();
+      for (const id of txids) {
+        const e = kept.get(latin1Key(id));
+        if (e) e.pushedAt = t;
+      }
+    },
+    settled: (txid) => {
+      const e = kept.get(latin1Key(txid));
+      if (e) e.settled = true;
+    },
   };
+}
+
+/** Held transactions a relay handles per round of `ClientTxPusher.run`, at most. */
+export const CLIENT_PUSH_BATCH = 1_000;
+/** How often a relay looks for held transactions due for a push again. */
+export const CLIENT_PUSH_CHECK_MS = 5_000;
+
+/**
+ * A relay's pushes of the transactions it holds for its clients (reference-network §4.1; S2
+ * `Node.processPendingTransactions`, which re-pushes a pending one every 40 s until it is applied,
+ * asking the masters about it meanwhile): one taken while no master was linked goes to the masters
+ * as soon as one is (`run` on a master link); one pushed before is pushed again 40 s later unless a
+ * master answers that it is applied. It stops when the relay no longer holds it (10 minutes after
+ * a client last handed it over: a client sends its own again every 40 s until it is applied).
+ */
+export class ClientTxPusher {
+  private busy = false;
+
+  constructor(
+    private readonly o: {
+      pool: ForwardingPool;
+      mastersLinked: () => boolean;
+      /** Full push to the masters. */
+      push: (transactions: Uint8Array[]) => void;
+      /** Whether a master holds it applied (a question to a master); a failed question counts as no. */
+      isApplied: (txid: Uint8Array) => Promise<boolean>;
+    },
+  ) {}
+
+  /** Pushes what is due now (one round at a time); returns how many were pushed. */
+  async run(): Promise<number> {
+    if (this.busy || !this.o.mastersLinked()) return 0;
+    this.busy = true;
+    try {
+      const due = this.o.pool.duePushes(CLIENT_PUSH_BATCH);
+      if (due.length === 0) return 0;
+      const applied = await Promise.all(due.map((d) => (d.pushedBefore ? this.o.isApplied(d.txid).catch(() => false) : false)));
+      const push: DuePush[] = [];
+      due.forEach((d, i) => (applied[i] ? this.o.pool.settled(d.txid) : push.push(d)));
+      if (push.length === 0 || !this.o.mastersLinked()) return 0;
+      this.o.push(push.map((d) => d.bytes));
+      this.o.pool.pushed(push.map((d) => d.txid));
+      return push.length;
+    } finally {
+      this.busy = false;
+    }
+  }
 }
 
 /** Does `tx` concern one of `addresses`: its signer, an input address or an output address? */

@@ -26,7 +26,7 @@ import type { Emitter } from '../events.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool, MempoolEvents } from '../mempool/mempool.js';
 import { BlockSync, revertTipOrRefuse, type ImportOutcome, type SyncChain } from './block-sync.js';
-import { systemClock, type NetClock } from './clock.js';
+import { systemClock, type NetClock, type TimerHandle } from './clock.js';
 import { targetKey, type DialTarget } from './dial.js';
 import type { Link } from './link.js';
 import { MASTER_TYPES, PeerNetwork } from './peer-network.js';
@@ -35,12 +35,12 @@ import { RelayChooser } from './relay-choice.js';
 import { MessageCode, messageCodeName } from './protocol/codes.js';
 import { CLOSE_REASONS } from './protocol/close.js';
 import type { NetworkMetricsSnapshot } from '../metrics/metrics.js';
-import { encodeTransactionBatches, MAX_SIGNATURES_PER_CHUNK, RejectedCode, type Message, type NodeType } from './protocol/messages.js';
+import { encodeTransactionBatches, MAX_SIGNATURES_PER_CHUNK, RejectedCode, TxStatus, type Message, type NodeType } from './protocol/messages.js';
 import type { NetworkStatusMembers } from './status.js';
 import { repushOwnAfterMs, TxGossip, type AdmitOutcome, type GossipMempool } from './tx-gossip.js';
 import type { MasterPowCheck } from './presence.js';
 import type { HeaderChain } from '../chain/header-chain.js';
-import { forwardingPool, headerSyncChain, masterLightState, type ForwardingPool, type HeaderImported } from './light-node.js';
+import { CLIENT_PUSH_CHECK_MS, ClientTxPusher, forwardingPool, headerSyncChain, masterLightState, type ForwardingPool, type HeaderImported } from './light-node.js';
 import { LightQueries } from './light-queries.js';
 
 export type NodeRole = 'master' | 'relay' | 'client';
@@ -289,6 +289,10 @@ export class NodeNetwork {
   readonly queries: LightQueries;
   /** A client's relay choice by sector (§3.5); null on masters and relays. */
   readonly relayChoice: RelayChooser | null;
+  /** A relay's pushes again of its clients' transactions (§4.1); null on masters and clients. */
+  private readonly clientPushes: ClientTxPusher | null;
+  private clientPushTimer: TimerHandle | null = null;
+  private readonly clock: NetClock;
   readonly role: NodeRole;
   readonly nodeType: NodeType;
   private readonly unsubscribe: (() => void)[] = [];
@@ -302,10 +306,11 @@ export class NodeNetwork {
     this.role = o.role;
     this.nodeType = NODE_TYPE_OF_ROLE[o.role];
     const clock = o.clock ?? systemClock;
+    this.clock = clock;
     const genesis = o.chain.getBlock(1n);
     if (!genesis) throw new Error('the network starts after the genesis block exists');
     const light = o.light;
-    this.forwarding = light ? forwardingPool(o.network, () => clock.now()) : null;
+    this.forwarding = light ? forwardingPool(o.network, () => clock.now(), () => this.peers.links(MASTER_TYPES).length > 0) : null;
     // The chain as sync sees it: a light node's headers, or the chain and mempool. The hello
     // reports its tip. (Its callbacks reach the peers, built below, only when called.)
     const syncSource: SyncChain = light
@@ -355,6 +360,8 @@ export class NodeNetwork {
       onOpen: (link) => {
         o.log.info({ peer: link.peer?.addressText, type: link.peerType, remote: link.remote, height: Number(link.peerHeight) }, 'peer connected');
         this.relayChoice?.linkOpened(link);
+        // A relay's clients' transactions taken while no master was linked go now (§4.1).
+        if (MASTER_TYPES.includes(link.peerType)) this.pushForClients();
         this.sync.tick();
       },
       onClose: (link, info) => {
@@ -410,6 +417,15 @@ export class NodeNetwork {
       onRefused: (link, count) =>
         o.log.warn({ peer: link.peer?.addressText ?? link.remote, count, waiting: this.gossip.admission.load.waiting }, 'transactions pushed faster than they are checked; batch not taken'),
     });
+    this.clientPushes =
+      this.role === 'relay' && this.forwarding
+        ? new ClientTxPusher({
+            pool: this.forwarding,
+            mastersLinked: () => this.peers.links(MASTER_TYPES).length > 0,
+            push: (txs) => this.gossip.pushToMasters(txs),
+            isApplied: async (txid) => (await this.queries.transaction(txid)).status === TxStatus.applied,
+          })
+        : null;
     this.queries = new LightQueries({
       network: this.peers,
       clock,
@@ -457,6 +473,15 @@ export class NodeNetwork {
     this.peers.start();
     this.relayChoice?.start();
     this.gossip.start();
+    if (this.clientPushes) {
+      const tick = (): void => {
+        this.clientPushTimer = this.clock.setTimer(CLIENT_PUSH_CHECK_MS, () => {
+          this.pushForClients();
+          tick();
+        });
+      };
+      tick();
+    }
     this.sync.start();
   }
 
@@ -467,6 +492,8 @@ export class NodeNetwork {
     this.queries.stop();
     this.gossip.stop();
     this.relayChoice?.stop();
+    this.clientPushTimer?.cancel();
+    this.clientPushTimer = null;
     this.peers.stop();
   }
 
@@ -568,14 +595,33 @@ export class NodeNetwork {
     }
   }
 
-  /** Transactions created here: a client hands them to every link; others push them to the masters. */
-  private pushLocal(txs: readonly KnownTx[]): void {
+  /**
+   * Transactions created here: a client hands them to every link; others push them to the masters.
+   * The light wallet sends its pending ones again this way (§4.1). Returns the links they went to.
+   */
+  pushLocal(txs: readonly KnownTx[]): number {
     if (this.role === 'client') {
       const frames = encodeTransactionBatches(0n, txs.map((k) => k.bytes));
-      for (const l of this.peers.links()) for (const f of frames) l.sendFrame(f);
-      return;
+      let reached = 0;
+      for (const l of this.peers.links()) {
+        let sent = true;
+        for (const f of frames) if (!(sent = l.sendFrame(f))) break;
+        if (sent) reached++;
+      }
+      return reached;
     }
-    for (const k of txs) this.gossip.pushLocal(k.bytes, k.id);
+    let reached = 0;
+    for (const k of txs) reached = Math.max(reached, this.gossip.pushLocal(k.bytes, k.id));
+    return reached;
+  }
+
+  /** A relay pushes the transactions of its clients that are due (`ClientTxPusher`); errors are logged. */
+  private pushForClients(): void {
+    if (!this.running || !this.clientPushes) return;
+    this.clientPushes
+      .run()
+      .then((n) => n > 0 && this.o.log.info({ count: n }, "clients' pending transactions pushed to the masters again"))
+      .catch((err: unknown) => this.o.log.warn({ err }, "pushing clients' transactions again failed"));
   }
 
   /** A block we produced goes in full, with its transactions, to the masters; every block is announced to all. */

@@ -281,7 +281,7 @@ export class TxGossip {
   }
 
   /** Full push (`transactionsChunk3`, batched) to the masters, except the link they came from. */
-  private pushToMasters(transactions: readonly Uint8Array[], except?: Link): void {
+  pushToMasters(transactions: readonly Uint8Array[], except?: Link): void {
     const links = this.o.network.links(MASTER_TYPES).filter((l) => l !== except);
     if (links.length === 0) return;
     const frames = encodeTransactionBatches(0n, transactions);

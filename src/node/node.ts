@@ -222,6 +222,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         log: log.child({ module: 'light-wallet' }),
         events,
         asker: () => network?.queries ?? null,
+        // Pending ones go to the links again until applied or expired (reference-network §4.1).
+        resend: (txs) => network?.pushLocal(txs) ?? 0,
       });
       lightWallet.start();
       cleanup.unshift(() => lightWallet.stop());

@@ -9,8 +9,14 @@
  *   addresses arrive the same way.
  * - A payment is built on the balances a master reports (`balance2`), less what our own pending
  *   transactions spend, at the header tip's height.
- * - A pending transaction the network no longer knows (no master holds it pending or applied, a
- *   minute after it was sent) is dropped: its inputs are free again, and it stays listed as dropped.
+ * - A pending transaction is sent to the links again 40 s after its last sending, as long as it is
+ *   pending (reference-network §4.1; QuIXI `processPendingTransactions`): a sending lost in transit
+ *   (a relay that died, or held it with no master linked) is not the end of it. A minute after it
+ *   was sent, and every minute, the masters are asked about it: applied, it is taken as applied;
+ *   unknown to them, it is sent again at once.
+ * - It is dropped only as the reference drops it: refused by a master (`rejected`), or expired
+ *   (its blockHeight more than the redacted window below the header tip, when no master takes it
+ *   any more). Its inputs are then free again, and it stays listed as dropped.
  */
 import type { HeaderChain, StoredHeader } from '../chain/header-chain.js';
 import { knownTxFromBytes, type KnownTx } from '../chain/tx-codec.js';
@@ -20,6 +26,8 @@ import { deriveAddress } from '../formats/address.js';
 import { checkTransaction, inputSources, signerPrimaryOf } from '../chain/validate.js';
 import type { ChainExtensions } from '../chain/extensions.js';
 import { TxStatus } from '../network/protocol/messages.js';
+import { REFORWARD_AFTER_MS } from '../network/light-node.js';
+import { REDACTED_WINDOW } from '../formats/constants.js';
 import { equalBytes, latin1Key } from '../formats/bytes.js';
 import type { Logger } from '../log/logger.js';
 import type { Database } from 'lmdb';
@@ -70,10 +78,17 @@ export interface LightAsker {
 const CHECK_AFTER_MS = 60_000;
 /** Pending transactions checked per round, at most. */
 const CHECK_BATCH = 16;
+/** How often pending transactions are looked at (sent again when due, expired, asked about). */
+export const PENDING_TICK_MS = 5_000;
+/** Pending transactions sent again per round, at most (the rest at the next rounds). */
+const RESEND_BATCH = 1_000;
 
 export class LightWallet implements PendingSpends {
   /** Own pending transactions by txid key (also in the store). */
   private readonly pending = new Map<string, KnownTx>();
+  /** When each pending one was last handed to the links (unix ms); none since start: due at once. */
+  private readonly lastSent = new Map<string, number>();
+  private ticking = false;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -94,6 +109,8 @@ export class LightWallet implements PendingSpends {
       events: Emitter<MempoolEvents & Pick<ChainEvents, 'txApplied'> & LightWalletEvents>;
       /** The network's answers (absent while the node has no network). */
       asker: () => LightAsker | null;
+      /** Hands pending transactions to the links again; returns how many links took them (0: none now). */
+      resend?: (txs: readonly KnownTx[]) => number;
     },
   ) {
     for (const { value } of this.db.getRange({})) {
@@ -111,8 +128,23 @@ export class LightWallet implements PendingSpends {
   }
 
   start(): void {
-    this.timer ??= setInterval(() => void this.checkPending().catch((err: unknown) => this.o.log.warn({ err }, 'checking pending transactions failed')), CHECK_AFTER_MS / 4);
+    this.timer ??= setInterval(() => void this.tick(), PENDING_TICK_MS);
     this.timer.unref();
+  }
+
+  /** One round over the pending transactions: the expired are dropped, the due sent again, the due asked about. */
+  async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      await this.expire();
+      this.resendDue();
+      await this.checkPending();
+    } catch (err) {
+      this.o.log.warn({ err }, 'checking pending transactions failed');
+    } finally {
+      this.ticking = false;
+    }
   }
 
   stop(): void {
@@ -181,6 +213,7 @@ export class LightWallet implements PendingSpends {
     }
     await this.db.put(key, { bytes: k.bytes, height: 0, sent: this.o.clock.now() });
     this.pending.set(latin1Key(key), k);
+    this.lastSent.set(latin1Key(key), this.o.clock.now());
     this.o.events.emit('txAdmitted', { txs: [k], source: 'rpc' });
   }
 
@@ -205,6 +238,7 @@ export class LightWallet implements PendingSpends {
   private async drop(k: KnownTx, why: string): Promise<void> {
     const key = bytesKey(k.id);
     await this.db.put(key, { bytes: k.bytes, height: 0, sent: this.db.get(key)?.sent ?? this.o.clock.now(), dropped: why });
+    this.lastSent.delete(latin1Key(key));
     if (!this.pending.delete(latin1Key(key))) return;
     this.o.log.warn({ txid: k.textId, reason: why }, 'a transaction of ours was dropped; its inputs are free again');
     this.o.events.emit('txDropped', { txs: [k], reason: why });
@@ -241,10 +275,46 @@ export class LightWallet implements PendingSpends {
     const prior = this.db.get(key);
     void this.db.put(key, { bytes: k.bytes, height: Number(height), sent: prior?.sent ?? 0 });
     // One we sent and waited for: its inclusion is verified (QuIXI's TransactionStatusUpdate).
+    this.lastSent.delete(latin1Key(key));
     if (this.pending.delete(latin1Key(key))) this.o.events.emit('txInclusion', { txid: k.id, verified: true });
   }
 
-  /** Asks the network about pending transactions sent more than a minute ago: applied, or forgotten (dropped). */
+  /**
+   * Drops the pending transactions no master takes any more: their blockHeight is more than the
+   * redacted window below the header tip (the reference's expiry of a pending transaction, §4.3;
+   * QuIXI `processPendingTransactions`).
+   */
+  private async expire(): Promise<void> {
+    const tip = this.o.headers.height;
+    const expired = [...this.pending.values()].filter((k) => k.tx.blockHeight + BigInt(REDACTED_WINDOW) < tip);
+    for (const k of expired) await this.drop(k, `expired: its blockHeight ${k.tx.blockHeight} is more than ${REDACTED_WINDOW} blocks (the redacted window) below the tip ${tip}`);
+  }
+
+  /**
+   * Hands the pending transactions last sent `REFORWARD_AFTER_MS` ago or more (or not since the
+   * node started) to the links again (§4.1). With no link to take them, they are due again at the
+   * next round.
+   */
+  private resendDue(): void {
+    if (!this.o.resend || this.pending.size === 0) return;
+    const now = this.o.clock.now();
+    const due: KnownTx[] = [];
+    for (const [key, k] of this.pending) {
+      if (due.length >= RESEND_BATCH) break;
+      if (now - (this.lastSent.get(key) ?? -Infinity) >= REFORWARD_AFTER_MS) due.push(k);
+    }
+    if (due.length > 0) this.resend(due);
+  }
+
+  private resend(txs: KnownTx[]): void {
+    const reached = this.o.resend?.(txs) ?? 0;
+    if (reached === 0) return;
+    const now = this.o.clock.now();
+    for (const k of txs) this.lastSent.set(latin1Key(k.id), now);
+    this.o.log.info({ count: txs.length, links: reached, txids: txs.slice(0, 8).map((k) => k.textId) }, 'pending transactions sent again');
+  }
+
+  /** Asks the network about pending transactions sent more than a minute ago: applied, or unknown (sent again). */
   async checkPending(): Promise<void> {
     const asker = this.o.asker();
     if (!asker || this.pending.size === 0) return;
@@ -266,10 +336,10 @@ export class LightWallet implements PendingSpends {
       if (answer.status === TxStatus.applied && answer.height <= this.o.headers.height) {
         this.applied(k, answer.height);
         this.o.events.emit('txApplied', { height: answer.height, txs: [k] });
-      } else if (answer.status === TxStatus.unknown) {
-        await this.drop(k, 'the network does not hold it (refused, or expired)');
       } else {
-        // Still pending somewhere: look again in a minute (when it was sent stays as it was).
+        // Pending somewhere, or lost on its way (no master holds it): look again in a minute; a lost
+        // one is sent again now (the reference drops it only when refused or expired).
+        if (answer.status === TxStatus.unknown && this.pending.has(latin1Key(key))) this.resend([k]);
         const r = this.db.get(key);
         if (r) await this.db.put(key, { ...r, checked: now });
       }

@@ -94,4 +94,54 @@ describe('forwardingPool (a light node\'s gossip mempool)', () => {
     expect(pool.sourceOf(txid)).toBe('client-b');
     expect([...pool.all()]).toHaveLength(1);
   });
+
+  it("a relay pushes its clients' transactions again: at once when a master links after one was taken with none, then every 40 s until a master holds it applied", async () => {
+    const { forwardingPool, ClientTxPusher, REFORWARD_AFTER_MS } = await import('../../src/network/light-node.js');
+    const { encodeTransaction } = await import('../../src/codec/transaction.js');
+    const { makeIdentity } = await import('./helpers.js');
+    const id = await makeIdentity();
+    const bytes = encodeTransaction({
+      version: 7, type: 0, blockHeight: 1n, nonce: 1, pubKey: id.publicKey, signature: new Uint8Array(512).fill(1), applied: 0n, timestamp: 0n,
+      inputs: [{ key: Uint8Array.of(0), amount: 2_000_000n }], outputs: [{ address: id.address, amount: 1_000_000n }],
+    });
+    let now = 1_000_000;
+    let masters = 0;
+    let applied = false;
+    const pushes: Uint8Array[][] = [];
+    const pool = forwardingPool('reg', () => now, () => masters > 0);
+    const pusher = new ClientTxPusher({ pool, mastersLinked: () => masters > 0, push: (txs) => void pushes.push(txs), isApplied: async () => applied });
+
+    // Taken while every master link is down (blacklisted): nothing can go, nothing is lost.
+    expect((await pool.admit([bytes], 'client-a'))[0]!.action).toBe('accept');
+    expect(await pusher.run()).toBe(0);
+    // A master links again: pushed at once, not 40 s later.
+    masters = 1;
+    expect(await pusher.run()).toBe(1);
+    expect(pushes).toEqual([[bytes]]);
+    now += REFORWARD_AFTER_MS - 1;
+    expect(await pusher.run()).toBe(0);
+    // 40 s after the push, not applied: pushed again; again 40 s later.
+    now += 1;
+    expect(await pusher.run()).toBe(1);
+    now += REFORWARD_AFTER_MS;
+    expect(await pusher.run()).toBe(1);
+    // A master holds it applied: no more pushes.
+    applied = true;
+    now += REFORWARD_AFTER_MS;
+    expect(await pusher.run()).toBe(0);
+    now += REFORWARD_AFTER_MS;
+    expect(await pusher.run()).toBe(0);
+    expect(pushes).toHaveLength(3);
+    // One taken while a master is linked went on with the gossip's push: due 40 s later only.
+    const other = encodeTransaction({
+      version: 7, type: 0, blockHeight: 1n, nonce: 2, pubKey: id.publicKey, signature: new Uint8Array(512).fill(1), applied: 0n, timestamp: 0n,
+      inputs: [{ key: Uint8Array.of(0), amount: 2_000_000n }], outputs: [{ address: id.address, amount: 1_000_000n }],
+    });
+    applied = false;
+    expect((await pool.admit([other], 'client-a'))[0]!.action).toBe('accept');
+    expect(await pusher.run()).toBe(0);
+    now += REFORWARD_AFTER_MS;
+    expect(await pusher.run()).toBe(1);
+    expect(pushes.at(-1)).toEqual([other]);
+  });
 });
