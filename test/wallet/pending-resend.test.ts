@@ -12,7 +12,8 @@ import { REFORWARD_AFTER_MS } from '../../src/network/light-node.js';
 import { TxStatus } from '../../src/network/protocol/messages.js';
 import { LightWallet } from '../../src/wallet/light-wallet.js';
 import { openTestChain, silentLog, type TestChain } from '../chain/fixture.js';
-import { STRANGER } from './light-fixture.js';
+import { RpcError } from '../../src/rpc/types.js';
+import { callOperation, rpcContexts, STRANGER } from './light-fixture.js';
 
 const COIN = 100_000_000n;
 const open: TestChain[] = [];
@@ -111,5 +112,23 @@ describe('a light wallet sends its pending transactions again until they are app
     expect(c.wallet.pendingList()).toEqual([]);
     expect(c.wallet.get(k.id)?.dropped).toMatch(/^expired: /);
     expect(c.resent).toEqual([]);
+  });
+});
+
+describe('getTransaction at a client, for a payment its own wallet sent and that was dropped', () => {
+  it('"not found" as for any transaction no master holds (-32602), saying that this wallet sent it and why it was dropped', async () => {
+    const t = await openTestChain();
+    open.push(t);
+    const { wallet, clientCtx } = rpcContexts(t);
+    const { tx } = t.builder.build({ key: t.wallet.primary, outputs: [{ address: STRANGER, amount: COIN }] });
+    tx.signature = t.wallet.primary.sign(knownTx(tx, 'reg').checksum);
+    const k = knownTx(tx, 'reg');
+    await wallet.submit(k);
+    await wallet.rejected(k.id, 'invalid');
+    const queries = { transaction: async () => ({ status: TxStatus.unknown, height: 0n, transaction: null }) };
+    const ctx = { ...clientCtx, p2p: { ...clientCtx.p2p, queries } };
+    const err = await callOperation('getTransaction', { id: k.textId }, ctx, true);
+    expect(err).toBeInstanceOf(RpcError);
+    expect([err.code, err.message]).toEqual([-32602, `Transaction ${k.textId} was not found: this wallet sent it, and it was dropped (refused by a master: invalid)`]);
   });
 });

@@ -309,7 +309,19 @@ export const transactionMethods = [
       const id = transactionIdParam(p.id);
       const own = lightOf(ctx).wallet.get(id);
       if (own && !own.dropped) return p.hex ? toHex(own.k.bytes) : toStringForm(own.k);
-      const answer = await askNetwork(() => ctx.p2p!.queries.transaction(id));
+      // One of ours that was dropped: no master holds it (the reference answers "not found" for a
+      // transaction neither pending nor applied), and the answer says why, as `activity` lists it (status 3).
+      const droppedHere = (): never => {
+        throw invalidParams(`Transaction ${p.id} was not found: this wallet sent it, and it was dropped (${own!.dropped})`);
+      };
+      let answer;
+      try {
+        answer = await askNetwork(() => ctx.p2p!.queries.transaction(id));
+      } catch (err) {
+        if (own?.dropped) droppedHere();
+        throw err;
+      }
+      if (!answer.transaction && own?.dropped) droppedHere();
       if (!answer.transaction) throw invalidParams(`Transaction ${p.id} was not found`);
       const k = decodeRaw(ctx, answer.transaction);
       if (p.hex) return toHex(k.bytes);
