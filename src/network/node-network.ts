@@ -31,6 +31,8 @@ import { targetKey, type DialTarget } from './dial.js';
 import type { Link } from './link.js';
 import { MASTER_TYPES, PeerNetwork } from './peer-network.js';
 import { PeerBook } from './peer-book.js';
+import { RefusalLog } from './refusal-log.js';
+import { hostOf } from './scoring.js';
 import { RelayChooser } from './relay-choice.js';
 import { MessageCode, messageCodeName } from './protocol/codes.js';
 import { CLOSE_REASONS } from './protocol/close.js';
@@ -296,6 +298,8 @@ export class NodeNetwork {
   readonly role: NodeRole;
   readonly nodeType: NodeType;
   private readonly unsubscribe: (() => void)[] = [];
+  /** Inbound links that ended before their hello, logged per host at most once per interval. */
+  private readonly refusals: RefusalLog;
   private running = false;
   /** Set by the messaging service of a client: every `s2data` that reaches this client. */
   onStreamMessage: StreamMessageHandler | null = null;
@@ -329,6 +333,11 @@ export class NodeNetwork {
           },
           o.freeze,
         );
+    this.refusals = new RefusalLog({
+      clock,
+      summary: ({ host, count, reasons, seconds }) =>
+        o.log.info({ host, count, reasons }, `${count} more inbound peer links from this host ended before their hello in the last ${seconds} s`),
+    });
     this.peers = new PeerNetwork({
       local: {
         network: o.network,
@@ -377,7 +386,8 @@ export class NodeNetwork {
         // A close with no code of ours (1006 dropped, 1009 frame over the limit…) is not a refusal by the peer.
         const what = info.byUs ? (link.direction === 'outbound' ? 'refused the peer we dialled' : 'refused a peer link') : info.reason !== null ? 'the peer refused our link' : 'a peer link closed before its hello completed';
         if (permanent && link.direction === 'outbound') o.log.warn(fields, what);
-        else o.log.info(fields, what);
+        // Inbound: the first of a host per interval in full, the rest counted (a socket flood).
+        else if (link.direction === 'outbound' || this.refusals.note(hostOf(link.remote), info.reason ?? `code ${info.code}`)) o.log.info(fields, what);
         this.relayChoice?.linkClosed(link, info);
       },
       onGiveUp: (target, reason) => {
@@ -495,6 +505,7 @@ export class NodeNetwork {
     this.clientPushTimer?.cancel();
     this.clientPushTimer = null;
     this.peers.stop();
+    this.refusals.stop();
   }
 
   /** `DLT Status` Synchronizing while the tip is behind the network height (§6). */

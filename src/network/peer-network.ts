@@ -52,6 +52,13 @@ const PRESENCE_FORWARD_DEDUP_MS = 2_000;
  */
 export const MAX_PENDING_HANDSHAKES = 256;
 /**
+ * Inbound sockets of one host (remote IP) in their hello at once: beyond it that host's new sockets
+ * are refused with `capacity`, other hosts still get in, so one host cannot take all
+ * MAX_PENDING_HANDSHAKES slots. Loopback is one host and a devnet runs every node there: a dozen
+ * nodes dialling one node at once (each redialling a failed link once) stay well below it.
+ */
+export const MAX_PENDING_HANDSHAKES_PER_HOST = 32;
+/**
  * A relay answers a sector query from its own relay tree when a master refreshed that sector
  * within this time; otherwise it asks a master first (§3.5, S2 `handleGetSectorNodes`).
  */
@@ -100,6 +107,8 @@ export interface PeerNetworkOptions {
   dial?: Pick<DialerOptions, 'baseDelayMs' | 'maxDelayMs' | 'path' | 'openSocket'>;
   /** Inbound sockets allowed in their hello at once (default MAX_PENDING_HANDSHAKES). */
   maxPendingHandshakes?: number;
+  /** Inbound sockets of one host allowed in their hello at once (default MAX_PENDING_HANDSHAKES_PER_HOST). */
+  maxPendingHandshakesPerHost?: number;
   /**
    * The masters heard of (presences, hellos), kept across restarts: masters and relays dial from
    * it until they hold their number of master links (§2.1, §2.2). None = configured peers only.
@@ -258,10 +267,20 @@ export class PeerNetwork {
 
   /** An accepted socket (the uWS route's `open`): returns its link, already started. */
   accept(socket: PeerSocket, remote: string): Link {
+    const host = hostOf(remote).toLowerCase();
     let pending = 0;
-    for (const l of this.live) if (l.direction === 'inbound' && !l.isOpen) pending++;
+    let fromHost = 0;
+    for (const l of this.live) {
+      if (l.direction !== 'inbound' || l.isOpen) continue;
+      pending++;
+      if (hostOf(l.remote).toLowerCase() === host) fromHost++;
+    }
     const link = this.track(new Link(this.ctx, socket, { direction: 'inbound', remote }));
     this.lastInboundAt = this.clock.now();
+    if (fromHost >= (this.o.maxPendingHandshakesPerHost ?? MAX_PENDING_HANDSHAKES_PER_HOST)) {
+      link.close(CloseReason.capacity, 'too many pending handshakes from this host');
+      return link;
+    }
     if (pending >= (this.o.maxPendingHandshakes ?? MAX_PENDING_HANDSHAKES)) {
       link.close(CloseReason.capacity, 'too many pending handshakes');
       return link;

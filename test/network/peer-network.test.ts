@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { addressToText } from '../../src/formats/address.js';
 import { toHex } from '../../src/formats/bytes.js';
 import type { Link, LocalNode } from '../../src/network/link.js';
-import { MAX_CONNECT_TARGETS, PeerNetwork } from '../../src/network/peer-network.js';
+import { MAX_CONNECT_TARGETS, MAX_PENDING_HANDSHAKES, PeerNetwork } from '../../src/network/peer-network.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import { encodePresence, MAX_PRESENCE_DEVICES, type Message, type NodeType } from '../../src/network/protocol/messages.js';
 import { buildKeepAlive } from '../../src/network/presence.js';
@@ -188,6 +188,41 @@ describe('PeerNetwork: a flood of sockets that never say hello', () => {
     clock.advance(10_000);
     expect(links.every((l) => l.state === 'closed')).toBe(true);
     expect(n.accept(new MemorySocket(), '10.1.1.1:6').state).not.toBe('closed');
+  });
+});
+
+describe('PeerNetwork: one host holding pending handshakes (h2 finding: one process locked every peer out)', () => {
+  it('refuses a host past its own pending-handshake cap while other hosts still get in', () => {
+    const clock = new ManualClock();
+    const m = net(ids[0]!, 'M', '127.0.0.1:10001', clock);
+    const n = new PeerNetwork({ local: (m.n as unknown as { local: LocalNode }).local, clock, maxPendingHandshakes: 10, maxPendingHandshakesPerHost: 4 });
+    const hog = Array.from({ length: 12 }, (_, i) => n.accept(new MemorySocket(), `10.1.1.1:${1000 + i}`));
+    expect(hog.filter((l) => l.state !== 'closed')).toHaveLength(4);
+    const refused = new MemorySocket();
+    n.accept(refused, '10.1.1.1:2000');
+    expect(refused.closeCode).toBe(4804);
+    // Another host, the same host over IPv6 brackets, and loopback (one host of its own) still get in.
+    expect(n.accept(new MemorySocket(), '10.2.2.2:5').state).not.toBe('closed');
+    expect(n.accept(new MemorySocket(), '[2001:db8::1]:5').state).not.toBe('closed');
+    expect(n.accept(new MemorySocket(), '127.0.0.1:5').state).not.toBe('closed');
+  });
+
+  it('lets a devnet of a dozen loopback nodes dial one node at once with the default caps', () => {
+    const clock = new ManualClock();
+    const m = net(ids[0]!, 'M', '127.0.0.1:10001', clock);
+    const links = Array.from({ length: 24 }, (_, i) => m.n.accept(new MemorySocket(), `127.0.0.1:${20000 + i}`));
+    expect(links.every((l) => l.state !== 'closed')).toBe(true);
+    m.n.stop();
+  });
+
+  it(`keeps one host below MAX_PENDING_HANDSHAKES with the default caps`, () => {
+    const clock = new ManualClock();
+    const m = net(ids[0]!, 'M', '127.0.0.1:10001', clock);
+    const hog = Array.from({ length: MAX_PENDING_HANDSHAKES }, (_, i) => m.n.accept(new MemorySocket(), `127.0.0.1:${20000 + i}`));
+    expect(hog.filter((l) => l.state !== 'closed').length).toBeLessThan(MAX_PENDING_HANDSHAKES / 4);
+    const other = new MemorySocket();
+    expect(m.n.accept(other, '127.0.0.2:5').state).not.toBe('closed');
+    m.n.stop();
   });
 });
 
