@@ -70,8 +70,10 @@ export function attachWsLink(ws: WebSocket, makeLink: (socket: PeerSocket) => Li
     link!.receive(bytes);
   });
   ws.on('close', (code: number, reason: Buffer) => link!.socketClosed(code, reason.toString('utf8')));
-  ws.on('error', () => {
-    /* 'close' follows every 'error' in ws; the link learns there */
+  ws.on('error', (err: Error & { code?: string }) => {
+    // 'close' follows every 'error' in ws; the link learns there. A message above maxPayload is
+    // the peer's doing (ws stops reading it at its announced length and closes with 1009): scored.
+    if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') link!.oversized(`a message above ${MAX_FRAME_BYTES} bytes, the largest frame`);
   });
   return link;
 }

@@ -43,7 +43,7 @@ import {
   type OutgoingMessage,
 } from './protocol/messages.js';
 import type { PeerRegistry } from './registry.js';
-import { hostKey, isLoopbackHost, walletKey, type Offence, type PeerScores } from './scoring.js';
+import { hostKey, hostOf, isLoopbackHost, walletKey, type Offence, type PeerScores } from './scoring.js';
 
 /** The socket a link writes to; the transport adapter (dial.ts for `ws`, the node for uWS) pushes received bytes into `Link.receive`. */
 export interface PeerSocket {
@@ -544,7 +544,7 @@ export class Link {
    */
   penalize(offence: Offence, detail = ''): void {
     if (this.stateValue === 'closed') return;
-    const key = this.peerValue ? walletKey(this.peerValue.addressText) : isLoopbackHost(this.remote) ? null : hostKey(this.remote);
+    const key = this.peerValue ? walletKey(this.peerValue.addressText) : this.hostScoreKey();
     if (!key) return this.close(CloseReason.malformedFrame, detail || offence);
     const { banned } = this.ctx.scores.penalize(key, offence);
     if (banned) this.close(CloseReason.misbehaviour, detail || offence);
@@ -558,9 +558,28 @@ export class Link {
     const offence: Offence = e.code === 'OVERSIZED' ? 'oversizedFrame' : e.code === 'UNKNOWN_CODE' ? 'unknownCode' : 'malformedFrame';
     // Text frames reach the link as empty frames (dial.ts, uws-socket.ts): say which it may be.
     const detail = e.code === 'EMPTY_FRAME' ? 'an empty or text frame (peer frames are binary)' : `${e.code} in ${messageCodeName(code ?? -1)} at byte ${e.offset}`;
+    this.frameOffence(offence, detail);
+  }
+
+  /**
+   * The transport stopped a message above its limit before it was whole (`ws` closes such a
+   * socket with 1009; the peer listener cuts a socket that sends more than a hello's worth of
+   * bytes before its hello): scored as an oversized frame, like one the link decoded.
+   */
+  oversized(detail: string): void {
+    if (this.stateValue === 'closed') return;
+    this.frameOffence('oversizedFrame', detail);
+  }
+
+  /** The score key of the remote host (its IP: a new source port is the same host), or null for loopback. */
+  private hostScoreKey(): string | null {
+    return isLoopbackHost(this.remote) ? null : hostKey(hostOf(this.remote));
+  }
+
+  private frameOffence(offence: Offence, detail: string): void {
     if (this.stateValue !== 'open') {
       // Before the hello completes there is no identity to score: refuse the link.
-      const key = isLoopbackHost(this.remote) ? null : hostKey(this.remote);
+      const key = this.hostScoreKey();
       if (key) this.ctx.scores.penalize(key, offence);
       return this.close(CloseReason.malformedFrame, detail);
     }

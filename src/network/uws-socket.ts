@@ -1,7 +1,9 @@
 /**
  * The accepting side on uWebSockets.js (DESIGN.md decision 7: the uWS listener accepts peer
- * WebSockets at a route). Typed structurally, so this module does not load uWS; the node's
- * listener passes its `WebSocket` objects in. How to wire a route:
+ * WebSockets at a route). Typed structurally, so this module does not load uWS. The node's own
+ * peer listener accepts on `ws` instead (src/node/peer-listener.ts: uWS gives no per-socket limit
+ * on incoming bytes, so a socket before its hello could make the node buffer 32 MiB); a program
+ * that still accepts peers on uWS must bound that itself. How to wire a route:
  *
  *   app.ws(PEER_WS_PATH, {
  *     maxPayloadLength: MAX_FRAME_BYTES, maxBackpressure: MAX_SEND_QUEUE_BYTES + MAX_FRAME_BYTES,

@@ -295,7 +295,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       });
       const net = network;
       if (p2p.listen) {
-        listener = await listenForPeers(net.peers, p2p.listen.host, p2p.listen.port, log.child({ module: 'network' }));
+        listener = await listenForPeers(net.peers, p2p.listen.host, p2p.listen.port);
         listeningPort = listener.port;
         const l = listener;
         cleanup.unshift(() => l.close());

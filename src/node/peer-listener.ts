@@ -1,17 +1,24 @@
 /**
  * The peer listener: `ws://host:p2p-port/p2p` on its own port (README "Architecture": peer traffic
- * never shares the RPC's authentication, body limits or connection budget), accepted by
- * uWebSockets.js, or by the `ws` library where the uWS binary does not load. Each accepted socket
- * becomes a link of the node's peer network; the link does the hello, the limits and the scoring.
+ * never shares the RPC's authentication, body limits or connection budget), accepted by the `ws`
+ * library. Each accepted socket becomes a link of the node's peer network; the link does the hello,
+ * the limits and the scoring.
+ *
+ * Not uWebSockets.js, although it accepts the RPC's WebSockets: its largest message is one number
+ * for every socket of a route (32 MiB here, for blocks), and it buffers a fragmented or partly
+ * received message up to that size with no way for us to look at a socket's incoming bytes. So
+ * 256 sockets that never said hello could make a node hold 256 × 32 MiB (h2: 60 sockets holding
+ * unfinished 31 MiB messages took a relay from 140 to 715 MB in 10 s). On `ws` the listener sees
+ * each socket's bytes as they arrive and cuts one that sends more than a hello's worth before its
+ * hello completed (`limitBeforeHello`); a message above 32 MiB from a linked peer is stopped at
+ * its announced length and scored (dial.ts `attachWsLink`).
  */
-import { WebSocketServer } from 'ws';
-import type { Logger } from '../log/logger.js';
+import type { Socket } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { attachWsLink, PEER_WS_PATH } from '../network/dial.js';
-import { MAX_SEND_QUEUE_BYTES, type Link } from '../network/link.js';
+import type { Link } from '../network/link.js';
 import type { PeerNetwork } from '../network/peer-network.js';
-import { MAX_FRAME_BYTES } from '../network/protocol/codes.js';
-import { uwsMessageBytes, uwsPeerSocket, uwsRemote } from '../network/uws-socket.js';
-import { loadUws } from '../rpc/transport-uws.js';
+import { MAX_FRAME_BYTES, MAX_FRAME_BYTES_BY_CODE, MessageCode } from '../network/protocol/codes.js';
 import { ListenError } from '../rpc/transport-api.js';
 
 export interface PeerListener {
@@ -19,62 +26,56 @@ export interface PeerListener {
   close(): void;
 }
 
-interface PeerSocketData {
-  link?: Link;
-  socket?: ReturnType<typeof uwsPeerSocket>;
+/**
+ * Bytes an inbound socket may send before its hello completed: the hello (at most 8 KiB) with
+ * its WebSocket header, twice over for slack. An honest dialler sends nothing else before our
+ * helloData (link.ts). Past it the socket is cut and scored as an oversized frame, so a socket that
+ * has not said who it is makes the node hold this much at most (plus one network read).
+ */
+export const MAX_BYTES_BEFORE_HELLO = 2 * MAX_FRAME_BYTES_BY_CODE[MessageCode.hello];
+
+/** `ip:port` of an accepted socket (`[v6]:port`; an IPv4-mapped IPv6 address as plain IPv4). */
+export function socketRemote(address: string | undefined, port: number | undefined): string {
+  const ip = (address ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+  return ip.includes(':') ? `[${ip}]:${port ?? 0}` : `${ip}:${port ?? 0}`;
 }
 
-export async function listenForPeers(peers: PeerNetwork, host: string, port: number, log: Logger): Promise<PeerListener> {
-  const uws = loadUws();
-  if (uws instanceof Error) {
-    log.warn({ err: uws.message }, 'uWebSockets.js does not load here; accepting peers with the ws library');
-    return listenWithWs(peers, host, port);
-  }
-  const app = uws.App();
-  app.ws<PeerSocketData>(PEER_WS_PATH, {
-    compression: 0,
-    maxPayloadLength: MAX_FRAME_BYTES,
-    maxBackpressure: MAX_SEND_QUEUE_BYTES + MAX_FRAME_BYTES,
-    closeOnBackpressureLimit: 0,
-    idleTimeout: 0, // the link's own idle timeout and pings
-    sendPingsAutomatically: false,
-    open: (ws) => {
-      const data = ws.getUserData();
-      data.socket = uwsPeerSocket(ws as never);
-      data.link = peers.accept(data.socket, uwsRemote(ws as never));
-    },
-    message: (ws, message, isBinary) => ws.getUserData().link?.receive(isBinary ? uwsMessageBytes(message) : new Uint8Array(0)),
-    drain: (ws) => ws.getUserData().link?.drained(),
-    close: (ws, code, message) => {
-      const data = ws.getUserData();
-      data.socket?.markClosed();
-      data.link?.socketClosed(code, Buffer.from(message).toString('utf8'));
-    },
-  });
-  app.any('/*', (res) => {
-    res.writeStatus('404 Not Found').end(`peers connect with a WebSocket at ${PEER_WS_PATH}`);
-  });
-  const token = await new Promise<unknown>((resolve) => app.listen(host, port, resolve));
-  if (!token) throw new ListenError(`Cannot listen for peers on ${host}:${port}: the address is in use or cannot be bound; choose another --p2p-port`, 'EADDRINUSE');
-  const bound = uws.us_socket_local_port(token as never);
-  return {
-    port: bound,
-    close: () => {
-      uws.us_listen_socket_close(token as never);
-      (app as unknown as { close(): void }).close();
-    },
+/**
+ * Counts the bytes `socket` receives until `link` is open; past `maxBytes` the link is scored and
+ * closed as sending an oversized frame and the socket is cut at once (a close handshake would
+ * let it go on sending). Runs before `ws` reads the bytes, so nothing past the limit is buffered
+ * beyond the read that crossed it. Stops counting once the hello completed.
+ */
+export function limitBeforeHello(socket: Socket, ws: WebSocket, link: Link, maxBytes = MAX_BYTES_BEFORE_HELLO): void {
+  let received = 0;
+  const onData = (chunk: Buffer): void => {
+    if (link.isOpen) {
+      socket.removeListener('data', onData);
+      return;
+    }
+    received += chunk.length;
+    if (received <= maxBytes) return;
+    socket.removeListener('data', onData);
+    link.oversized(`${received} bytes before the hello completed, at most ${maxBytes}`);
+    ws.terminate();
   };
+  socket.prependListener('data', onData);
 }
 
-async function listenWithWs(peers: PeerNetwork, host: string, port: number): Promise<PeerListener> {
+export async function listenForPeers(peers: PeerNetwork, host: string, port: number): Promise<PeerListener> {
   const wss = new WebSocketServer({ host, port, path: PEER_WS_PATH, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
   await new Promise<void>((resolve, reject) => {
     wss.once('listening', resolve);
     wss.once('error', (err) => reject(new ListenError(`Cannot listen for peers on ${host}:${port}: ${err.message}; choose another --p2p-port`, 'EADDRINUSE')));
   });
+  wss.on('error', () => {
+    /* after listening: errors reach the sockets, which close */
+  });
   wss.on('connection', (ws, req) => {
-    const remote = `${req.socket.remoteAddress ?? ''}:${req.socket.remotePort ?? 0}`;
-    attachWsLink(ws, (socket) => peers.accept(socket, remote));
+    const remote = socketRemote(req.socket.remoteAddress, req.socket.remotePort);
+    const link = attachWsLink(ws, (socket) => peers.accept(socket, remote));
+    // Refused sockets too: one in its close handshake could otherwise go on sending for 30 s.
+    limitBeforeHello(req.socket, ws, link);
   });
   const address = wss.address();
   return {

@@ -226,6 +226,27 @@ describe('PeerNetwork: one host holding pending handshakes (h2 finding: one proc
   });
 });
 
+describe('PeerNetwork: oversized messages before the hello count against the host', () => {
+  it('scores by IP, so reconnecting from new source ports does not reset the score', () => {
+    const clock = new ManualClock();
+    const m = net(ids[0]!, 'M', '127.0.0.1:10001', clock);
+    for (const port of [5, 6]) {
+      const sock = new MemorySocket();
+      m.n.accept(sock, `10.1.1.1:${port}`).oversized('33 MiB');
+      expect(sock.closeCode).toBe(4811);
+    }
+    expect(m.n.scores.score('h:10.1.1.1')).toBe(100);
+    const third = new MemorySocket();
+    m.n.accept(third, '10.1.1.1:7');
+    expect(third.closeCode).toBe(4805); // banned
+    const loopback = new MemorySocket(); // never banned by host: a devnet shares it
+    m.n.accept(loopback, '127.0.0.1:7').oversized('33 MiB');
+    expect(loopback.closeCode).toBe(4811);
+    expect(m.n.scores.score('h:127.0.0.1')).toBe(0);
+    m.n.stop();
+  });
+});
+
 describe('PeerNetwork: the connect operation', () => {
   it(`keeps at most MAX_CONNECT_TARGETS peers added by connect; one already kept is no new one`, () => {
     const clock = new ManualClock();

@@ -54,7 +54,7 @@ export const peerMethods = [
   method({
     name: 'clients',
     group: 'Network',
-    summary: 'Incoming peer links, as the remote address seen on each socket (ip:port; the IP alone on the pinned uWS 20.30 build, which does not expose the port)',
+    summary: 'Incoming peer links, as the remote address seen on each socket (ip:port)',
     params: [],
     result: { description: 'array of "ip:port"' },
     handler: (_p, m): string[] => m.p2p?.statusMembers()['Network Clients'] ?? [],
