@@ -14,7 +14,11 @@
  */
 import type { NetClock } from './clock.js';
 
-/** Points per offence. Four malformed frames, two oversized frames or one invalid block ban. */
+/**
+ * Points per offence. The score decays between offences (SCORE_HALF_LIFE_MS), so a ban takes five
+ * malformed frames, three oversized frames or one invalid block (four and two reach exactly
+ * BAN_THRESHOLD only within the same millisecond).
+ */
 export const OFFENCE_POINTS = Object.freeze({
   /** A frame that does not decode. */
   malformedFrame: 25,

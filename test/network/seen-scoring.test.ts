@@ -90,3 +90,18 @@ describe('PeerScores', () => {
     expect(p.score(walletKey('w9999'))).toBe(5);
   });
 });
+
+describe('PeerScores: how many offences ban (the OFFENCE_POINTS comment; h2 counted 5 and 3)', () => {
+  it('with the score decaying between offences: five malformed frames, three oversized frames, one invalid block', () => {
+    const count = (offence: 'malformedFrame' | 'oversizedFrame' | 'invalidBlock'): number => {
+      const clock = new ManualClock();
+      const p = new PeerScores({ clock });
+      for (let n = 1; n <= 10; n++) {
+        if (p.penalize(walletKey('w'), offence).banned) return n;
+        clock.advance(100); // offences a moment apart, as frames arrive
+      }
+      return Infinity;
+    };
+    expect([count('malformedFrame'), count('oversizedFrame'), count('invalidBlock')]).toEqual([5, 3, 1]);
+  });
+});
