@@ -119,8 +119,13 @@ export interface DialerOptions {
   path?: string;
   /** Called when a target is given up for good (a permanent close reason). */
   onGiveUp?: (target: DialTarget, reason: CloseReason) => void;
-  /** Called when a target added with `giveUpAfter` is removed (that many failed dials, or a permanent reason). */
+  /** Called when a target added with `giveUpAfter` or `giveUpUnlinkedAfter` is removed (that many failed dials, or a permanent reason). */
   onDropped?: (target: DialTarget, reason: CloseReason | null) => void;
+  /**
+   * Called after each dial that did not complete a hello: `failures` in a row, and what went wrong
+   * (the link's close text, or the socket's error: `connect ECONNREFUSED …`, `Unexpected server response: 404`).
+   */
+  onDialFailed?: (target: DialTarget, failure: { reason: CloseReason | null; detail: string; failures: number }) => void;
   /** Opens the WebSocket (tests may substitute). */
   openSocket?: (url: string, o: { maxPayload: number; handshakeTimeout: number }) => WebSocket;
 }
@@ -137,6 +142,12 @@ interface Entry {
   giveUpAfter: number | null;
   /** The wallet the target answered with last (a link it completed), for `canDial`. */
   lastAddress: Uint8Array | null;
+  /** Failed dials in a row, before any completed a hello, after which the target is removed; null = no such bound. */
+  giveUpUnlinkedAfter: number | null;
+  /** Whether a dial of this target ever completed a hello. */
+  everLinked: boolean;
+  /** The last socket error of the current dial. */
+  lastError: string;
 }
 
 /**
@@ -157,12 +168,27 @@ export class Dialer {
    * Adds a target (dialled at once when running). Returns false for our own endpoint. With
    * `giveUpAfter`, the target is removed after that many failed dials in a row or a permanent
    * close reason (the reference redials a dropped peer up to 3 times, §2.1); without, it is kept.
+   * With `giveUpUnlinkedAfter`, it is removed after that many failed dials in a row as long as
+   * none ever completed a hello (an address that is no peer listener); once linked, it is kept.
    */
-  add(target: DialTarget, options: { giveUpAfter?: number } = {}): boolean {
+  add(target: DialTarget, options: { giveUpAfter?: number; giveUpUnlinkedAfter?: number } = {}): boolean {
     const key = targetKey(target);
     if (this.isOwn(target)) return false;
     if (this.targets.has(key)) return true;
-    this.targets.set(key, { target, state: 'idle', failures: 0, timer: null, ws: null, link: null, lastReason: null, giveUpAfter: options.giveUpAfter ?? null, lastAddress: null });
+    this.targets.set(key, {
+      target,
+      state: 'idle',
+      failures: 0,
+      timer: null,
+      ws: null,
+      link: null,
+      lastReason: null,
+      giveUpAfter: options.giveUpAfter ?? null,
+      lastAddress: null,
+      giveUpUnlinkedAfter: options.giveUpUnlinkedAfter ?? null,
+      everLinked: false,
+      lastError: '',
+    });
     if (this.running) this.dial(key);
     return true;
   }
@@ -262,10 +288,12 @@ export class Dialer {
     try {
       const open = this.o.openSocket ?? ((u, opts) => new WebSocket(u, { ...opts, perMessageDeflate: false }));
       ws = open(url, { maxPayload: MAX_FRAME_BYTES, handshakeTimeout: this.o.dialTimeoutMs ?? DIAL_TIMEOUT_MS });
-    } catch {
+    } catch (err) {
+      e.lastError = err instanceof Error ? err.message : String(err);
       return this.afterClose(key, e, null, false);
     }
     e.ws = ws;
+    e.lastError = '';
     let opened = false;
     ws.on('open', () => {
       if (e.state === 'stopped' || this.targets.get(key) !== e) return ws.terminate();
@@ -289,19 +317,22 @@ export class Dialer {
       if (link?.peer) e.lastAddress = link.peer.address;
       // The link's own close reason wins (either side's, as the link recorded it); else the code.
       const reason = link?.closeInfo?.reason ?? closeReasonOfCode(code);
-      this.afterClose(key, e, reason, wasOpen);
+      this.afterClose(key, e, reason, wasOpen, link?.closeInfo?.text || e.lastError || `closed with ${code}`);
     });
-    ws.on('error', () => {
-      /* a 'close' always follows */
+    ws.on('error', (err: Error) => {
+      e.lastError = err.message; // a 'close' always follows
     });
   }
 
-  private afterClose(key: string, e: Entry, reason: CloseReason | null, wasOpen: boolean): void {
+  private afterClose(key: string, e: Entry, reason: CloseReason | null, wasOpen: boolean, detail = e.lastError): void {
     e.lastReason = reason;
     if (!this.running || e.state === 'stopped' || this.targets.get(key) !== e) return;
     const permanent = reason !== null && CLOSE_REASONS[reason].permanent;
     e.failures = wasOpen ? 1 : e.failures + 1;
-    if (e.giveUpAfter !== null && (permanent || (!wasOpen && e.failures >= e.giveUpAfter))) {
+    if (wasOpen) e.everLinked = true;
+    else this.o.onDialFailed?.(e.target, { reason, detail, failures: e.failures });
+    const unlinkedBound = e.giveUpUnlinkedAfter !== null && !e.everLinked && e.failures >= e.giveUpUnlinkedAfter;
+    if ((e.giveUpAfter !== null && (permanent || (!wasOpen && e.failures >= e.giveUpAfter))) || (unlinkedBound && !permanent)) {
       this.targets.delete(key);
       e.state = 'stopped';
       this.o.onDropped?.(e.target, reason);

@@ -29,7 +29,7 @@ import { BlockSync, revertTipOrRefuse, type ImportOutcome, type SyncChain } from
 import { systemClock, type NetClock, type TimerHandle } from './clock.js';
 import { targetKey, type DialTarget } from './dial.js';
 import type { Link } from './link.js';
-import { MASTER_TYPES, PeerNetwork } from './peer-network.js';
+import { CONNECT_DIAL_ATTEMPTS, MASTER_TYPES, PeerNetwork } from './peer-network.js';
 import { PeerBook } from './peer-book.js';
 import { RefusalLog } from './refusal-log.js';
 import { hostOf } from './scoring.js';
@@ -390,6 +390,10 @@ export class NodeNetwork {
         else if (link.direction === 'outbound' || this.refusals.note(hostOf(link.remote), info.reason ?? `code ${info.code}`)) o.log.info(fields, what);
         this.relayChoice?.linkClosed(link, info);
       },
+      onConnectFailed: (target, detail, givenUp) =>
+        givenUp
+          ? o.log.warn({ remote: targetKey(target), reason: detail }, 'not dialling the peer given to connect again: it was never reached')
+          : o.log.warn({ remote: targetKey(target), reason: detail, attempts: CONNECT_DIAL_ATTEMPTS }, 'the peer given to connect could not be reached; dialling it again a few times'),
       onGiveUp: (target, reason) => {
         const { code, text } = CLOSE_REASONS[reason];
         o.log.warn({ remote: targetKey(target), code, reason: text }, 'not dialling this peer again: its refusal is permanent');

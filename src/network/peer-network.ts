@@ -69,12 +69,17 @@ export const SECTOR_FORWARD_TIMEOUT_MS = 5_000;
 const MAX_PENDING_SECTORS = 1_000;
 /** Keep-alive inventory ids remembered (one per device refresh). */
 const KEEPALIVE_SEEN_CAPACITY = 100_000;
-/** Peers the `connect` RPC may add (each is dialled and redialled until the node stops). */
+/** Peers the `connect` RPC may add (each is dialled and redialled until the node stops, once reached). */
 export const MAX_CONNECT_TARGETS = 256;
 /** How often a node looks for masters to dial (the reference's 2 s reconnect loop, §2.1). */
 export const DISCOVERY_INTERVAL_MS = 2_000;
 /** Failed dials in a row before a discovered master is dropped (the reference's 3, §2.1). */
 export const DISCOVERED_DIAL_ATTEMPTS = 3;
+/**
+ * Failed dials in a row before a peer added by `connect` that was never reached is dropped (as a
+ * discovered master): an address where no peer listens is not redialled for ever.
+ */
+export const CONNECT_DIAL_ATTEMPTS = DISCOVERED_DIAL_ATTEMPTS;
 /** A peer book that only changed its times is written at most this often. */
 const PEER_BOOK_SAVE_MS = 60_000;
 /** Masters a relay keeps links to (S2 `maxRelayMasterNodesToConnectTo`); a master aims at its outbound limit (12). */
@@ -101,6 +106,12 @@ export interface PeerNetworkOptions {
   onError?: (link: Link | null, error: unknown) => void;
   /** A dialled target closed with a permanent reason (wrong network, wrong genesis…): it is not dialled again. */
   onGiveUp?: (target: DialTarget, reason: CloseReason) => void;
+  /**
+   * A peer added by the `connect` operation was not reached: after its first failed dial
+   * (`givenUp` false, `detail` says why), and when it is dropped, never reached after
+   * CONNECT_DIAL_ATTEMPTS dials (`givenUp` true).
+   */
+  onConnectFailed?: (target: DialTarget, detail: string, givenUp: boolean) => void;
   /** Options passed to each link (timeouts, queue bounds). */
   linkOptions?: Partial<Pick<LinkContext, 'helloTimeoutMs' | 'idleTimeoutMs' | 'pingIntervalMs' | 'maxSendQueueBytes' | 'socketHighWaterBytes' | 'maxClockSkewSeconds'>>;
   /** Reconnect delays of the dialer (and, in tests, how it opens a socket). */
@@ -225,7 +236,12 @@ export class PeerNetwork {
       ...(o.onGiveUp ? { onGiveUp: o.onGiveUp } : {}),
       // A discovered master unreachable, or someone else now: gone from the book until a presence or hello names it again.
       onDropped: (target, reason) => {
-        if (reason === null || CLOSE_REASONS[reason].permanent) this.o.peerBook?.forget(targetKey(target));
+        const key = targetKey(target);
+        if (this.connectTargets.delete(key)) return this.o.onConnectFailed?.(target, `${CONNECT_DIAL_ATTEMPTS} dials failed`, true);
+        if (reason === null || CLOSE_REASONS[reason].permanent) this.o.peerBook?.forget(key);
+      },
+      onDialFailed: (target, { detail, failures }) => {
+        if (failures === 1 && this.connectTargets.has(targetKey(target))) this.o.onConnectFailed?.(target, detail, false);
       },
       ...o.dial,
     });
@@ -684,7 +700,8 @@ export class PeerNetwork {
   }
 
   /**
-   * RPC `connect`: dial `host:port` (kept and redialled like a configured peer). At most
+   * RPC `connect`: dial `host:port` (kept and redialled like a configured peer once a hello
+   * completed; dropped after CONNECT_DIAL_ATTEMPTS failed dials while it never did). At most
    * {@link MAX_CONNECT_TARGETS} such peers, so an RPC loop cannot grow the dial list for ever.
    */
   connect(hostPort: string): boolean {
@@ -694,8 +711,10 @@ export class PeerNetwork {
     if (!this.dialer.has(key) && !this.dialer.isOwn(target) && this.connectTargets.size >= MAX_CONNECT_TARGETS) {
       throw new RangeError(`${MAX_CONNECT_TARGETS} peers were added with connect already; a restart forgets them`);
     }
-    const added = this.dialer.add(target);
-    if (added) this.connectTargets.add(key);
+    const known = this.dialer.has(key);
+    if (!known && !this.dialer.isOwn(target)) this.connectTargets.add(key);
+    const added = this.dialer.add(target, { giveUpUnlinkedAfter: CONNECT_DIAL_ATTEMPTS });
+    if (!added) this.connectTargets.delete(key);
     return added;
   }
 

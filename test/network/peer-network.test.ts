@@ -2,7 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { addressToText } from '../../src/formats/address.js';
 import { toHex } from '../../src/formats/bytes.js';
 import type { Link, LocalNode } from '../../src/network/link.js';
-import { MAX_CONNECT_TARGETS, MAX_PENDING_HANDSHAKES, PeerNetwork } from '../../src/network/peer-network.js';
+import { EventEmitter } from 'node:events';
+import { targetKey } from '../../src/network/dial.js';
+import { CONNECT_DIAL_ATTEMPTS, MAX_CONNECT_TARGETS, MAX_PENDING_HANDSHAKES, PeerNetwork } from '../../src/network/peer-network.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import { encodePresence, MAX_PRESENCE_DEVICES, type Message, type NodeType } from '../../src/network/protocol/messages.js';
 import { buildKeepAlive } from '../../src/network/presence.js';
@@ -256,6 +258,37 @@ describe('PeerNetwork: the connect operation', () => {
     expect(m.n.connect('10.0.0.0:4000')).toBe(true); // already kept
     expect(m.n.connect('127.0.0.1:10001')).toBe(false); // our own endpoint is never dialled
     expect(() => m.n.connect('nope')).toThrow(/expected host:port/);
+    m.n.stop();
+  });
+});
+
+describe('PeerNetwork: connect to an address where no peer listens (h2: an RPC port was redialled for ever, silently)', () => {
+  it('tells the first failure with its reason, and drops the target after CONNECT_DIAL_ATTEMPTS failed dials', async () => {
+    const clock = new ManualClock();
+    const opened: string[] = [];
+    const failed: string[] = [];
+    const openSocket = ((url: string) => {
+      opened.push(url);
+      const fake = Object.assign(new EventEmitter(), { terminate: () => undefined });
+      setImmediate(() => {
+        fake.emit('error', new Error('Unexpected server response: 404'));
+        fake.emit('close', 1006, Buffer.alloc(0));
+      });
+      return fake;
+    }) as never;
+    const m = net(ids[0]!, 'M', '127.0.0.1:10001', clock, {
+      dial: { openSocket },
+      onConnectFailed: (t, detail, givenUp) => void failed.push(`${targetKey(t)} ${detail} ${givenUp}`),
+    });
+    m.n.start();
+    expect(m.n.connect('127.0.0.1:18000')).toBe(true);
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setImmediate(r));
+      clock.advance(60_000);
+    }
+    expect(opened).toHaveLength(CONNECT_DIAL_ATTEMPTS);
+    expect(failed).toEqual(['127.0.0.1:18000 Unexpected server response: 404 false', `127.0.0.1:18000 ${CONNECT_DIAL_ATTEMPTS} dials failed true`]);
+    expect(m.n.dialer.has('127.0.0.1:18000')).toBe(false);
     m.n.stop();
   });
 });

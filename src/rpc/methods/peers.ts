@@ -4,8 +4,10 @@
  * `reconnect`, `blacklistpeer`, `clearpeerblacklist`, with the reference's result shapes. On a lone
  * node (no peer network) the lists are empty and the actions say there is no network.
  */
+import { isIP } from 'node:net';
 import { decodedAddress } from '../../codec/json.js';
 import { Address } from '../../formats/address.js';
+import { parseTarget, targetKey } from '../../network/dial.js';
 import type { PresenceEntry } from '../../network/presence.js';
 import type { NodeModules } from '../../node/modules.js';
 import { invalidParams, methodFor } from '../types.js';
@@ -41,6 +43,17 @@ const network = (m: PeerModules) => {
   if (!m.p2p) throw invalidParams('This node is not on a peer network (start it with --p2p-port, --peer or --genesis)');
   return m.p2p;
 };
+
+/**
+ * `blacklistpeer`'s host: an IP address, `ip:port` or `[ipv6]:port` (peer links are matched by the
+ * address seen on their socket, so a name would never match one).
+ */
+export function blacklistHostParam(text: string): string {
+  if (isIP(text) !== 0) return text;
+  const t = parseTarget(text);
+  if (t && isIP(t.host) !== 0 && (t.host.includes(':') ? text.startsWith('[') : true)) return targetKey(t);
+  throw invalidParams(`Invalid 'host' ${JSON.stringify(text)}: expected an IP address, ip:port or [ipv6]:port`);
+}
 
 function walletParam(text: string): Uint8Array {
   try {
@@ -98,7 +111,7 @@ export const peerMethods = [
   method({
     name: 'connect',
     group: 'Network',
-    summary: 'Dials a peer (host:port) and keeps the link like a configured peer',
+    summary: 'Dials a peer (host:port) and keeps the link like a configured peer once reached; one never reached is dropped after 3 failed dials (logged at warn)',
     params: [{ name: 'to', kind: 'string', required: true, description: 'host:port of the peer listener', missingMessage: "Parameter 'to' is missing" }],
     result: { description: "'OK'" },
     handler: (p, m): string => {
@@ -138,14 +151,15 @@ export const peerMethods = [
     group: 'Network',
     summary: 'Blacklists a peer by host and/or wallet for 12 hours and disconnects it',
     params: [
-      { name: 'host', kind: 'string', description: 'Host (ip or ip:port) to refuse' },
+      { name: 'host', kind: 'string', description: 'IP address to refuse (ip, ip:port or [ipv6]:port)' },
       { name: 'wallet', kind: 'string', description: 'Base58 wallet address to refuse' },
     ],
     result: { description: "'OK'" },
     handler: (p, m): string => {
       if (!p.host && !p.wallet) throw invalidParams("Parameter 'host' or 'wallet' is missing");
+      const host = p.host ? blacklistHostParam(p.host) : undefined;
       if (p.wallet) walletParam(p.wallet);
-      network(m).peers.blacklistPeer({ ...(p.host ? { host: p.host } : {}), ...(p.wallet ? { wallet: p.wallet } : {}) });
+      network(m).peers.blacklistPeer({ ...(host ? { host } : {}), ...(p.wallet ? { wallet: p.wallet } : {}) });
       return 'OK';
     },
   }),
