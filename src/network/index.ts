@@ -11,7 +11,6 @@ export * from './registry.js';
 export * from './scoring.js';
 export * from './seen.js';
 export * from './status.js';
-export * from './uws-socket.js';
 export * from './protocol/codes.js';
 export * from './protocol/close.js';
 export * from './protocol/errors.js';

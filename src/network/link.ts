@@ -556,7 +556,7 @@ export class Link {
       return this.close(CloseReason.malformedFrame, 'undecodable');
     }
     const offence: Offence = e.code === 'OVERSIZED' ? 'oversizedFrame' : e.code === 'UNKNOWN_CODE' ? 'unknownCode' : 'malformedFrame';
-    // Text frames reach the link as empty frames (dial.ts, uws-socket.ts): say which it may be.
+    // Text frames reach the link as empty frames (dial.ts): say which it may be.
     const detail = e.code === 'EMPTY_FRAME' ? 'an empty or text frame (peer frames are binary)' : `${e.code} in ${messageCodeName(code ?? -1)} at byte ${e.offset}`;
     this.frameOffence(offence, detail);
   }
