@@ -6,31 +6,9 @@
  * a relay and a client restarted log their header height in "node started".
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
-import { expectRpcError, freeFixedPort, nodeGroup, startNode, type NodeProcess } from './harness.js';
+import { expectRpcError, masterRelayClient, type NodeProcess } from './harness.js';
 
-const { dir, running } = nodeGroup('dltnode-client-pay');
-let plan: DevnetNode[];
-let genesisPath: string;
-const peerPorts = new Map<string, number>();
-
-const byName = (name: string): DevnetNode => plan.find((n) => n.name === name)!;
-const node = (name: string): NodeProcess => running.get(name)!;
-
-/** Starts one node of the plan: the relay dials the master, the client the relay. */
-async function start(name: string): Promise<NodeProcess> {
-  const n = byName(name);
-  const args = ['--genesis', genesisPath, '--role', n.role];
-  if (n.role !== 'client') {
-    if (!peerPorts.has(name)) peerPorts.set(name, await freeFixedPort());
-    args.push('--p2p-port', String(peerPorts.get(name)));
-  }
-  const peer = n.role === 'relay' ? 'master-1' : n.role === 'client' ? 'relay-1' : null;
-  if (peer) args.push('--peer', `127.0.0.1:${peerPorts.get(peer)}`);
-  const proc = await startNode({ dataDir: n.dataDir, args });
-  running.set(name, proc);
-  return proc;
-}
+const { running, byName, node, start, startAll } = masterRelayClient('dltnode-client-pay');
 
 /** The height of the process's "node started" log line. */
 function startedHeight(p: NodeProcess): number | undefined {
@@ -45,16 +23,7 @@ function startedHeight(p: NodeProcess): number | undefined {
   return undefined;
 }
 
-beforeAll(async () => {
-  const prepared = await prepareDevnet({ masters: 1, relays: 1, clients: 1, blockInterval: 0.5, dir, json: true, basePort: null });
-  plan = prepared.nodes;
-  genesisPath = prepared.genesisPath;
-  for (const name of ['master-1', 'relay-1', 'client-1']) await start(name);
-  const client = node('client-1');
-  await client.waitFor(async () => (await client.call('getBalance', { address: byName('client-1').address })) !== '0.00000000', 'the client to see its funds', 30_000);
-  // The relay it pays is linked (relay outputs go to the relays it is linked to).
-  await client.waitFor(async () => (await client.call('status'))['Network Servers'].length > 0, 'the client linked to its relay', 20_000);
-}, 120_000);
+beforeAll(startAll, 120_000);
 
 describe('a client\'s payments', () => {
   it('paying the relay it pays anyway: one output holding the payment and the relay\'s share, applied', async () => {

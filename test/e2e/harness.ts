@@ -25,6 +25,7 @@ import { generateWalletKey } from '../../src/formats/rsa.js';
 import { addressToText, primaryAddressFromPublicKey } from '../../src/formats/address.js';
 import { publicKeyOf } from '../../src/formats/rsa.js';
 import { KEYSTORE_FILE, writeKeystore } from '../../src/wallet/keystore.js';
+import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(ROOT, 'dist', 'cli', 'main.js');
@@ -325,6 +326,45 @@ export function nodeGroup(prefix: string): { dir: string; running: Map<string, N
   }, 60_000);
   keepLogsOnFailure(running, prefix);
   return { dir, running };
+}
+
+/**
+ * A devnet of one master, one relay and one client of one genesis, for the light-node e2e tests:
+ * `start(name)` starts a node of the plan (the relay dials the master, the client the relay; a
+ * restarted node keeps its ports); `startAll()` prepares the genesis and starts all three, then
+ * waits until the client sees its funds and is linked to its relay. Call it at the top level.
+ */
+export function masterRelayClient(prefix: string) {
+  const { dir, running } = nodeGroup(prefix);
+  const peerPorts = new Map<string, number>();
+  let plan: DevnetNode[] = [];
+  let genesisPath = '';
+  const byName = (name: string): DevnetNode => plan.find((n) => n.name === name)!;
+  const node = (name: string): NodeProcess => running.get(name)!;
+  async function start(name: string): Promise<NodeProcess> {
+    const n = byName(name);
+    const args = ['--genesis', genesisPath, '--role', n.role];
+    if (n.role !== 'client') {
+      if (!peerPorts.has(name)) peerPorts.set(name, await freeFixedPort());
+      args.push('--p2p-port', String(peerPorts.get(name)));
+    }
+    const peer = n.role === 'relay' ? 'master-1' : n.role === 'client' ? 'relay-1' : null;
+    if (peer) args.push('--peer', `127.0.0.1:${peerPorts.get(peer)}`);
+    const proc = await startNode({ dataDir: n.dataDir, args });
+    running.set(name, proc);
+    return proc;
+  }
+  async function startAll(): Promise<void> {
+    const prepared = await prepareDevnet({ masters: 1, relays: 1, clients: 1, blockInterval: 0.5, dir, json: true, basePort: null });
+    plan = prepared.nodes;
+    genesisPath = prepared.genesisPath;
+    for (const name of ['master-1', 'relay-1', 'client-1']) await start(name);
+    const client = node('client-1');
+    await client.waitFor(async () => (await client.call('getBalance', { address: byName('client-1').address })) !== '0.00000000', 'the client to see its funds', 30_000);
+    // Linked to its relay (relay outputs go to the relays a client is linked to).
+    await client.waitFor(async () => (await client.call('status'))['Network Servers'].length > 0, 'the client linked to its relay', 20_000);
+  }
+  return { running, byName, node, start, startAll };
 }
 
 /** Collects every event of a node's /events stream on the given topics (resolves once subscribed). */

@@ -70,16 +70,21 @@ describe('masterLightState', () => {
   });
 });
 
+/** Bytes of a transaction that decodes (a relay's pool checks no more than that). */
+async function decodableTransaction(nonce = 1): Promise<Uint8Array> {
+  const { encodeTransaction } = await import('../../src/codec/transaction.js');
+  const { makeIdentity } = await import('./helpers.js');
+  const id = await makeIdentity();
+  return encodeTransaction({
+    version: 7, type: 0, blockHeight: 1n, nonce, pubKey: id.publicKey, signature: new Uint8Array(512).fill(1), applied: 0n, timestamp: 0n,
+    inputs: [{ key: Uint8Array.of(0), amount: 2_000_000n }], outputs: [{ address: id.address, amount: 1_000_000n }],
+  });
+}
+
 describe('forwardingPool (a light node\'s gossip mempool)', () => {
   it('takes what decodes, ignores the same transaction within 40 s, takes it again later, and rejects what does not decode', async () => {
     const { forwardingPool, REFORWARD_AFTER_MS } = await import('../../src/network/light-node.js');
-    const { encodeTransaction } = await import('../../src/codec/transaction.js');
-    const { makeIdentity } = await import('./helpers.js');
-    const id = await makeIdentity();
-    const bytes = encodeTransaction({
-      version: 7, type: 0, blockHeight: 1n, nonce: 1, pubKey: id.publicKey, signature: new Uint8Array(512).fill(1), applied: 0n, timestamp: 0n,
-      inputs: [{ key: Uint8Array.of(0), amount: 2_000_000n }], outputs: [{ address: id.address, amount: 1_000_000n }],
-    });
+    const bytes = await decodableTransaction();
     let now = 1_000_000;
     const pool = forwardingPool('reg', () => now);
     const first = await pool.admit([bytes, Uint8Array.of(1, 2, 3)], 'client-a');
@@ -97,13 +102,7 @@ describe('forwardingPool (a light node\'s gossip mempool)', () => {
 
   it("a relay pushes its clients' transactions again: at once when a master links after one was taken with none, then every 40 s until a master holds it applied", async () => {
     const { forwardingPool, ClientTxPusher, REFORWARD_AFTER_MS } = await import('../../src/network/light-node.js');
-    const { encodeTransaction } = await import('../../src/codec/transaction.js');
-    const { makeIdentity } = await import('./helpers.js');
-    const id = await makeIdentity();
-    const bytes = encodeTransaction({
-      version: 7, type: 0, blockHeight: 1n, nonce: 1, pubKey: id.publicKey, signature: new Uint8Array(512).fill(1), applied: 0n, timestamp: 0n,
-      inputs: [{ key: Uint8Array.of(0), amount: 2_000_000n }], outputs: [{ address: id.address, amount: 1_000_000n }],
-    });
+    const bytes = await decodableTransaction();
     let now = 1_000_000;
     let masters = 0;
     let applied = false;
@@ -133,10 +132,7 @@ describe('forwardingPool (a light node\'s gossip mempool)', () => {
     expect(await pusher.run()).toBe(0);
     expect(pushes).toHaveLength(3);
     // One taken while a master is linked went on with the gossip's push: due 40 s later only.
-    const other = encodeTransaction({
-      version: 7, type: 0, blockHeight: 1n, nonce: 2, pubKey: id.publicKey, signature: new Uint8Array(512).fill(1), applied: 0n, timestamp: 0n,
-      inputs: [{ key: Uint8Array.of(0), amount: 2_000_000n }], outputs: [{ address: id.address, amount: 1_000_000n }],
-    });
+    const other = await decodableTransaction(2);
     applied = false;
     expect((await pool.admit([other], 'client-a'))[0]!.action).toBe('accept');
     expect(await pusher.run()).toBe(0);

@@ -10,7 +10,21 @@ import { masterLightState } from '../../src/network/light-node.js';
 import { toRpcError } from '../../src/rpc/errors.js';
 import { transactionMethods } from '../../src/rpc/methods/transactions.js';
 import { LightWallet } from '../../src/wallet/light-wallet.js';
-import { silentLog, type TestChain } from '../chain/fixture.js';
+import { afterEach } from 'vitest';
+import { openTestChain, silentLog, type TestChain } from '../chain/fixture.js';
+
+/** Opens funded test chains for a test file and closes them after each test. Call it at the top level. */
+export function testChains(): () => Promise<TestChain> {
+  const open: TestChain[] = [];
+  afterEach(async () => {
+    for (const t of open.splice(0)) await t.close();
+  });
+  return async () => {
+    const t = await openTestChain();
+    open.push(t);
+    return t;
+  };
+}
 
 /** The wallet and the header chain it reads (a client's RPC context names both). */
 export function lightWalletOver(t: TestChain): { wallet: LightWallet; headers: HeaderChain } {

@@ -5,26 +5,22 @@
  * is refused before anything is sent, with the master's error; a payment to the relay it pays
  * anyway is one output; a payment to its own address says so.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { COIN } from '../../src/formats/amount.js';
 import { TxError, TxErrorCode } from '../../src/chain/errors.js';
 import { knownTx, type KnownTx } from '../../src/chain/tx-codec.js';
 import type { Transaction } from '../../src/codec/types.js';
 import { addressToText } from '../../src/formats/address.js';
 import { equalBytes } from '../../src/formats/bytes.js';
 import { RpcCode, RpcError } from '../../src/rpc/types.js';
-import { openTestChain, type TestChain } from '../chain/fixture.js';
-import { callOperation, RELAY, rpcContexts, STRANGER } from './light-fixture.js';
+import type { TestChain } from '../chain/fixture.js';
+import { callOperation, RELAY, rpcContexts, STRANGER, testChains } from './light-fixture.js';
 
-const COIN = 100_000_000n;
-const open: TestChain[] = [];
-afterEach(async () => {
-  for (const t of open.splice(0)) await t.close();
-});
+const openChain = testChains();
 
 /** A client over a funded test chain: its light wallet, what it handed to the network, and an RPC context of each kind. */
 async function client() {
-  const t = await openTestChain();
-  open.push(t);
+  const t = await openChain();
   const sent: KnownTx[] = [];
   t.events.on('txAdmitted', (e) => {
     if (e.source === 'rpc') sent.push(...e.txs);

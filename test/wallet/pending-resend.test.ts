@@ -5,26 +5,22 @@
  * its last sending until it is applied or expired, also when the masters do not know it; it is
  * dropped only when a master refuses it or when it is older than the redacted window.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { COIN } from '../../src/formats/amount.js';
 import { knownTx, type KnownTx } from '../../src/chain/tx-codec.js';
 import { REDACTED_WINDOW } from '../../src/formats/constants.js';
 import { REFORWARD_AFTER_MS } from '../../src/network/light-node.js';
 import { TxStatus } from '../../src/network/protocol/messages.js';
 import { LightWallet } from '../../src/wallet/light-wallet.js';
-import { openTestChain, silentLog, type TestChain } from '../chain/fixture.js';
+import { silentLog } from '../chain/fixture.js';
 import { RpcError } from '../../src/rpc/types.js';
-import { callOperation, rpcContexts, STRANGER } from './light-fixture.js';
+import { callOperation, rpcContexts, STRANGER, testChains } from './light-fixture.js';
 
-const COIN = 100_000_000n;
-const open: TestChain[] = [];
-afterEach(async () => {
-  for (const t of open.splice(0)) await t.close();
-});
+const openChain = testChains();
 
 /** A client's wallet over a funded test chain whose masters know none of its transactions (they were lost on the way). */
 async function client() {
-  const t = await openTestChain();
-  open.push(t);
+  const t = await openChain();
   let now = 1_000_000;
   const clock = { now: () => now, setTimer: () => ({ cancel: () => undefined }) };
   let tip = t.chain.height;
@@ -117,8 +113,7 @@ describe('a light wallet sends its pending transactions again until they are app
 
 describe('getTransaction at a client, for a payment its own wallet sent and that was dropped', () => {
   it('"not found" as for any transaction no master holds (-32602), saying that this wallet sent it and why it was dropped', async () => {
-    const t = await openTestChain();
-    open.push(t);
+    const t = await openChain();
     const { wallet, clientCtx } = rpcContexts(t);
     const { tx } = t.builder.build({ key: t.wallet.primary, outputs: [{ address: STRANGER, amount: COIN }] });
     tx.signature = t.wallet.primary.sign(knownTx(tx, 'reg').checksum);
