@@ -24,13 +24,14 @@ import { encodeStreamMessage } from '../../src/messaging/stream-message.js';
 import { PeerNetwork } from '../../src/network/peer-network.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import { freePort, MOSQUITTO, startMosquitto, stopMosquitto, type Broker } from '../messaging/broker.js';
-import { expectRpcError, startNode, subscribe, type NodeProcess } from './harness.js';
+import { expectRpcError, keepLogsOnFailure, startNode, subscribe, type NodeProcess } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dltnode-msg-'));
 let plan: DevnetNode[];
 let genesisPath: string;
 let broker: Broker;
 const running = new Map<string, NodeProcess>();
+keepLogsOnFailure(running, 'dltnode-messaging');
 const peerPorts = new Map<string, number>();
 const CLIENT_RELAY: Record<string, string> = { 'client-1': 'relay-1', 'client-2': 'relay-2' };
 
@@ -214,6 +215,10 @@ describe.skipIf(!MOSQUITTO)('contact messaging between clients on different rela
   }, 180_000);
 
   it('drops forged, tampered and replayed frames sent through the relay, and stores nothing of them', async () => {
+    // client-2 back on relay-2 (restarted by the test before; meanwhile client-2's messages went
+    // through relay-1), or the relay answers our frames "not connected".
+    const relay2 = `127.0.0.1:${peerPorts.get('relay-2')}`;
+    await node('client-2').waitFor(async () => (await node('client-2').call<string[]>('servers')).includes(relay2), 'client-2 linked to relay-2', 60_000);
     // A peer client of our own on relay-2 (the code the nodes run), with a wallet of its own.
     const key = await generateWalletKey({ bits: 2048 });
     const x = { address: Address.fromPublicKey(key.publicKey).addressNoChecksum, publicKey: key.publicKey, privateKey: privateKeyFromBytes(key.privateKey) };
