@@ -10,8 +10,10 @@
  *   asks the masters, which hold the client keep-alives relays announce to them);
  * - relays forward only to clients connected to them (no relay-to-relay hop, §10 keep 7), so the
  *   sender links to the recipient's relay (dialled from the presence host, kept like a configured
- *   peer) and sends `s2data` through it; with no route the message stays in the outbox;
- * - a relay's "not connected" answer marks the contact offline; the next pass retries.
+ *   peer once reached, handed to the dialer again after a minute while not linked) and sends
+ *   `s2data` through it; with no route the message stays in the outbox;
+ * - a relay's "not connected" answer marks the contact offline and asks for a fresh presence; the
+ *   next pass retries (§7.1 step 6).
  *
  * Incoming frames that fail authentication (tampered, replayed, wrongly signed, not for us) are
  * dropped, counted and logged at warn; never stored. Each accepted event goes to the node bus
@@ -57,6 +59,8 @@ export const MAX_LAST_MESSAGES = 1000;
 export const MAX_CHANNEL = 0x7fff_ffff;
 /** A presence asked of our links is asked again at most this often (the outbox retries every 5 s). */
 const PRESENCE_ASK_INTERVAL_MS = 3_000;
+/** A contact's relay host is handed to the dialer again at most this often (ms). */
+const RELAY_REDIAL_MS = 60_000;
 /** Extra passes after a route was asked for (presence answer, link to the contact's relay), in ms. */
 const ROUTE_RETRY_DELAYS_MS: readonly number[] = [100, 300, 700, 1500];
 
@@ -154,7 +158,8 @@ export class MessagingService {
    * presence names it again (reference-network §7.1 step 6: retry via a fresh presence lookup).
    */
   private readonly notConnectedAt = new Map<string, Map<string, number>>();
-  private readonly dialled = new Set<string>();
+  /** Relay hosts of contacts asked of the dialer (`connect`), with when (ms): asked again after RELAY_REDIAL_MS. */
+  private readonly dialledAt = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private passing = false;
   private passAgain = false;
@@ -440,8 +445,11 @@ export class MessagingService {
       if (link) return link;
     }
     for (const host of hosts) {
-      if (this.dialled.has(host)) continue;
-      this.dialled.add(host);
+      // The dialer keeps a relay it reached; one it never reached it drops after a few dials
+      // (peer-network CONNECT_DIAL_ATTEMPTS): asked again later, a relay that came back is found.
+      const at = this.dialledAt.get(host);
+      if (at !== undefined && this.o.now() - at < RELAY_REDIAL_MS) continue;
+      this.dialledAt.set(host, this.o.now());
       try {
         net.peers.connect(host);
         this.kick();

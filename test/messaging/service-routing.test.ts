@@ -139,5 +139,11 @@ describe('messaging routes through the relays (§7.1)', () => {
     expect(sent).toEqual([]);
     expect(dialled).toEqual([RELAY_GONE]);
     expect(presenceAsked.sort()).toEqual([RELAY_1, RELAY_2]);
+    // Not handed to the dialer on every pass; again after a minute (a relay the dialer never
+    // reached is dropped from its targets after a few dials, and may have come back).
+    await forcedPass();
+    expect(dialled).toEqual([RELAY_GONE]);
+    for (let i = 0; i < 6; i++) await forcedPass();
+    expect(dialled).toEqual([RELAY_GONE, RELAY_GONE]);
   });
 });
