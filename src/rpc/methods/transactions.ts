@@ -136,7 +136,9 @@ function decodeRaw(ctx: TxModules, bytes: Uint8Array): KnownTx {
     // of the parameter's bytes, not ~1 kB of copies per transaction.
     return knownTxFromBytes(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), ctx.network);
   } catch (err) {
-    throw invalidParams(`Invalid transaction: ${(err as Error).message}`);
+    // The codec's own errors already say "invalid transaction: …" (codec/errors.ts).
+    const message = (err as Error).message;
+    throw invalidParams(/^invalid transaction\b/i.test(message) ? `I${message.slice(1)}` : `Invalid transaction: ${message}`);
   }
 }
 
