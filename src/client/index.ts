@@ -108,6 +108,45 @@ function wireParams(params: object): Record<string, unknown> {
   return out;
 }
 
+/**
+ * `JSON.parse`, except that an integer the node wrote beyond 2^53 (a u64 such as getMiningBlock's
+ * `dif`, reference-rpc-messaging.md §1.4) becomes a bigint instead of being rounded to the nearest
+ * double: a rounded difficulty or amount is another value, and handed back to the node as a number
+ * it is refused ("exceeds 2^53 as a JSON number"). Integers within 2^53 stay numbers. The fast path
+ * is the engine's parser; the rewrite runs only when the text holds a run of 16 or more digits.
+ */
+export function parseJson(text: string): unknown {
+  if (!/\d{16}/.test(text)) return JSON.parse(text);
+  // Each unsafe integer literal outside strings becomes a marked string, revived as a bigint. The
+  // mark starts with U+0000 and is lengthened until no string of the text can hold it.
+  let mark = '\\u0000n';
+  while (text.includes(mark)) mark += 'n';
+  const prefix = JSON.parse(`"${mark}"`) as string;
+  let out = '';
+  let copied = 0;
+  let marked = false;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 34; i++) if (text.charCodeAt(i) === 92 /* \\ */) i++;
+      i++;
+    } else if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
+      const start = i;
+      for (i++; i < text.length && /[0-9.eE+-]/.test(text[i]!); i++);
+      const literal = text.slice(start, i);
+      if (/^-?\d+$/.test(literal) && !Number.isSafeInteger(Number(literal))) {
+        out += text.slice(copied, start) + `"${mark}${literal}"`;
+        copied = i;
+        marked = true;
+      }
+    } else i++;
+  }
+  if (!marked) return JSON.parse(text);
+  return JSON.parse(out + text.slice(copied), (_key, value: unknown) =>
+    typeof value === 'string' && value.startsWith(prefix) ? BigInt(value.slice(prefix.length)) : value,
+  );
+}
+
 export function createClient<S extends RpcSchema = NodeRpcSchema>(opts: ClientOptions): RpcClient<S> {
   const base = opts.url.replace(/\/+$/, '');
   const doFetch = opts.fetch ?? fetch;
@@ -129,7 +168,7 @@ export function createClient<S extends RpcSchema = NodeRpcSchema>(opts: ClientOp
     const text = await res.text();
     let body: Partial<RpcResponseBody>;
     try {
-      body = JSON.parse(text) as Partial<RpcResponseBody>;
+      body = parseJson(text) as Partial<RpcResponseBody>;
     } catch (e) {
       throw new RpcClientError(`the node answered HTTP ${res.status} with a body that is not JSON`, 0, method, url, res.status, text.slice(0, 200), { cause: e });
     }

@@ -164,13 +164,14 @@ export type ClientParamsOf<P extends readonly ParamDef[]> = string extends P[num
 
 /**
  * The JSON shape of a value after the node serialised it (src/rpc/envelope.ts `toJson`) and the
- * caller parsed it with `JSON.parse`: `toJSON` is applied (so a `JsonText<T>` is `T`), bigints are
- * written as JSON integers and parse as numbers, functions and undefined members drop out.
+ * client parsed it (src/client/ `parseJson`): `toJSON` is applied (so a `JsonText<T>` is `T`), bigints are
+ * written as JSON integers and parse as numbers within 2^53 and as bigints beyond, functions and
+ * undefined members drop out.
  */
 export type JsonOf<T> = T extends { toJSON(): infer J }
   ? JsonOf<J>
   : T extends bigint
-    ? number
+    ? number | bigint
     : T extends string | number | boolean | null
       ? T
       : T extends undefined | symbol | ((...args: never[]) => unknown)

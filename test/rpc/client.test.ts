@@ -17,7 +17,35 @@ describe('RPC client', () => {
   it('calls operations with typed values (bigint and bytes on the wire as text)', async () => {
     const client = createClient({ url, auth: { user: 'u', password: 'p' } });
     expect(await client.status({ verbose: true })).toEqual({ 'Block Height': 7, verbose: true, vv: false });
-    expect(await client.call('echo', { text: 't', big: 2n ** 64n, data: new Uint8Array([1, 2]) })).toEqual({ text: 't', count: 50, big: 18446744073709551616, dataLength: 2 });
+    expect(await client.call('echo', { text: 't', big: 2n ** 64n, data: new Uint8Array([1, 2]) })).toEqual({ text: 't', count: 50, big: 2n ** 64n, dataLength: 2 });
+    expect(await client.call('echo', { text: 't', big: 2n ** 53n - 1n })).toMatchObject({ big: 2 ** 53 - 1 });
+  });
+
+  it('reads integers beyond 2^53 in results as exact bigints, and hands them back to the node as they came', async () => {
+    // getMiningBlock's `dif` is a u64 written as a JSON number (reference-rpc-messaging §1.4):
+    // JSON.parse made 11730489520294945089 into 11730489520294945000, another difficulty, which
+    // verifyMiningSolution then refused as a JSON number above 2^53.
+    const sent: string[] = [];
+    const body =
+      '{"result":{"num":57,"dif":11730489520294945089,"neg":-9223372036854775808,"f":1.5e300,"list":[18446744073709551615,2],' +
+      '"s":"12345678901234567890 \\" 99999999999999999999","nul":"\\u0000n5"},"id":1,"error":null}';
+    const fakeFetch = (async (_url: string, init: RequestInit) => {
+      sent.push(init.body as string);
+      return new Response(sent.length === 1 ? body : '{"result":false,"id":2,"error":null}');
+    }) as typeof fetch;
+    const client = createClient({ url: 'http://node.test', fetch: fakeFetch });
+    const block = await client.getMiningBlock();
+    expect(block).toEqual({
+      num: 57,
+      dif: 11730489520294945089n,
+      neg: -9223372036854775808n,
+      f: 1.5e300,
+      list: [18446744073709551615n, 2],
+      s: '12345678901234567890 " 99999999999999999999',
+      nul: '\u0000n5',
+    });
+    await client.verifyMiningSolution({ nonce: 'aa', blocknum: block.num, diff: block.dif });
+    expect(JSON.parse(sent[1]!).params.diff).toBe('11730489520294945089');
   });
 
   it('encodes without Node Buffer: UTF-8 Basic credentials, bigints as decimal text, bytes as hex', async () => {
