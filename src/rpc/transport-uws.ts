@@ -143,7 +143,7 @@ export class UwsTransport implements WsCapableTransport {
     const contentLength = req.getHeader('content-length');
     const early = handler.head(head);
     if (early !== undefined) {
-      writeReply(res, early, false); // still inside the handler: uWS has corked the socket for us
+      writeReply(res, early, false, head.method === 'HEAD'); // still inside the handler: uWS has corked the socket for us
       return;
     }
     this.counter.enter();
@@ -278,9 +278,16 @@ function writeHead(res: UWS.HttpResponse, reply: HttpReply): void {
   if (reply.headers) for (const [k, v] of Object.entries(reply.headers)) res.writeHeader(k, v);
 }
 
-function writeReply(res: UWS.HttpResponse, reply: HttpReply, closeConnection: boolean): void {
+/**
+ * Writes a whole reply. The answer to HEAD carries no body (RFC 9110 §9.3.2): the client reads none,
+ * and bytes after the head would be taken for the next response on the connection. (This build
+ * aborts the process when `endWithoutBody` is given a length or the close flag: it is called bare,
+ * and sends no Content-Length; a HEAD reply that closes sends an empty body.)
+ */
+function writeReply(res: UWS.HttpResponse, reply: HttpReply, closeConnection: boolean, headOnly = false): void {
   writeHead(res, reply);
-  res.end(reply.body, closeConnection);
+  if (headOnly && !closeConnection) res.endWithoutBody();
+  else res.end(headOnly ? '' : reply.body, closeConnection);
 }
 
 /** uWS gives IPv6 text in full form and IPv4 callers as IPv4-mapped IPv6; node:net reads both. */

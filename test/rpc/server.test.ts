@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { createRpcServer, RpcServer, ServerConfigError, type TransportChoice } from '../../src/rpc/server.js';
 import { ListenError } from '../../src/rpc/transport-api.js';
 import { MAX_REQUEST_HEAD_BYTES } from '../../src/rpc/transport-http.js';
+import { firstStatus, rawExchange } from './raw-http.js';
 import { INTERNAL_ERROR_MESSAGE } from '../../src/rpc/dispatch.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
@@ -61,6 +62,16 @@ describe.each<TransportChoice>(['uws', 'http'])('RPC server over %s', (transport
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('application/json');
     expect(r.text).toBe('{"result":{"Block Height":9223372036854775807,"verbose":true,"vv":false},"id":null,"error":null}');
+  });
+
+  it('answers HEAD without a body, so the next response on a kept-alive connection is read as sent', async () => {
+    // uWS wrote the 405's JSON after the head of a HEAD response: a client, which reads no body
+    // after HEAD (RFC 9110 §9.3.2), then took those bytes for the start of the next response.
+    const port = Number(new URL(base).port);
+    const r = await rawExchange(port, 'HEAD /status HTTP/1.1\r\nHost: x\r\n\r\nGET /status HTTP/1.1\r\nHost: x\r\n\r\n', { responses: 2 });
+    expect(firstStatus(r.text)).toBe(405);
+    const second = r.text.indexOf('\r\n\r\n') + 4;
+    expect(firstStatus(r.text.slice(second))).toBe(200);
   });
 
   it('matches operation names case-insensitively and echoes the GET id', async () => {
