@@ -82,6 +82,8 @@ export class RpcServer<Ctx = unknown> {
   private readonly log: Logger;
   private readonly web: WebFiles | undefined;
   private draining = false;
+  /** Paths of the WebSocket routes: a plain request there is answered 426 (src/rpc/events.ts). */
+  private readonly wsPaths = new Set<string>();
   private closing: Promise<void> | null = null;
 
   constructor(private readonly opts: RpcServerOptions<Ctx>) {
@@ -135,6 +137,7 @@ export class RpcServer<Ctx = unknown> {
    * users) and refused while draining. Call before `listen`.
    */
   addWebSocketRoute(path: string, handler: WsRouteHandler): void {
+    this.wsPaths.add(path);
     this.transport.addWebSocketRoute(path, {
       ...handler,
       upgrade: (head) => {
@@ -224,6 +227,14 @@ export class RpcServer<Ctx = unknown> {
     }
     // The web wallet's files: GET only (a POST / stays an RPC call), after access control.
     if (this.web && req.method === 'GET' && WebFiles.handles(req.path)) return this.web.reply(req.path);
+    // A WebSocket route reached without the upgrade (a plain fetch, a proxy that drops the Upgrade
+    // header) is no operation: say what the path is rather than 'Unknown operation'.
+    if (this.wsPaths.has(req.path)) {
+      return {
+        ...jsonError(426, `${req.path} is a WebSocket route: connect to it with a WebSocket client (ws://host:port${req.path}), not a plain HTTP ${req.method}`),
+        headers: { Upgrade: 'websocket' },
+      };
+    }
     if (probe) {
       if (req.path === '/health') return { status: 200, body: JSON_OK_HEALTH };
       const ready = !this.draining && (this.opts.ready?.() ?? true);

@@ -9,6 +9,7 @@ import { INTERNAL_ERROR_MESSAGE } from '../../src/rpc/dispatch.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { fakeMethods, type FakeContext } from './fake-table.js';
+import { createNodeEvents } from '../../src/node/events.js';
 
 function capturingLogger() {
   const lines: Record<string, unknown>[] = [];
@@ -314,5 +315,25 @@ describe('--rpc-transport uws on a non-loopback host', () => {
     expect(made('uws', '127.0.0.1')).toEqual([]);
     expect(made('auto', '0.0.0.0')).toEqual([]);
     expect(made('http', '0.0.0.0')).toEqual([]);
+  });
+});
+
+describe.each<TransportChoice>(['uws', 'http'])('the /events WebSocket route over %s, asked without the upgrade', (transport) => {
+  it('answers 426 naming the route, not -32601 "Unknown operation \'events\'"', async () => {
+    const { log } = capturingLogger();
+    const events = createNodeEvents(log);
+    const server = createRpcServer({ methods: fakeMethods, context: { height: 1n }, log, port: 0, transport, events: () => events });
+    const base = await server.listen();
+    try {
+      for (const init of [undefined, { method: 'POST', body: '{"method":"status"}' }]) {
+        const r = await call(base, '/events?topics=blocks', init);
+        expect(r.status).toBe(426);
+        expect(r.headers.get('upgrade')).toBe('websocket');
+        expect(r.json.error).toMatchObject({ code: -32600, message: expect.stringMatching(/^\/events is a WebSocket route: connect to it with a WebSocket client/) });
+      }
+      expect((await call(base, '/status')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 });
