@@ -4,9 +4,24 @@
  * `RpcRequest`, and writing the `{result, id, error}` response with 64-bit integers never rounded.
  */
 import { RpcCode, RpcError } from './types.js';
-import type { RpcErrorObject, RpcId } from './wire.js';
+import type { RpcErrorObject, RpcId as WireRpcId } from './wire.js';
 
-export type { RpcErrorObject, RpcId } from './wire.js';
+export type { RpcErrorObject } from './wire.js';
+
+/**
+ * A numeric `id` the JSON parser cannot hold (an integer beyond 2^53, an exponent past the double
+ * range): echoed as the caller wrote it, since JSON-RPC asks for the same value back and a caller
+ * matches answers by it. 12345678901234567890 was echoed 12345678901234567000, and 1e400 null.
+ */
+export class IdLiteral {
+  constructor(readonly text: string) {}
+  toJSON(): number {
+    return Number(this.text);
+  }
+}
+
+/** An id as the envelope echoes it: the wire's, or the literal text of a number it would round. */
+export type RpcId = WireRpcId | IdLiteral;
 
 /** A parameter value before validation: GET gives strings (arrays for repeated `name[]` keys). */
 export type RawParams = Record<string, unknown>;
@@ -112,7 +127,7 @@ export function requestFromBody(operation: string, body: string): RpcRequest {
   if (id !== undefined && id !== null && typeof id !== 'number' && typeof id !== 'string') {
     throw new EnvelopeError(RpcCode.InvalidRequest, "Invalid request: 'id' must be a number, a string or null", null);
   }
-  const echoId: RpcId = (id as RpcId | undefined) ?? null;
+  const echoId: RpcId = typeof id === 'number' && !roundTrips(id) ? idLiteral(body, id) : ((id as WireRpcId | undefined) ?? null);
   const method = obj.method;
   if (method !== undefined && method !== null && typeof method !== 'string') {
     throw new EnvelopeError(RpcCode.InvalidRequest, "Invalid request: 'method' must be a string", echoId);
@@ -136,6 +151,44 @@ export function requestFromBody(operation: string, body: string): RpcRequest {
     throw new EnvelopeError(RpcCode.InvalidRequest, "Invalid request: 'params' must be a JSON object of named parameters", echoId);
   }
   return { method: name, params: (params as RawParams | null | undefined) ?? {}, id: echoId, httpMethod: 'POST', idFromQuery: false };
+}
+
+/** Whether a parsed number prints back as the literal it came from (up to formatting such as 1.50). */
+function roundTrips(n: number): boolean {
+  return Number.isFinite(n) && (!Number.isInteger(n) || Number.isSafeInteger(n));
+}
+
+/**
+ * The literal text of the top-level `id` member of a JSON object text (the last one, as JSON.parse
+ * keeps the last of duplicate keys); the parsed number when it cannot be found.
+ */
+const NUMBER_LITERAL = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+function idLiteral(body: string, parsed: number): RpcId {
+  let depth = 0;
+  let found: string | undefined;
+  for (let i = 0; i < body.length; ) {
+    const c = body[i]!;
+    if (c === '"') {
+      const start = i;
+      for (i++; i < body.length && body[i] !== '"'; i++) if (body[i] === '\\') i++;
+      i++;
+      if (depth !== 1) continue;
+      let j = i;
+      while (j < body.length && ' \t\r\n'.includes(body[j]!)) j++;
+      if (body[j] !== ':' || JSON.parse(body.slice(start, i)) !== 'id') continue;
+      for (j++; j < body.length && ' \t\r\n'.includes(body[j]!); j++);
+      NUMBER_LITERAL.lastIndex = j;
+      const m = NUMBER_LITERAL.exec(body);
+      if (m) found = m[0];
+      i = j;
+    } else {
+      if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') depth--;
+      i++;
+    }
+  }
+  return found !== undefined ? new IdLiteral(found) : Number.isFinite(parsed) ? parsed : null;
 }
 
 /** An envelope-level error: the request could not even be read as a call. Carries the id to echo. */
@@ -213,6 +266,7 @@ function writeJson(v: unknown, seen: Set<object>): string | undefined {
 
 /** Serialises an id for the envelope (strings quoted, numbers as given). */
 function idJson(id: RpcId): string {
+  if (id instanceof IdLiteral) return id.text;
   return id === null ? 'null' : typeof id === 'number' ? (Number.isFinite(id) ? String(id) : 'null') : JSON.stringify(id);
 }
 

@@ -116,6 +116,27 @@ describe('JSON serialization', () => {
       { numRuns: 200 },
     );
   });
+  it('echoes a numeric id the parser would round exactly as it was written', () => {
+    // 12345678901234567890 was echoed 12345678901234567000 and 1e400 null: a caller matching
+    // answers by id found none.
+    const echo = (body: string) => successBody('1', requestFromBody('', body).id);
+    expect(echo('{"method":"status","id":12345678901234567890}')).toBe('{"result":1,"id":12345678901234567890,"error":null}');
+    expect(echo('{"method":"status","id" : -18446744073709551617}')).toBe('{"result":1,"id":-18446744073709551617,"error":null}');
+    expect(echo('{"method":"status","id":1e400}')).toBe('{"result":1,"id":1e400,"error":null}');
+    expect(echo('{"params":{"id":1,"x":"\\"id\\":2"},"id":9007199254740993,"method":"status"}')).toBe('{"result":1,"id":9007199254740993,"error":null}');
+    expect(echo('{"method":"status","id":99999999999999999999,"id":12345678901234567891}')).toBe('{"result":1,"id":12345678901234567891,"error":null}');
+    expect(echo('{"method":"status","id":1.5}')).toBe('{"result":1,"id":1.5,"error":null}');
+    expect(echo('{"method":"status","id":7}')).toBe('{"result":1,"id":7,"error":null}');
+    const failed = (() => {
+      try {
+        requestFromBody('', '{"method":5,"id":123456789012345678901}');
+      } catch (e) {
+        return e as EnvelopeError;
+      }
+    })();
+    expect(errorBody({ code: -32600, message: 'm' }, failed!.id)).toBe('{"result":null,"id":123456789012345678901,"error":{"code":-32600,"message":"m"}}');
+  });
+
   it('orders response members result, id, error', () => {
     expect(successBody('1', 'a')).toBe('{"result":1,"id":"a","error":null}');
     expect(errorBody({ code: -32602, message: 'm' }, 3)).toBe('{"result":null,"id":3,"error":{"code":-32602,"message":"m"}}');
