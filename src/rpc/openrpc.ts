@@ -4,7 +4,6 @@
  * values of the right kind, or their text form as GET delivers them.
  */
 import { PACKAGE_VERSION } from '../version.js';
-import { DEFAULT_RPC_HOST, DEFAULT_RPC_PORT } from './server.js';
 import type { MethodDef, ParamDef } from './types.js';
 
 export const OPENRPC_VERSION = '1.2.6';
@@ -56,7 +55,9 @@ export function openRpcDocument(methods: readonly MethodDef<unknown>[]): Schema 
         'POST /<operation> with {"method","params","id"}, GET /<operation>?param=value, or POST / with the method in the body. ' +
         'Responses are {"result","id","error"}; RPC errors travel in HTTP 200 with result null.',
     },
-    servers: [{ name: 'default', url: `http://${DEFAULT_RPC_HOST}:${DEFAULT_RPC_PORT}` }],
+    // Relative (OpenRPC 1.2.6 Server Object: relative to where the document is served): the node
+    // that serves it, on whatever host and port it listens, not the default 127.0.0.1:8081.
+    servers: [{ name: 'this node', url: '/', summary: 'The node that served this document' }],
     methods: methods.map((m) => {
       const entry: Schema = {
         name: m.name,

@@ -31,6 +31,9 @@ describe('method table', () => {
     const discover = METHODS.find((m) => m.name === 'rpc.discover')!;
     const doc = (await discover.handler({}, undefined as never)) as { openrpc: string; methods: unknown[] };
     expect(doc.openrpc).toBe('1.2.6');
+    // The server is the node that served the document (it named 127.0.0.1:8081 on any port).
+    const servers = (doc as unknown as { servers: { url: string }[] }).servers;
+    expect(servers.map((s) => new URL(s.url, 'http://127.0.0.1:34999/rpc.discover').href)).toEqual(['http://127.0.0.1:34999/']);
     expect(doc.methods).toHaveLength(METHODS.length);
   });
 
