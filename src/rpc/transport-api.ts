@@ -143,6 +143,9 @@ export interface WsConnection {
  * client 1006); a socket whose closing handshake has not finished within WS_SHUTDOWN_CLOSE_MS is cut.
  */
 export const WS_SHUTDOWN_REASON = 'server shutting down';
+
+/** The answer to a WebSocket upgrade on a path that has no WebSocket route (both transports). */
+export const NO_WS_ROUTE: HttpReply = { status: 404, body: '{"error":"no WebSocket route at this path"}' };
 export const WS_SHUTDOWN_CLOSE_MS = 1000;
 
 /** A WebSocket route on the listener (`/events` today, peers later). */

@@ -10,6 +10,7 @@ import type * as UWS from 'uWebSockets.js';
 import {
   InFlightCounter,
   ListenError,
+  NO_WS_ROUTE,
   STATUS_TEXT,
   addressInUseMessage,
   type HttpReply,
@@ -141,7 +142,9 @@ export class UwsTransport implements WsCapableTransport {
       remoteAddress: handler.needsRemoteAddress ? remoteAddressText(res) : '',
     };
     const contentLength = req.getHeader('content-length');
-    const early = handler.head(head);
+    // uWS hands an upgrade on a path without a WebSocket route to the HTTP routes: answer it as
+    // node:http does, not with an RPC reply to an operation named after the path.
+    const early = handler.head(head) ?? (req.getHeader('upgrade').toLowerCase() === 'websocket' ? NO_WS_ROUTE : undefined);
     if (early !== undefined) {
       writeReply(res, early, false, head.method === 'HEAD'); // still inside the handler: uWS has corked the socket for us
       return;

@@ -6,7 +6,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { STATUS_TEXT, WS_SHUTDOWN_CLOSE_MS, WS_SHUTDOWN_REASON, type HttpRequestHead, type WsConnection, type WsRouteHandler } from './transport-api.js';
+import { NO_WS_ROUTE, STATUS_TEXT, WS_SHUTDOWN_CLOSE_MS, WS_SHUTDOWN_REASON, type HttpRequestHead, type WsConnection, type WsRouteHandler } from './transport-api.js';
 
 let nextId = 1;
 
@@ -71,7 +71,7 @@ export class HttpWebSocketRoutes {
       remoteAddress: req.socket.remoteAddress ?? '',
     };
     const route = this.routes.get(head.path);
-    const refusal = route ? route.handler.upgrade(head) : { status: 404, body: '{"error":"no WebSocket route at this path"}' };
+    const refusal = route ? route.handler.upgrade(head) : NO_WS_ROUTE;
     if (refusal) {
       const headers = Object.entries({ 'Content-Type': refusal.contentType ?? 'application/json', Connection: 'close', ...refusal.headers })
         .map(([k, v]) => `${k}: ${v}\r\n`)

@@ -337,3 +337,24 @@ describe.each<TransportChoice>(['uws', 'http'])('the /events WebSocket route ove
     }
   });
 });
+
+describe.each<TransportChoice>(['uws', 'http'])('a WebSocket upgrade on a path without a WebSocket route over %s', (transport) => {
+  it('gets 404 "no WebSocket route at this path", not an RPC answer for an operation named after the path', async () => {
+    const { log } = capturingLogger();
+    const events = createNodeEvents(log);
+    const server = createRpcServer({ methods: fakeMethods, context: { height: 1n }, log, port: 0, transport, events: () => events });
+    const base = await server.listen();
+    try {
+      const upgrade = (path: string) =>
+        rawExchange(Number(new URL(base).port), `GET ${path} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`, { responses: 1 });
+      for (const path of ['/event', '/events/', '/status']) {
+        const r = await upgrade(path);
+        expect(firstStatus(r.text), path).toBe(404);
+        expect(r.text).toContain('{"error":"no WebSocket route at this path"}');
+      }
+      expect(firstStatus((await upgrade('/events')).text)).toBe(101);
+    } finally {
+      await server.close();
+    }
+  });
+});
