@@ -83,7 +83,8 @@ function parseTopics(list: readonly string[]): EventTopic[] {
   for (const raw of list) {
     const t = raw.trim();
     if (t === '') continue;
-    if (!(t in TOPICS)) throw new Error(`Unknown topic ${JSON.stringify(t)}; topics are ${EVENT_TOPICS.join(', ')}`);
+    // Own keys only: `in` also found Object.prototype's (constructor, toString, __proto__…).
+    if (!Object.hasOwn(TOPICS, t)) throw new Error(`Unknown topic ${JSON.stringify(t)}; topics are ${EVENT_TOPICS.join(', ')}`);
     out.push(t as EventTopic);
   }
   return out;
@@ -130,8 +131,9 @@ export class EventStream {
   private open(conn: WsConnection, head: HttpRequestHead): void {
     this.attach();
     const topics = parseTopics(new URLSearchParams(head.query).getAll('topics').flatMap((v) => v.split(',')));
-    this.subscribers.set(conn.id, { conn, topics: new Set(topics) });
-    conn.send(JSON.stringify({ op: 'subscribed', topics: [...topics] }));
+    const set = new Set(topics);
+    this.subscribers.set(conn.id, { conn, topics: set });
+    conn.send(JSON.stringify({ op: 'subscribed', topics: [...set] }));
   }
 
   private message(conn: WsConnection, data: Uint8Array, isBinary: boolean): void {

@@ -37,6 +37,22 @@ const block = (num: bigint): Block => ({
 });
 
 describe('EventStream', () => {
+  it('refuses the names of Object.prototype as topics, and acknowledges each topic once', () => {
+    // `t in TOPICS` took constructor, toString, __proto__… for topics: subscribed, never sent.
+    const bus = createNodeEvents(silentLog);
+    const route = new EventStream({ bus: () => bus, log: silentLog }).route();
+    for (const t of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(route.upgrade(head(`topics=${t}`))?.status, t).toBe(400);
+    }
+    const conn = fakeConn();
+    route.open(conn, head('topics=blocks,blocks&topics=blocks'));
+    route.message(conn, Buffer.from('{"op":"subscribe","topics":["constructor"]}'), false);
+    expect(conn.sent.map((m) => JSON.parse(m))).toEqual([
+      { op: 'subscribed', topics: ['blocks'] },
+      { error: expect.stringMatching(/^Unknown topic "constructor"/) },
+    ]);
+  });
+
   it('sends each subscriber the topics it asked for, and disconnects one that does not read', async () => {
     const bus = createNodeEvents(silentLog);
     const stream = new EventStream({ bus: () => bus, log: silentLog });
