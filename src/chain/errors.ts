@@ -26,6 +26,12 @@ export const TxErrorCode = {
   Invalid: 'TX_INVALID',
   /** The signer's key cannot be resolved (§8.8). */
   UnknownSigner: 'TX_UNKNOWN_SIGNER',
+  /**
+   * Its blockHeight is more than 10 blocks above this node's tip (§8.3): valid once the node gets
+   * there. A node behind the network (synchronizing, reference-network §6) sees every fresh
+   * transaction so, so its sender is not to blame.
+   */
+  AheadOfTip: 'TX_AHEAD_OF_TIP',
   /** A type hook (e.g. the name system, type 4) refused it; the message names the rule. */
   TypeRule: 'TX_TYPE_RULE',
   /** A payment the node cannot build: bad amounts, fee below the minimum, from/to mismatch. */
@@ -47,6 +53,7 @@ const TX_ACTION: Record<TxErrorCode, GossipAction> = {
   TX_ALREADY_APPLIED: GossipAction.Ignore,
   TX_POOL_FULL: GossipAction.Ignore,
   TX_UNKNOWN_SIGNER: GossipAction.Ignore,
+  TX_AHEAD_OF_TIP: GossipAction.Ignore,
   TX_FEE_UNSETTLED: GossipAction.Ignore,
   TX_BAD_SIGNATURE: GossipAction.Reject,
   TX_INVALID: GossipAction.Reject,

@@ -35,7 +35,7 @@ export const sumOutputs = (tx: Transaction): bigint => tx.outputs.reduce((s, o) 
 
 /**
  * Rules that need no chain state beyond the tip height.
- * @throws TxError (TX_INVALID) naming the broken rule.
+ * @throws TxError (TX_INVALID) naming the broken rule; TX_AHEAD_OF_TIP for a blockHeight above the window.
  */
 export function checkTransaction(k: KnownTx, tipHeight: bigint, extensions: ChainExtensions): void {
   const { tx } = k;
@@ -47,7 +47,8 @@ export function checkTransaction(k: KnownTx, tipHeight: bigint, extensions: Chai
   if (tx.type !== TransactionType.Normal && !hook) reject(`transaction type ${tx.type} is not accepted by this node`);
   if (k.bytes.length > MAX_TRANSACTION_SIZE) reject(`transaction of ${k.bytes.length} bytes exceeds ${MAX_TRANSACTION_SIZE} bytes`);
   if (tx.blockHeight > tipHeight + MAX_BLOCKHEIGHT_AHEAD) {
-    reject(`blockHeight ${tx.blockHeight} is more than ${MAX_BLOCKHEIGHT_AHEAD} blocks above the tip ${tipHeight}`);
+    // State-dependent (our tip may be behind the sender's): IGNORE, not REJECT.
+    throw new TxError(TxErrorCode.AheadOfTip, `blockHeight ${tx.blockHeight} is more than ${MAX_BLOCKHEIGHT_AHEAD} blocks above the tip ${tipHeight}`);
   }
   if (tx.blockHeight + REDACTED_WINDOW_BLOCKS < tipHeight) {
     reject(`blockHeight ${tx.blockHeight} is older than the redacted window (${REDACTED_WINDOW} blocks below the tip ${tipHeight})`);

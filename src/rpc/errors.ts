@@ -18,6 +18,7 @@ const TX_RPC_CODE: Record<TxErrorCode, number> = {
   TX_POOL_FULL: RpcCode.ServerBusy,
   TX_INVALID: RpcCode.InvalidParams,
   TX_UNKNOWN_SIGNER: RpcCode.InvalidParams,
+  TX_AHEAD_OF_TIP: RpcCode.InvalidParams,
   TX_TYPE_RULE: RpcCode.InvalidParams,
   TX_BAD_PAYMENT: RpcCode.InvalidParams,
   TX_FEE_UNSETTLED: RpcCode.InternalError,

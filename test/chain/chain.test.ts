@@ -251,6 +251,18 @@ describe('mempool', () => {
     expect(t.mempool.size).toBe(1);
   });
 
+  it('a transaction made above this node\'s window is ignored, not rejected: a node behind the network must not score its sender', async () => {
+    // Seen on a devnet: a fifth master syncing from block 1 banned the master it synced from
+    // (invalidTransaction, 10 points each) for the fresh payments that master pushed it, then
+    // stayed 60 blocks behind with "Active" (reference-network §6: the sender is not to blame).
+    const t = await chainWith();
+    const future = { ...pay(t, COIN).tx, signature: null, blockHeight: 100n };
+    future.signature = t.wallet.primary.sign(knownTx({ ...future, signature: null }, 'reg').checksum);
+    const error = await t.mempool.submit(knownTx(future, 'reg'));
+    expect(error?.message).toMatch(/more than 10 blocks above the tip/);
+    expect(error?.action).toBe('IGNORE');
+  });
+
   it('a duplicate submitted concurrently is already pending, not "Balance is too low"', async () => {
     const t = await chainWith();
     const big = pay(t, (GENESIS * 6n) / 10n); // two copies would not both fit the balance
