@@ -44,10 +44,17 @@ export interface StartDeps<Ctx> {
   exit?: (code: number) => void;
   /** Logger override (tests). */
   log?: NodeLogger;
+  /** Clock in ms (default Date.now), for telling a repeated signal from a second one. */
+  now?: () => number;
 }
 
 /** Exit code of a run stopped by a second signal (128 + SIGINT). */
 export const FORCED_EXIT_CODE = 130;
+/**
+ * The same signal again within this many ms is the same stop request, not a second one: `timeout`
+ * and supervisors that signal both the process and its group deliver it twice at once.
+ */
+export const REPEATED_SIGNAL_MS = 500;
 
 export interface RunningNode {
   /** Resolves with the exit code once the node has stopped. */
@@ -129,7 +136,16 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     return shutdownPromise;
   };
 
+  const now = deps.now ?? Date.now;
+  let lastSignal: { signal: string; at: number } | null = null;
   const onSignal = (signal: string): void => {
+    const at = now();
+    const repeated = lastSignal !== null && lastSignal.signal === signal && at - lastSignal.at < REPEATED_SIGNAL_MS;
+    lastSignal = { signal, at };
+    if (repeated) {
+      log.debug({ signal }, 'the same signal again at once (to the process and its group): one stop request');
+      return;
+    }
     if (state === 'stopping') {
       log.warn({ signal }, 'second signal: exiting without finishing the shutdown');
       log.flush();

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
 import { parseArgs, resolveConfig } from '../../src/config/load.js';
-import { runStart, FORCED_EXIT_CODE, type StartableNode } from '../../src/cli/start.js';
+import { runStart, FORCED_EXIT_CODE, REPEATED_SIGNAL_MS, type StartableNode } from '../../src/cli/start.js';
 import { createLogger } from '../../src/log/logger.js';
 import { ListenError } from '../../src/rpc/transport-api.js';
 import { fakeMethods, type FakeContext } from '../rpc/fake-table.js';
@@ -169,15 +169,32 @@ describe('dltnode start', () => {
 
   it('forces exit on a second signal while draining', async () => {
     const s = setup();
+    let clock = 1_000_000;
     s.startNode();
-    const running = await runStart(s.config, s.deps);
+    const running = await runStart(s.config, { ...s.deps, now: () => clock });
     void fetch(`${running.url}/slow`).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 30));
     s.signals.emit('SIGTERM');
+    clock += REPEATED_SIGNAL_MS;
     s.signals.emit('SIGTERM');
     expect(s.exits).toEqual([FORCED_EXIT_CODE]);
     s.release();
     await running.stopped;
+  });
+
+  it('the same signal twice at once (timeout, a supervisor signalling the process and its group) is one stop request: a clean shutdown', async () => {
+    const s = setup();
+    let clock = 1_000_000;
+    s.startNode();
+    const running = await runStart(s.config, { ...s.deps, now: () => clock });
+    void fetch(`${running.url}/slow`).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 30));
+    s.signals.emit('SIGTERM');
+    clock += 1;
+    s.signals.emit('SIGTERM');
+    expect(s.exits).toEqual([]);
+    s.release();
+    expect(await running.stopped).toBe(0);
   });
 
   it('fails fast when the RPC port is taken, before creating the node', async () => {
