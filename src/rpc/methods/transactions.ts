@@ -11,6 +11,7 @@ import { JsonText } from '../envelope.js';
 import type { TransactionStringForm } from '../../codec/json.js';
 import { formatAmount, parseAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
+import { CodecError } from '../../codec/errors.js';
 import { parseTransactionId } from '../../codec/transaction.js';
 import type { LightModules, NodeModules } from '../../node/modules.js';
 import { checkStateless, LightWalletError } from '../../wallet/light-wallet.js';
@@ -136,9 +137,9 @@ function decodeRaw(ctx: TxModules, bytes: Uint8Array): KnownTx {
     // of the parameter's bytes, not ~1 kB of copies per transaction.
     return knownTxFromBytes(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), ctx.network);
   } catch (err) {
-    // The codec's own errors already say "invalid transaction: …" (codec/errors.ts).
+    // A CodecError's message already says "invalid transaction: …" (codec/errors.ts).
     const message = (err as Error).message;
-    throw invalidParams(/^invalid transaction\b/i.test(message) ? `I${message.slice(1)}` : `Invalid transaction: ${message}`);
+    throw invalidParams(err instanceof CodecError ? `I${message.slice(1)}` : `Invalid transaction: ${message}`);
   }
 }
 
