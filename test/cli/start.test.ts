@@ -167,7 +167,8 @@ describe('dltnode start', () => {
     expect(s.events).toEqual(['node created', 'node closed']);
   });
 
-  it('forces exit on a second signal while draining', async () => {
+  /** A node draining a slow request gets SIGTERM, then SIGTERM again `gapMs` later (its clock). */
+  async function twoSigterms(gapMs: number) {
     const s = setup();
     let clock = 1_000_000;
     s.startNode();
@@ -175,23 +176,20 @@ describe('dltnode start', () => {
     void fetch(`${running.url}/slow`).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 30));
     s.signals.emit('SIGTERM');
-    clock += REPEATED_SIGNAL_MS;
+    clock += gapMs;
     s.signals.emit('SIGTERM');
+    return { s, running };
+  }
+
+  it('forces exit on a second signal while draining', async () => {
+    const { s, running } = await twoSigterms(REPEATED_SIGNAL_MS);
     expect(s.exits).toEqual([FORCED_EXIT_CODE]);
     s.release();
     await running.stopped;
   });
 
   it('the same signal twice at once (timeout, a supervisor signalling the process and its group) is one stop request: a clean shutdown', async () => {
-    const s = setup();
-    let clock = 1_000_000;
-    s.startNode();
-    const running = await runStart(s.config, { ...s.deps, now: () => clock });
-    void fetch(`${running.url}/slow`).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 30));
-    s.signals.emit('SIGTERM');
-    clock += 1;
-    s.signals.emit('SIGTERM');
+    const { s, running } = await twoSigterms(1);
     expect(s.exits).toEqual([]);
     s.release();
     expect(await running.stopped).toBe(0);
