@@ -32,6 +32,7 @@ import { MessagingError } from './errors.js';
 import {
   acceptContact,
   buildRelayError,
+  HandshakeId,
   createContactRequest,
   isChannelEstablished,
   MESSAGE_ID_LENGTH,
@@ -116,6 +117,11 @@ export interface MessagingServiceOptions {
   crypto?: (items: readonly MessagingCryptoItem[]) => Promise<MessagingCryptoResult[]>;
   /** Replaces delivery through the network (in-process tests, the benchmark): true when the frame left. */
   transport?: (recipient: Uint8Array, frame: Uint8Array) => boolean;
+  /**
+   * Our nickname, sent to contacts in the nick message (`--nick`). Default '': the nick message is
+   * still sent, empty, as the reference does with no name set (contacts then show our address).
+   */
+  nick?: string;
 }
 
 export interface MessagingStats {
@@ -172,6 +178,8 @@ export class MessagingService {
 
   /** The identity as the pool task takes it (private key as PKCS#8 DER). */
   private readonly poolIdentity: MessagingCryptoItem['identity'];
+  /** Our nick message's payload (UTF-8 of `nick`; empty without one). */
+  private readonly nickBytes: Uint8Array;
 
   constructor(private readonly o: MessagingServiceOptions) {
     this.identity = o.identity;
@@ -179,6 +187,7 @@ export class MessagingService {
     const der = pk instanceof Uint8Array ? privateKeyFromBytes(pk).export({ format: 'der', type: 'pkcs8' }) : (pk as KeyObject).export({ format: 'der', type: 'pkcs8' });
     this.poolIdentity = { address: o.identity.address, publicKey: o.identity.publicKey, privateKeyDer: new Uint8Array(der) };
     this.retryMs = o.retryIntervalMs ?? PENDING_RETRY_INTERVAL_S * 1000;
+    this.nickBytes = new Uint8Array(Buffer.from(o.nick ?? '', 'utf8'));
     this.db = new MessagingStore(o.store);
     for (const c of this.db.allContacts()) this.contacts.set(hex(c.record.address), c);
     this.outbox.load(this.db.loadOutbox());
@@ -372,6 +381,15 @@ export class MessagingService {
     const frame = encodeStreamMessage(m);
     const entry: OutboxEntry<OutboxPayload> = { id: hex(m.id), timestamp: m.timestamp, flags: sendFlagsFor(SpixiMessageCode.requestAdd2), payload: { frame, spixi: null, idBytes: m.id } };
     await this.enqueue(address, entry);
+  }
+
+  /**
+   * Our nickname to a contact (Ixian-Core CoreStreamProcessor.sendNickname): SpixiMessage nick with
+   * id [5], type info, queued until its receipt, never pushed (§3.7 step 3). It goes under the
+   * session keys (spixi2), so it waits in the outbox until they exist; one per contact is queued.
+   */
+  private sendOwnNick(address: Uint8Array): Promise<void> {
+    return this.enqueueSpixi(address, { type: SpixiMessageCode.nick, data: this.nickBytes, channel: 0 }, Uint8Array.of(HandshakeId.nick), this.nowSeconds());
   }
 
   private async enqueueSpixi(address: Uint8Array, spixi: SpixiMessage, id: Uint8Array, now: number): Promise<void> {
@@ -627,11 +645,15 @@ export class MessagingService {
           void this.o.bridge?.publishReceived(received);
           // Messages queued before the keys existed can go now.
           this.forgetSent(key);
+          // §3.5 step 4: after keys2 the requester sends its nickname (handleAcceptAdd2).
+          await this.sendOwnNick(r.contact.address);
           void this.pass();
           break;
         case 'HandshakeComplete':
           this.o.events.emit('contactAccepted', { ...payload(), contactJson: this.contactJson(contact) });
           this.forgetSent(key);
+          // §3.5 step 5: the acceptor sends its nickname once keys2 arrived (handleReceivedKeys2).
+          await this.sendOwnNick(r.contact.address);
           void this.pass();
           break;
         case 'MsgReceived': {
@@ -698,6 +720,13 @@ export class MessagingService {
         this.o.events.emit('spixiMessage', payload());
         return;
       }
+      case SpixiMessageCode.getNick:
+        // The reference answers a contact's getNick with its nick (CoreStreamProcessor.handleGetNick);
+        // we answer contacts we approved, as it broadcasts a changed nick only to approved friends
+        // (FriendList.broadcastNicknameChange). The payload (a bot user's address) means nothing here.
+        if (c.record.approved) await this.sendOwnNick(c.record.address);
+        this.o.events.emit('spixiMessage', payload());
+        return;
       case SpixiMessageCode.appData:
         this.o.events.emit('appData', payload());
         return;

@@ -10,7 +10,7 @@ import { TypedEmitter } from '../../src/events.js';
 import { Address } from '../../src/formats/address.js';
 import { generateWalletKey, privateKeyFromBytes, publicKeyOf } from '../../src/formats/rsa.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { MessagingService, type MessagingEvents } from '../../src/messaging/service.js';
+import { MessagingService, type MessagingEvents, type MessagingServiceOptions } from '../../src/messaging/service.js';
 import { openStore, type Store } from '../../src/state/store.js';
 
 export interface Party {
@@ -18,6 +18,8 @@ export interface Party {
   svc: MessagingService;
   address: Uint8Array;
   seen: { event: string; payload: unknown }[];
+  /** Frames this party sent, in order. */
+  sent: Uint8Array[];
 }
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -45,13 +47,14 @@ export function serviceParties(prefix: string) {
   let clockMs = Date.UTC(2026, 0, 1);
   return {
     parties,
-    async party(name: string): Promise<Party> {
+    async party(name: string, extra: Pick<MessagingServiceOptions, 'nick'> = {}): Promise<Party> {
       const key = await generateWalletKey();
       const publicKey = publicKeyOf(key.privateKey);
       const identity = { address: Address.fromPublicKey(publicKey).addressNoChecksum, publicKey, privateKey: privateKeyFromBytes(key.privateKey) };
       const events = new TypedEmitter<MessagingEvents>(() => undefined);
       const seen: Party['seen'] = [];
-      for (const e of ['contactRequest', 'contactAccepted', 'chatMessage', 'messageReceipt'] as const) events.on(e, (payload) => seen.push({ event: e, payload }));
+      for (const e of ['contactRequest', 'contactAccepted', 'chatMessage', 'messageReceipt', 'spixiMessage'] as const) events.on(e, (payload) => seen.push({ event: e, payload }));
+      const sent: Uint8Array[] = [];
       const store = openStore(join(dir, name));
       const svc = new MessagingService({
         store,
@@ -61,14 +64,16 @@ export function serviceParties(prefix: string) {
         log: silentLogger(),
         now: () => clockMs,
         retryIntervalMs: 3_600_000, // passes are driven by the test
+        ...extra,
         transport: (to, frame) => {
+          sent.push(frame);
           const target = parties.find((p) => hex(p.address) === hex(to));
           if (target) setImmediate(() => void target.svc.receive(null, to, frame));
           return true;
         },
       });
       svc.start();
-      const p = { store, svc, address: identity.address, seen };
+      const p = { store, svc, address: identity.address, seen, sent };
       parties.push(p);
       return p;
     },
