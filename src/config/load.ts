@@ -210,6 +210,7 @@ export function toNodeOptions(config: DltnodeConfig): NodeOptions {
     options.mq = { driver: config.mqDriver, host: config.mqHost, shape: config.mqPayload };
     if (config.mqPort !== undefined) options.mq.port = config.mqPort;
   }
+  if (config.nick !== '') options.messaging = { nick: config.nick };
   if (config.nameMonthBlocks !== undefined) options.names.monthBlocks = config.nameMonthBlocks;
   if (config.minerThreads > 0 || config.miningDifficulty !== undefined) {
     options.mining = { minerThreads: config.minerThreads, ...(config.miningDifficulty !== undefined ? { difficulty: config.miningDifficulty } : {}) };

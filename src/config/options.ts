@@ -12,6 +12,7 @@ import { checkAllowEntry, parseRpcUser, type RpcUser } from '../rpc/auth.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_RPC_HOST, DEFAULT_RPC_PORT, type TransportChoice } from '../rpc/server.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../log/logger.js';
 import type { Network } from '../codec/types.js';
+import { MAX_MESSAGE_PAYLOAD_BYTES } from '../messaging/service.js';
 
 /** The effective configuration of `dltnode start`. */
 export interface DltnodeConfig {
@@ -41,6 +42,8 @@ export interface DltnodeConfig {
   mqHost: string;
   mqPort: number | undefined;
   mqPayload: 'A' | 'B';
+  /** The nickname this client sends its contacts (nick message); '' = none. */
+  nick: string;
   rpcHost: string;
   rpcPort: number;
   rpcUser: RpcUser[];
@@ -126,6 +129,12 @@ function text(what: string) {
     if (typeof raw !== 'string' || raw.length === 0) return fail(where, what, raw);
     return raw;
   };
+}
+
+/** A nickname: any text (empty = none) that fits one message payload (the reference sets no limit). */
+function nickname(raw: unknown, where: string): string {
+  if (typeof raw !== 'string' || Buffer.byteLength(raw, 'utf8') > MAX_MESSAGE_PAYLOAD_BYTES) return fail(where, `a text of at most ${MAX_MESSAGE_PAYLOAD_BYTES} UTF-8 bytes`, raw);
+  return raw;
 }
 
 /** `host:port` of a peer (IPv6 hosts in brackets). */
@@ -285,6 +294,12 @@ export const OPTIONS: readonly OptionDef[] = [
     key: 'mqPayload', flag: 'mq-payload', env: 'DLTNODE_MQ_PAYLOAD', group: 'Messaging', valueName: 'A|B',
     description: "Payload shape of broker events: A = QuIXI v0.9.1b (sender as an object), B = newer Core (sender as a string)",
     defaultValue: () => 'A' as const, defaultText: 'A', normalise: oneOf(['A', 'B'] as const),
+  }),
+  def({
+    key: 'nick', flag: 'nick', env: 'DLTNODE_NICK', group: 'Messaging', valueName: 'NAME',
+    description:
+      "Nickname this client sends its contacts (the nick message, as Spixi and QuIXI's --name: once the contact handshake completes and in answer to a contact's getNick); without it the nick sent is empty and contacts show this node's address",
+    defaultValue: () => '', defaultText: 'none (contacts show the address)', normalise: nickname,
   }),
   def({
     key: 'rpcHost', flag: 'rpc-host', env: 'DLTNODE_RPC_HOST', group: 'RPC', valueName: 'HOST',

@@ -318,7 +318,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         });
         cleanup.unshift(off);
       }
-      const service = new MessagingService({ store, identity: identityOf(key), network, events, log: log.child({ module: 'messaging' }), now: () => clock.now(), bridge, crypto: (items) => pool.messagingCrypto(items) });
+      const service = new MessagingService({ store, identity: identityOf(key), network, events, log: log.child({ module: 'messaging' }), now: () => clock.now(), bridge, crypto: (items) => pool.messagingCrypto(items), nick: opts.messaging?.nick ?? '' });
       service.start();
       cleanup.unshift(() => service.stop());
       messaging = service;

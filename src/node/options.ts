@@ -46,6 +46,11 @@ export interface NodeOptions {
   };
   /** The message-queue bridge of the messaging service (reference-quixi-events §1); absent: none. */
   mq?: { driver: 'mqtt' | 'rabbitmq'; host: string; port?: number; shape: 'A' | 'B' };
+  /** The messaging service of a client (src/messaging); absent: its defaults. */
+  messaging?: {
+    /** Nickname sent to contacts (`--nick`); absent or '': an empty nick, as the reference with no name set. */
+    nick?: string;
+  };
   pool: {
     /** Worker threads of the node's one pool; 0 = run in-process (tests, tiny machines). */
     threads: number;

@@ -66,6 +66,15 @@ describe('option precedence', () => {
       names: { monthBlocks: 10 },
     });
   });
+  it('--nick (flag, DLTNODE_NICK, config "nick") is the nickname the messaging service sends; none by default', () => {
+    expect(resolve([]).config.nick).toBe('');
+    expect(toNodeOptions(resolve([]).config).messaging).toBeUndefined();
+    expect(resolve(['--nick', 'Alice ünï']).config.nick).toBe('Alice ünï');
+    expect(resolve([], { DLTNODE_NICK: 'Bob' }).config.nick).toBe('Bob');
+    expect(resolve(['--config', 'f'], {}, { nick: 'Carol' }).config.nick).toBe('Carol');
+    expect(toNodeOptions(resolve(['--nick', 'Alice']).config).messaging).toEqual({ nick: 'Alice' });
+    expect(() => resolve(['--config', 'f'], {}, { nick: 7 })).toThrow(/"nick": expected a text of at most 524288 UTF-8 bytes, got 7/);
+  });
   it('masks secrets in --print-config and reports sources', () => {
     const printed = printableConfig(resolve(['--rpc-user', 'alice:secret'], { DLTNODE_WALLET_PASSWORD: 'pw' }));
     expect(printed.config['rpc-user']).toEqual(['alice:***']);
