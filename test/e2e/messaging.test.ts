@@ -34,6 +34,8 @@ const running = new Map<string, NodeProcess>();
 keepLogsOnFailure(running, 'dltnode-messaging');
 const peerPorts = new Map<string, number>();
 const CLIENT_RELAY: Record<string, string> = { 'client-1': 'relay-1', 'client-2': 'relay-2' };
+/** Each client's --nick, sent to its contacts once the handshake completes. */
+const CLIENT_NICK: Record<string, string> = { 'client-1': 'Client One', 'client-2': 'Client Two ✓' };
 
 const byName = (name: string): DevnetNode => plan.find((n) => n.name === name)!;
 
@@ -53,7 +55,10 @@ async function start(name: string, relay = CLIENT_RELAY[name]): Promise<NodeProc
   const args = ['--genesis', genesisPath, '--role', node.role];
   let peers: string[] = [];
   if (node.role === 'relay') peers = ['master-1'];
-  if (node.role === 'client') peers = [relay!];
+  if (node.role === 'client') {
+    peers = [relay!];
+    args.push('--nick', CLIENT_NICK[name]!);
+  }
   if (node.role !== 'client') {
     if (!peerPorts.has(name)) peerPorts.set(name, await freeFixedPort());
     args.push('--p2p-port', String(peerPorts.get(name)));
@@ -128,6 +133,11 @@ describe.skipIf(!MOSQUITTO)('contact messaging between clients on different rela
     await c1.waitFor(async () => (await contactOf('client-1', 'client-2')).handshakeStatus === 3, 'status 3 at client-1', 60_000);
     await c2.waitFor(async () => (await contactOf('client-2', 'client-1')).handshakeStatus === 3, 'status 3 at client-2', 60_000);
     expect(mqMessages.some((m) => m.topic === 'RequestAdd2')).toBe(true);
+    // Each side's --nick reaches the other (sent after keys2 / on keys2), shown as its nickname;
+    // client-2 publishes it on the broker's Nick topic as QuIXI does.
+    await c1.waitFor(async () => (await contactOf('client-1', 'client-2')).nickname === CLIENT_NICK['client-2'], "client-2's nick at client-1", 30_000);
+    await c2.waitFor(async () => (await contactOf('client-2', 'client-1')).nickname === CLIENT_NICK['client-1'], "client-1's nick at client-2", 30_000);
+    await c2.waitFor(async () => mqMessages.some((m) => m.topic === 'Nick' && m.payload.includes(CLIENT_NICK['client-1']!)), 'Nick on the broker', 10_000);
   }, 240_000);
 
   it('chats both ways: histories in order, confirmed after the receipts', async () => {
