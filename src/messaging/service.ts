@@ -134,6 +134,8 @@ export interface MessagingStats {
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 const b64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
 const addrText = (a: Uint8Array): string => new Address(a).base58Address;
+/** `sentAt`'s key: a pending entry's contact and id. */
+const sentKey = (contactKey: string, idHex: string): string => `${contactKey}/${idHex}`;
 /** The outbox id of our contact request, whose message id is [0] (§3.5). */
 const REQUEST_ENTRY_ID = hex(Uint8Array.of(0));
 
@@ -167,10 +169,14 @@ export class MessagingService {
   /** Relay hosts of contacts asked of the dialer (`connect`), with when (ms): asked again after RELAY_REDIAL_MS. */
   private readonly dialledAt = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
-  private passing = false;
-  private passAgain = false;
+  /** The retry pass running now, and the one queued behind it (forced if any of its callers asked). */
+  private passRunning: Promise<void> | null = null;
+  private passQueued: { force: boolean; done: Promise<void> } | null = null;
   private kicking = false;
-  /** When each pending entry was last sent (ms), by id hex; dropped with the entry. */
+  /**
+   * When each pending entry was last sent (ms), by contact and id hex (`sentKey`): the handshake's
+   * and the nick's fixed ids ([0]–[2], [5]) are the same for every contact.
+   */
   private readonly sentAt = new Map<string, number>();
   private readonly retryMs: number;
   /** Frames are handled one at a time: a contact record changes through one frame at a time. */
@@ -411,7 +417,7 @@ export class MessagingService {
   /** Sends a pending entry now if a route exists; false leaves it for the next pass. */
   private trySend(contactKey: string, e: OutboxEntry<OutboxPayload>): boolean {
     const ok = this.trySendNow(contactKey, e);
-    if (ok) this.sentAt.set(e.id, this.o.now());
+    if (ok) this.sentAt.set(sentKey(contactKey, e.id), this.o.now());
     return ok;
   }
 
@@ -518,32 +524,56 @@ export class MessagingService {
 
   /** New session keys: entries sent under the old ones (the contact could not read them) go again at once. */
   private forgetSent(contactKey: string): void {
-    for (const e of this.outbox.queue(contactKey)) if (e.payload.frame == null) this.sentAt.delete(e.id);
+    for (const e of this.outbox.queue(contactKey)) if (e.payload.frame == null) this.sentAt.delete(sentKey(contactKey, e.id));
   }
 
   /** One retry pass over the outbox (§3.7 steps 4 and 6). */
-  async pass(options: { force?: boolean } = {}): Promise<void> {
-    if (this.passing) {
-      this.passAgain = true;
-      return;
+  pass(options: { force?: boolean } = {}): Promise<void> {
+    // A call during a pass queues one more (callers during the same pass share it): its promise
+    // resolves when a pass that began after the call is done, with `force` if any caller asked.
+    if (this.passRunning) {
+      if (!this.passQueued) {
+        const queued = { force: false, done: Promise.resolve() };
+        const next = (): Promise<void> => {
+          this.passQueued = null;
+          return this.startPass(queued.force);
+        };
+        queued.done = this.passRunning.then(next, next);
+        this.passQueued = queued;
+      }
+      if (options.force) this.passQueued.force = true;
+      return this.passQueued.done;
     }
-    this.passing = true;
+    return this.startPass(options.force === true);
+  }
+
+  private startPass(force: boolean): Promise<void> {
+    const run = this.runPass({ force }).finally(() => {
+      if (this.passRunning === run) this.passRunning = null;
+    });
+    this.passRunning = run;
+    return run;
+  }
+
+  private async runPass(options: { force: boolean }): Promise<void> {
     try {
-      const owner = new Map<string, string>();
-      for (const [c, q] of this.outbox.entries()) for (const e of q) owner.set(e.id, c);
+      // By entry, not id: fixed ids repeat across contacts.
+      const owner = new Map<OutboxEntry<OutboxPayload>, string>();
+      for (const [c, q] of this.outbox.entries()) for (const e of q) owner.set(e, c);
       const touched = new Set(owner.values());
       const nowMs = this.o.now();
       const r = await this.outbox.pass(this.nowSeconds(), () => true, async (contact, e) => {
         // Sent within the retry interval and not acknowledged yet: not again (an acknowledgement
         // triggers a pass for the next messages; resending all of them each time would be quadratic).
-        const at = this.sentAt.get(e.id);
+        const at = this.sentAt.get(sentKey(contact, e.id));
         if (!options.force && at !== undefined && nowMs - at < this.retryMs) return true;
         return this.trySend(contact, e);
       });
       for (const e of r.expired) {
         this.stats.expired++;
-        this.sentAt.delete(e.id);
-        const rec = this.contacts.get(owner.get(e.id) ?? '');
+        const contactKey = owner.get(e) ?? '';
+        this.sentAt.delete(sentKey(contactKey, e.id));
+        const rec = this.contacts.get(contactKey);
         if (rec) {
           await this.db.updateMessage(rec.record.address, e.payload.idBytes, (m) => {
             m.errorSending = true;
@@ -555,12 +585,6 @@ export class MessagingService {
       for (const c of touched) await this.persistOutbox(c);
     } catch (err) {
       this.o.log.error({ err }, 'outbox pass failed');
-    } finally {
-      this.passing = false;
-    }
-    if (this.passAgain) {
-      this.passAgain = false;
-      await this.pass();
     }
   }
 
@@ -659,7 +683,7 @@ export class MessagingService {
         case 'MsgReceived': {
           const idHex = hex(e.id);
           const acked = this.outbox.acknowledge(key, idHex);
-          this.sentAt.delete(idHex);
+          this.sentAt.delete(sentKey(key, idHex));
           if (acked) await this.persistOutbox(key);
           let changed = false;
           const updated = e.id.length === MESSAGE_ID_LENGTH ? await this.db.updateMessage(r.contact.address, e.id, (sm) => {

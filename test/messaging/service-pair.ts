@@ -44,9 +44,16 @@ export async function until(cond: () => boolean, what: string, tick?: () => Prom
 export function serviceParties(prefix: string) {
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   const parties: Party[] = [];
+  /** Addresses (hex) no frame reaches: the transport answers false, as with no route. */
+  const unreachable = new Set<string>();
   let clockMs = Date.UTC(2026, 0, 1);
   return {
     parties,
+    /** Cuts (true) or restores (false) every route to `p`. */
+    setUnreachable(p: Party, cut: boolean): void {
+      if (cut) unreachable.add(hex(p.address));
+      else unreachable.delete(hex(p.address));
+    },
     async party(name: string, extra: Pick<MessagingServiceOptions, 'nick'> = {}): Promise<Party> {
       const key = await generateWalletKey();
       const publicKey = publicKeyOf(key.privateKey);
@@ -66,6 +73,7 @@ export function serviceParties(prefix: string) {
         retryIntervalMs: 3_600_000, // passes are driven by the test
         ...extra,
         transport: (to, frame) => {
+          if (unreachable.has(hex(to))) return false;
           sent.push(frame);
           const target = parties.find((p) => hex(p.address) === hex(to));
           if (target) setImmediate(() => void target.svc.receive(null, to, frame));

@@ -146,4 +146,20 @@ describe('messaging routes through the relays (§7.1)', () => {
     for (let i = 0; i < 6; i++) await forcedPass();
     expect(dialled).toEqual([RELAY_GONE, RELAY_GONE]);
   });
+
+  it('a pass asked for while one runs is run after it (forced if asked), and its promise waits for it', async () => {
+    devices.clear();
+    devices.set('here', { type: 'C', host: RELAY_1, lastSeen: nowSeconds() + 5 });
+    await forcedPass();
+    const perPass = sent.length;
+    expect(perPass).toBeGreaterThan(0);
+    sent.length = 0;
+    clockMs += 10_000;
+    // The second call comes while the first runs: it is not dropped, and not run unforced.
+    const first = svc.pass({ force: true });
+    const second = svc.pass({ force: true });
+    await second;
+    expect(sent.length).toBe(2 * perPass);
+    await first;
+  });
 });
