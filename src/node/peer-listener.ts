@@ -10,15 +10,14 @@
  * 256 sockets that never said hello could make a node hold 256 × 32 MiB (h2: 60 sockets holding
  * unfinished 31 MiB messages took a relay from 140 to 715 MB in 10 s). On `ws` the listener sees
  * each socket's bytes as they arrive and cuts one that sends more than a hello's worth before its
- * hello completed (`limitBeforeHello`); a message above 32 MiB from a linked peer is stopped at
+ * hello completed (network/hello-budget.ts); a message above 32 MiB from a linked peer is stopped at
  * its announced length and scored (dial.ts `attachWsLink`).
  */
-import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { attachWsLink, PEER_WS_PATH } from '../network/dial.js';
-import type { Link } from '../network/link.js';
 import type { PeerNetwork } from '../network/peer-network.js';
-import { MAX_FRAME_BYTES, MAX_FRAME_BYTES_BY_CODE, MessageCode } from '../network/protocol/codes.js';
+import { limitBeforeHello } from '../network/hello-budget.js';
+import { MAX_FRAME_BYTES } from '../network/protocol/codes.js';
 import { ListenError } from '../rpc/transport-api.js';
 
 export interface PeerListener {
@@ -26,40 +25,10 @@ export interface PeerListener {
   close(): void;
 }
 
-/**
- * Bytes an inbound socket may send before its hello completed: the hello (at most 8 KiB) with
- * its WebSocket header, twice over for slack. An honest dialler sends nothing else before our
- * helloData (link.ts). Past it the socket is cut and scored as an oversized frame, so a socket that
- * has not said who it is makes the node hold this much at most (plus one network read).
- */
-export const MAX_BYTES_BEFORE_HELLO = 2 * MAX_FRAME_BYTES_BY_CODE[MessageCode.hello];
-
 /** `ip:port` of an accepted socket (`[v6]:port`; an IPv4-mapped IPv6 address as plain IPv4). */
 export function socketRemote(address: string | undefined, port: number | undefined): string {
   const ip = (address ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
   return ip.includes(':') ? `[${ip}]:${port ?? 0}` : `${ip}:${port ?? 0}`;
-}
-
-/**
- * Counts the bytes `socket` receives until `link` is open; past `maxBytes` the link is scored and
- * closed as sending an oversized frame and the socket is cut at once (a close handshake would
- * let it go on sending). Runs before `ws` reads the bytes, so nothing past the limit is buffered
- * beyond the read that crossed it. Stops counting once the hello completed.
- */
-export function limitBeforeHello(socket: Socket, ws: WebSocket, link: Link, maxBytes = MAX_BYTES_BEFORE_HELLO): void {
-  let received = 0;
-  const onData = (chunk: Buffer): void => {
-    if (link.isOpen) {
-      socket.removeListener('data', onData);
-      return;
-    }
-    received += chunk.length;
-    if (received <= maxBytes) return;
-    socket.removeListener('data', onData);
-    link.oversized(`${received} bytes before the hello completed, at most ${maxBytes}`);
-    ws.terminate();
-  };
-  socket.prependListener('data', onData);
 }
 
 export async function listenForPeers(peers: PeerNetwork, host: string, port: number): Promise<PeerListener> {

@@ -10,7 +10,8 @@ import type { Link, LocalNode } from '../../src/network/link.js';
 import { PeerNetwork } from '../../src/network/peer-network.js';
 import { MAX_FRAME_BYTES, MessageCode } from '../../src/network/protocol/codes.js';
 import type { NodeType } from '../../src/network/protocol/messages.js';
-import { listenForPeers, MAX_BYTES_BEFORE_HELLO, socketRemote, type PeerListener } from '../../src/node/peer-listener.js';
+import { MAX_BYTES_BEFORE_HELLO } from '../../src/network/hello-budget.js';
+import { listenForPeers, socketRemote, type PeerListener } from '../../src/node/peer-listener.js';
 import { GENESIS, makeIdentity, type TestIdentity } from '../network/helpers.js';
 
 let A: TestIdentity;
