@@ -5,8 +5,10 @@
  * itself or of a host already linked"; a link the peer closed with a permanent reason, such as
  * wrong network or self-connection, is not dialled again — §2.3 "a bye … disables auto-reconnect").
  */
+import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 import type { NetClock, TimerHandle } from './clock.js';
+import { limitBeforeHello } from './hello-budget.js';
 import { MAX_FRAME_BYTES } from './protocol/codes.js';
 import { CLOSE_REASONS, closeReasonOfCode, type CloseReason } from './protocol/close.js';
 import { SOCKET_HIGH_WATER_BYTES, type Link, type PeerSocket } from './link.js';
@@ -295,6 +297,11 @@ export class Dialer {
     e.ws = ws;
     e.lastError = '';
     let opened = false;
+    // The upgraded TCP socket (ws hands it over just before 'open'): its bytes are counted against
+    // the pre-hello budget, as on accepted sockets, so the peer we dialled cannot make us buffer a
+    // 32 MiB message before it said who it is.
+    let upgraded: Socket | null = null;
+    ws.once('upgrade', (response) => void (upgraded = response.socket));
     ws.on('open', () => {
       if (e.state === 'stopped' || this.targets.get(key) !== e) return ws.terminate();
       opened = true;
@@ -304,6 +311,7 @@ export class Dialer {
         // createLink is the node's code; a throw there must not escape an event handler.
         return ws.terminate();
       }
+      if (upgraded) limitBeforeHello(upgraded, ws, e.link);
       e.state = 'linked';
       e.link.start();
     });

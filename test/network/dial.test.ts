@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { systemClock, ManualClock } from '../../src/network/clock.js';
 import { attachWsLink, Dialer, targetKey } from '../../src/network/dial.js';
+import { MAX_BYTES_BEFORE_HELLO } from '../../src/network/hello-budget.js';
 import { Link } from '../../src/network/link.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import { makeIdentity, TestNode, type TestIdentity } from './helpers.js';
@@ -129,6 +130,41 @@ describe('dialling a real ws WebSocketServer on 127.0.0.1', () => {
     }
     expect(out!.closeInfo?.reason).toBe('slowPeer');
     expect(peak).toBeLessThanOrEqual(MAX);
+  });
+
+  it('cuts a dialled peer that sends more than a hello before its hello, as the listener cuts an inbound one', async () => {
+    const client = new TestNode({ identity: A, clock: systemClock });
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, path: '/p2p', perMessageDeflate: false });
+    await new Promise<void>((r) => wss.once('listening', () => r()));
+    cleanups.push(() => {
+      for (const c of wss.clients) c.terminate();
+      return new Promise<void>((r) => wss.close(() => r()));
+    });
+    let serverSawClose = false;
+    wss.on('connection', (ws: WebSocket) => {
+      ws.on('close', () => void (serverSawClose = true));
+      ws.on('error', () => {});
+      // No challenge: an unfinished message a fragment at a time (the dialler held each up to 32 MiB).
+      ws.send(Buffer.from([MessageCode.blocks]), { fin: false, binary: true });
+      const chunk = Buffer.alloc(256 * 1024, 7);
+      const timer = setInterval(() => {
+        if (serverSawClose || ws.readyState !== ws.OPEN) return clearInterval(timer);
+        ws.send(chunk, { fin: false, binary: true });
+      }, 5);
+      setTimeout(() => clearInterval(timer), 3000);
+    });
+    let out: Link | null = null;
+    const dialer = new Dialer({
+      clock: systemClock,
+      createLink: (socket, target) => (out = new Link(client.ctx, socket, { direction: 'outbound', remote: targetKey(target) })),
+    });
+    cleanups.push(() => dialer.stop());
+    dialer.add({ host: '127.0.0.1', port: (wss.address() as AddressInfo).port });
+    dialer.start();
+    await until(() => out?.closeInfo != null, 3000);
+    expect(out!.closeInfo).toMatchObject({ reason: 'malformedFrame', byUs: true });
+    expect(out!.closeInfo!.text).toMatch(new RegExp(`bytes before the hello completed, at most ${MAX_BYTES_BEFORE_HELLO}`));
+    await until(() => serverSawClose, 3000);
   });
 
   it('a permanent rejection stops redialling; a temporary one is retried', async () => {
