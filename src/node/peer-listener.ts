@@ -13,7 +13,9 @@
  * hello completed (network/hello-budget.ts); a message above 32 MiB from a linked peer is stopped at
  * its announced length and scored (dial.ts `attachWsLink`).
  */
-import { WebSocketServer, type WebSocket } from 'ws';
+import { createServer, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { WebSocketServer } from 'ws';
 import { attachWsLink, PEER_WS_PATH } from '../network/dial.js';
 import type { PeerNetwork } from '../network/peer-network.js';
 import { limitBeforeHello } from '../network/hello-budget.js';
@@ -32,26 +34,43 @@ export function socketRemote(address: string | undefined, port: number | undefin
 }
 
 export async function listenForPeers(peers: PeerNetwork, host: string, port: number): Promise<PeerListener> {
-  const wss = new WebSocketServer({ host, port, path: PEER_WS_PATH, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
-  await new Promise<void>((resolve, reject) => {
-    wss.once('listening', resolve);
-    wss.once('error', (err) => reject(new ListenError(`Cannot listen for peers on ${host}:${port}: ${err.message}; choose another --p2p-port`, 'EADDRINUSE')));
+  // Our own HTTP server (not ws's) so each socket's remote address is read when TCP accepts it.
+  // By the time its upgrade is handled the socket may have lost it: a node resumed after SIGSTOP
+  // handles sockets whose peers gave up meanwhile, and they named their remote ":0" (§9 "Network
+  // Clients" lists the remote ip:port seen on the socket).
+  const server = createServer((_req, res) => {
+    const body = STATUS_CODES[426]!;
+    res.writeHead(426, { 'Content-Length': body.length, 'Content-Type': 'text/plain' });
+    res.end(body);
   });
-  wss.on('error', () => {
+  const acceptedRemotes = new WeakMap<Socket, string>();
+  server.on('connection', (socket: Socket) => acceptedRemotes.set(socket, socketRemote(socket.remoteAddress, socket.remotePort)));
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', (err) => reject(new ListenError(`Cannot listen for peers on ${host}:${port}: ${err.message}; choose another --p2p-port`, 'EADDRINUSE')));
+    server.listen(port, host);
+  });
+  server.on('error', () => {
     /* after listening: errors reach the sockets, which close */
   });
+  const wss = new WebSocketServer({ server, path: PEER_WS_PATH, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
+  wss.on('error', () => {
+    /* the server's errors, forwarded: handled above */
+  });
   wss.on('connection', (ws, req) => {
-    const remote = socketRemote(req.socket.remoteAddress, req.socket.remotePort);
+    const remote = acceptedRemotes.get(req.socket) ?? socketRemote(req.socket.remoteAddress, req.socket.remotePort);
     const link = attachWsLink(ws, (socket) => peers.accept(socket, remote));
     // Refused sockets too: one in its close handshake could otherwise go on sending for 30 s.
     limitBeforeHello(req.socket, ws, link);
   });
-  const address = wss.address();
+  const address = server.address();
   return {
     port: typeof address === 'object' && address ? address.port : port,
     close: () => {
       for (const c of wss.clients) c.terminate();
       wss.close();
+      server.close();
+      server.closeAllConnections();
     },
   };
 }

@@ -3,8 +3,10 @@
  * completed its hello cannot make the node buffer more than a hello's worth of bytes, and a message
  * above the largest frame counts against its sender.
  */
+import { Server as HttpServer } from 'node:http';
+import type { Socket } from 'node:net';
 import WebSocket from 'ws';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/network/clock.js';
 import type { Link, LocalNode } from '../../src/network/link.js';
 import { PeerNetwork } from '../../src/network/peer-network.js';
@@ -87,6 +89,30 @@ describe('the peer listener', () => {
     await until(() => peers.scoreOf(A.address) > 0, 10_000);
     expect(peers.scoreOf(A.address)).toBeGreaterThan(49);
   }, 20_000);
+
+  it('names an inbound link by the remote address of its socket when accepted, though the socket lost it before the upgrade was handled', async () => {
+    // A node resumed after SIGSTOP handles connections whose peers gave up meanwhile: their
+    // sockets no longer know the peer's address (it read ":0" in the logs).
+    const emit = HttpServer.prototype.emit;
+    const spy = vi.spyOn(HttpServer.prototype, 'emit').mockImplementation(function (this: HttpServer, event: string | symbol, ...args: unknown[]) {
+      if (event === 'upgrade') {
+        const socket = args[1] as Socket;
+        Object.defineProperty(socket, 'remoteAddress', { get: () => undefined, configurable: true });
+        Object.defineProperty(socket, 'remotePort', { get: () => undefined, configurable: true });
+      }
+      return Reflect.apply(emit, this, [event, ...args]) as boolean;
+    });
+    cleanups.push(() => spy.mockRestore());
+    const { listener, inbound } = await listen();
+    const ws = new WebSocket(`ws://127.0.0.1:${listener.port}/p2p`, { perMessageDeflate: false });
+    cleanups.push(() => ws.terminate());
+    ws.on('error', () => {});
+    let localPort = 0;
+    ws.once('upgrade', (res) => void (localPort = res.socket.localPort ?? 0));
+    await until(() => inbound.length === 1 && localPort !== 0);
+    // The link's remote is what the node logs ('peer connected', refusals) and lists in status.
+    expect(inbound[0]!.remote).toBe(`127.0.0.1:${localPort}`);
+  });
 
   it('names remote sockets ip:port, [v6]:port, and IPv4-mapped addresses as IPv4', () => {
     expect(socketRemote('10.1.2.3', 5)).toBe('10.1.2.3:5');
