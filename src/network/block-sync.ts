@@ -7,7 +7,8 @@
  * loop closes the lag after sync: a block announcement raises the peer's height and the next tick
  * fetches tip + 1. A proposer's push of the next block (`blocks` holding tip + 1) is imported too.
  *
- * Status (§6): `Synchronizing` while behind by more than a block, `Active` when caught up,
+ * Status (§6): `Synchronizing` while behind by more than a block (a node left with no links keeps
+ * the last network height its peers gave), `Active` when caught up,
  * `ErrorLongTimeNoBlock` after 1800 s without a new block.
  *
  * Masters serve `getBlocks` and `getBlock3` from the chain, never while synchronizing (§6).
@@ -128,6 +129,12 @@ export class BlockSync {
   }
   /** Tips reverted since the last block imported: a fork deeper than MAX_REVERT_DEPTH is not followed. */
   private reverts = 0;
+  /**
+   * The network height while a peer last reported one. A node whose last link closed keeps it
+   * (the reference's `highestNetworkBlockNum` changes only when peers report), so one that was
+   * synchronizing stays Synchronizing and reports that `Network Block Height` (§6, §9), not its tip.
+   */
+  private lastKnownNetworkHeight = 0n;
 
   constructor(
     private readonly o: {
@@ -183,7 +190,10 @@ export class BlockSync {
     // A light node counts only the peers it follows: its clients report the heights they took
     // from it, and with two of them the middle third of the heights would be theirs, so a relay
     // would wait for its own clients and stop (the reference's light nodes follow masters).
-    return this.o.network.networkHeight(tip.height, tip.timestampSeconds, this.o.secondsPerBlock, this.o.headers ? (this.o.sources ?? MASTER_TYPES) : undefined);
+    const types = this.o.headers ? (this.o.sources ?? MASTER_TYPES) : undefined;
+    if (this.o.network.links(types).length === 0) return this.lastKnownNetworkHeight > tip.height ? this.lastKnownNetworkHeight : tip.height;
+    this.lastKnownNetworkHeight = this.o.network.networkHeight(tip.height, tip.timestampSeconds, this.o.secondsPerBlock, types);
+    return this.lastKnownNetworkHeight;
   }
 
   /** `DLT Status` of §6. */

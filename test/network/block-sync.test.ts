@@ -113,6 +113,25 @@ describe('BlockSync', () => {
     }
   });
 
+  it('a syncing node that loses its last link stays Synchronizing at the last network height it knew (§6, reference highestNetworkBlockNum)', async () => {
+    const clock = new ManualClock();
+    const a = node(ids[0]!, 1, clock, new FakeChain(clock, 300));
+    const b = node(ids[1]!, 2, clock, new FakeChain(clock));
+    const sockets = wire(b.network, a.network, '127.0.0.1:1');
+    await pump(...sockets);
+    b.sync.start(); // a's hello said 300: b asks for the first range, and a goes before answering
+    expect(b.sync.status()).toBe('Synchronizing');
+    a.network.stop();
+    await pump(...sockets);
+    expect(b.network.links()).toHaveLength(0);
+    clock.advance(1_000);
+    expect(b.sync.networkHeight()).toBe(300n);
+    expect(b.sync.status()).toBe('Synchronizing');
+    expect(b.progress.at(-1)?.status).toBe('Synchronizing');
+    b.sync.stop();
+    b.network.stop();
+  });
+
   it('a peer serving an invalid block is banned; sync continues from another peer', async () => {
     const clock = new ManualClock();
     const bad = node(ids[0]!, 1, clock, new FakeChain(clock, 120, 30));
