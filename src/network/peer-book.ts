@@ -9,7 +9,8 @@
  *
  * Choice (`getRandomMasterNodeAddress`): first the most recently connected entry, then uniformly
  * among the entries not tried for {@link RETRY_AFTER_MS}. Ratings and the reference's blacklist
- * are left out (§10 may simplify 5); an entry whose dials keep failing is dropped by the dialer.
+ * are left out (§10 may simplify 5): an entry whose dials keep failing stays and is tried again
+ * after RETRY_AFTER_MS; one that refused us for good (another wallet there now) is forgotten.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';

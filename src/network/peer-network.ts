@@ -234,11 +234,14 @@ export class PeerNetwork {
         !(lastAddress && this.registry.byIdentity(lastAddress)) &&
         !this.linkedEndpoint(targetKey(t)),
       ...(o.onGiveUp ? { onGiveUp: o.onGiveUp } : {}),
-      // A discovered master unreachable, or someone else now: gone from the book until a presence or hello names it again.
+      // A discovered master that refused us for good (someone else now, another network): gone from
+      // the book until a presence or hello names it again. One merely unreachable stays, tried
+      // again after the book's RETRY_AFTER_MS: the reference lowers its rating, it keeps the peer
+      // (§2.1), and a node whose masters were all down a while would otherwise have none to dial.
       onDropped: (target, reason) => {
         const key = targetKey(target);
         if (this.connectTargets.delete(key)) return this.o.onConnectFailed?.(target, `${CONNECT_DIAL_ATTEMPTS} dials failed`, true);
-        if (reason === null || CLOSE_REASONS[reason].permanent) this.o.peerBook?.forget(key);
+        if (reason !== null && CLOSE_REASONS[reason].permanent) this.o.peerBook?.forget(key);
       },
       onDialFailed: (target, { detail, failures }) => {
         if (failures === 1 && this.connectTargets.has(targetKey(target))) this.o.onConnectFailed?.(target, detail, false);

@@ -4,7 +4,8 @@ import { toHex } from '../../src/formats/bytes.js';
 import type { Link, LocalNode } from '../../src/network/link.js';
 import { EventEmitter } from 'node:events';
 import { targetKey } from '../../src/network/dial.js';
-import { CONNECT_DIAL_ATTEMPTS, MAX_CONNECT_TARGETS, MAX_PENDING_HANDSHAKES, PeerNetwork } from '../../src/network/peer-network.js';
+import { CONNECT_DIAL_ATTEMPTS, DISCOVERED_DIAL_ATTEMPTS, MAX_CONNECT_TARGETS, MAX_PENDING_HANDSHAKES, PeerNetwork } from '../../src/network/peer-network.js';
+import { PeerBook, RETRY_AFTER_MS } from '../../src/network/peer-book.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import { encodePresence, MAX_PRESENCE_DEVICES, type Message, type NodeType } from '../../src/network/protocol/messages.js';
 import { buildKeepAlive } from '../../src/network/presence.js';
@@ -289,6 +290,36 @@ describe('PeerNetwork: connect to an address where no peer listens (h2: an RPC p
     expect(opened).toHaveLength(CONNECT_DIAL_ATTEMPTS);
     expect(failed).toEqual(['127.0.0.1:18000 Unexpected server response: 404 false', `127.0.0.1:18000 ${CONNECT_DIAL_ATTEMPTS} dials failed true`]);
     expect(m.n.dialer.has('127.0.0.1:18000')).toBe(false);
+    m.n.stop();
+  });
+});
+
+describe('PeerNetwork: a node with no master links and masters it cannot reach for a while', () => {
+  it('keeps them in its peer book and dials them again every RETRY_AFTER_MS (the reference lowers a rating, it does not forget)', async () => {
+    const clock = new ManualClock();
+    const dialled = new Map<string, number>();
+    const openSocket = ((url: string) => {
+      dialled.set(url, (dialled.get(url) ?? 0) + 1);
+      const fake = Object.assign(new EventEmitter(), { terminate: () => undefined });
+      setImmediate(() => {
+        fake.emit('error', new Error('connect ECONNREFUSED'));
+        fake.emit('close', 1006, Buffer.alloc(0));
+      });
+      return fake;
+    }) as never;
+    const book = new PeerBook({ clock });
+    book.learn('127.0.0.1:18001', addressToText(ids[1]!.address));
+    book.learn('127.0.0.1:18002', addressToText(ids[2]!.address));
+    const m = net(ids[0]!, 'M', '127.0.0.1:10001', clock, { dial: { openSocket }, peerBook: book });
+    m.n.start();
+    const rounds = 4;
+    for (let i = 0; i < (rounds * RETRY_AFTER_MS) / 1_000 + 10; i++) {
+      await new Promise((r) => setImmediate(r));
+      clock.advance(1_000);
+    }
+    expect(m.n.links()).toHaveLength(0);
+    expect(book.entries().map((e) => e.endpoint).sort()).toEqual(['127.0.0.1:18001', '127.0.0.1:18002']);
+    for (const url of ['ws://127.0.0.1:18001/p2p', 'ws://127.0.0.1:18002/p2p']) expect(dialled.get(url)).toBeGreaterThanOrEqual(rounds * DISCOVERED_DIAL_ATTEMPTS);
     m.n.stop();
   });
 });
