@@ -56,7 +56,7 @@ export class PeerBook {
   private readonly byAddress = new Map<string, PeerBookEntry>();
   private readonly capacity: number;
   private dirty = false;
-  /** The first pick prefers the most recently connected entry. */
+  /** The first pick prefers the most recently connected entry (later ones too while `pick` is told the node has no master links). */
   private picked = false;
 
   constructor(private readonly o: PeerBookOptions) {
@@ -119,15 +119,17 @@ export class PeerBook {
 
   /**
    * The next entry to dial, marked as tried, or null. `skip` leaves out entries already linked or
-   * being dialled (by endpoint or wallet) and our own.
+   * being dialled (by endpoint or wallet) and our own. With `noMasterLinks` (the node lost its
+   * last master link) the most recently connected entry comes first again, as on the first pick
+   * (the reference resets its initial-connection count when it has no connections).
    */
-  pick(skip: (e: PeerBookEntry) => boolean, random: () => number = Math.random): (DialTarget & { address: string }) | null {
+  pick(skip: (e: PeerBookEntry) => boolean, random: () => number = Math.random, noMasterLinks = false): (DialTarget & { address: string }) | null {
     const now = this.o.clock.now();
     const open = [...this.byEndpoint.values()].filter((e) => now - e.lastTried >= RETRY_AFTER_MS && !skip(e));
     if (open.length === 0) return null;
     let chosen: PeerBookEntry;
     const connected = open.filter((e) => e.lastConnected > 0);
-    if (!this.picked && connected.length > 0) chosen = connected.reduce((a, b) => (b.lastConnected > a.lastConnected ? b : a));
+    if ((!this.picked || noMasterLinks) && connected.length > 0) chosen = connected.reduce((a, b) => (b.lastConnected > a.lastConnected ? b : a));
     else chosen = open[Math.min(open.length - 1, Math.floor(random() * open.length))]!;
     this.picked = true;
     chosen.lastTried = now;

@@ -661,7 +661,8 @@ export class PeerNetwork {
       this.bookSavedAt = now;
     }
     const aim = this.local.nodeType === 'R' ? Math.min(RELAY_MASTER_LINKS, this.registry.limits.outbound) : this.registry.limits.outbound;
-    if (this.links(MASTER_TYPES).length + this.dialer.tentativeUnlinked() >= aim || !this.registry.hasOutboundRoom()) return;
+    const masterLinks = this.links(MASTER_TYPES).length;
+    if (masterLinks + this.dialer.tentativeUnlinked() >= aim || !this.registry.hasOutboundRoom()) return;
     const next = book.pick((e) => {
       // The book holds parseable endpoints only (PeerBook.learn).
       if (e.address === ownAddress || this.dialer.isOwn(parseTarget(e.endpoint)!) || this.dialer.has(e.endpoint)) return true;
@@ -670,7 +671,7 @@ export class PeerNetwork {
       } catch {
         return true; // not an address: never dialled
       }
-    });
+    }, Math.random, masterLinks === 0);
     if (!next) return;
     this.dialer.add({ host: next.host, port: next.port, expectedAddress: addressFromText(next.address) }, { giveUpAfter: DISCOVERED_DIAL_ATTEMPTS });
   }

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { addressToText } from '../../src/formats/address.js';
 import { toHex } from '../../src/formats/bytes.js';
 import type { Link, LocalNode } from '../../src/network/link.js';
@@ -321,6 +321,50 @@ describe('PeerNetwork: a node with no master links and masters it cannot reach f
     expect(book.entries().map((e) => e.endpoint).sort()).toEqual(['127.0.0.1:18001', '127.0.0.1:18002']);
     for (const url of ['ws://127.0.0.1:18001/p2p', 'ws://127.0.0.1:18002/p2p']) expect(dialled.get(url)).toBeGreaterThanOrEqual(rounds * DISCOVERED_DIAL_ATTEMPTS);
     m.n.stop();
+  });
+});
+
+describe('PeerNetwork: a node that loses its last master link', () => {
+  it('dials the master it was linked to most recently first, as the reference does with no connections (§2.2)', async () => {
+    const clock = new ManualClock();
+    const dialled: string[] = [];
+    const openSocket = ((url: string) => {
+      dialled.push(url);
+      const fake = Object.assign(new EventEmitter(), { terminate: () => undefined });
+      setImmediate(() => fake.emit('close', 1006, Buffer.alloc(0)));
+      return fake;
+    }) as never;
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.99); // a uniform pick takes the last entry
+    try {
+      const book = new PeerBook({ clock });
+      book.learn('127.0.0.1:18000', addressToText(ids[1]!.address));
+      book.learn('127.0.0.1:18002', addressToText(ids[2]!.address));
+      book.learn('127.0.0.1:18003', addressToText(ids[3]!.address));
+      // One outbound link at most: while linked to a, the book is not picked from.
+      const s = net(ids[0]!, 'M', '127.0.0.1:10001', clock, { dial: { openSocket }, peerBook: book, limits: { outbound: 1 } });
+      const a = net(ids[1]!, 'M', '127.0.0.1:18000', clock);
+      s.n.start(); // its first pick, with no master ever linked, is a uniform one
+      clock.advance(0);
+      expect(dialled).toEqual(['ws://127.0.0.1:18003/p2p']);
+      const sockets = wire(s.n, a.n, '127.0.0.1:18000');
+      for (let i = 0; i < (RETRY_AFTER_MS + 10_000) / 1_000; i++) {
+        await pump(...sockets);
+        clock.advance(1_000);
+      }
+      expect(s.n.links()).toHaveLength(1);
+      const before = dialled.length;
+      a.n.stop();
+      await pump(...sockets);
+      expect(s.n.links()).toHaveLength(0);
+      for (let i = 0; i < 3 && dialled.length === before; i++) {
+        await new Promise((r) => setImmediate(r));
+        clock.advance(1_000);
+      }
+      expect(dialled[before]).toBe('ws://127.0.0.1:18000/p2p');
+      s.n.stop();
+    } finally {
+      random.mockRestore();
+    }
   });
 });
 
