@@ -274,6 +274,7 @@ describe('multisig wallets on the chain', () => {
         applyBlockBody({
           store: s.t.store,
           network: 'reg',
+          superBlockPeriod: s.t.chain.superBlockPeriod,
           extensions: s.t.chain.extensions,
           mode: 'import',
           height,
