@@ -43,6 +43,12 @@ export const TxErrorCode = {
    * co-signatures, or a co-signature whose transaction is not in the block. It stays pending.
    */
   NotReady: 'TX_NOT_READY',
+  /**
+   * Valid against the committed state, but a transaction already pending would make it fail once
+   * applied (a multisig wallet change that repeats or contradicts a pending one): it would only be
+   * dropped by the block's producer.
+   */
+  PendingConflict: 'TX_PENDING_CONFLICT',
 } as const;
 export type TxErrorCode = (typeof TxErrorCode)[keyof typeof TxErrorCode];
 
@@ -60,6 +66,7 @@ const TX_ACTION: Record<TxErrorCode, GossipAction> = {
   TX_TYPE_RULE: GossipAction.Ignore,
   TX_BAD_PAYMENT: GossipAction.Reject,
   TX_NOT_READY: GossipAction.Ignore,
+  TX_PENDING_CONFLICT: GossipAction.Ignore,
 };
 
 /** A transaction was refused (admission, block application or the payment builder). */

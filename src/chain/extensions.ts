@@ -37,6 +37,11 @@ export interface PendingView {
   get(id: Uint8Array): KnownTx | undefined;
   /** The pending transactions that follow `id` (its `leader`), in arrival order. */
   followers(id: Uint8Array): readonly KnownTx[];
+  /**
+   * The pending transactions of `type` not applied yet, in arrival order (then those admitted
+   * earlier in the same batch). Scans the pool: for rare types only (multisig wallet changes).
+   */
+  ofType(type: number): readonly KnownTx[];
 }
 
 /** Read access to the chain state while validating a transaction. */

@@ -605,6 +605,15 @@ export class Mempool {
         const key = latin1Key(id);
         return [...this.followers(id), ...batch.filter((c) => c.leader === key).map((c) => c.k)];
       },
+      ofType: (type) => {
+        const out: KnownTx[] = [];
+        for (const e of this.entries.values()) {
+          // As `page`: a committed block's transactions stay here until `blockImported`.
+          if (e.k.tx.type === type && !this.chain.hasTransaction(e.k.id)) out.push(e.k);
+        }
+        for (const c of batch) if (c.k.tx.type === type) out.push(c.k);
+        return out;
+      },
     };
   }
 

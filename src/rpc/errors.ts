@@ -23,6 +23,7 @@ const TX_RPC_CODE: Record<TxErrorCode, number> = {
   TX_BAD_PAYMENT: RpcCode.InvalidParams,
   TX_FEE_UNSETTLED: RpcCode.InternalError,
   TX_NOT_READY: RpcCode.InvalidParams,
+  TX_PENDING_CONFLICT: RpcCode.InvalidParams,
 };
 
 /** The RPC error for a domain error, or null when `err` is not one (an internal failure). */
