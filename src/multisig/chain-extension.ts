@@ -7,7 +7,8 @@
  *   one is pending and hands both to the producer together;
  * - `validate` on admission: the payload, the shape and the wallet rules (src/multisig/rules.ts)
  *   against the committed state; a 999 also needs its transaction pending here, for the same
- *   wallet, and a signer that has not signed it yet;
+ *   wallet, and a signer that has not signed it yet; a 998 also the wallet changes already pending
+ *   for its wallet (TX_PENDING_CONFLICT when one of them would make it fail);
  * - `validate` in a block: a 997/998 counts the co-signatures right behind it (TX_NOT_READY while
  *   they are too few: it stays pending) and checks that the wallet pays for all of them; a 999
  *   applies only as one of the co-signatures its transaction counted;
@@ -18,9 +19,10 @@ import type { KnownTx } from '../chain/tx-codec.js';
 import { balanceTooLow, TxError, TxErrorCode } from '../chain/errors.js';
 import type { Transaction } from '../codec/types.js';
 import { addressToText } from '../formats/address.js';
+import { equalBytes } from '../formats/bytes.js';
 import { REDACTED_WINDOW, TransactionType } from '../formats/constants.js';
 import { latin1Key } from '../state/keys.js';
-import { checkAgainstWallet, countCoSignatures, MultisigRuleError, readMultisigTx, txIdText, type MultisigTx } from './rules.js';
+import { checkAgainstWallet, conflictWithPending, countCoSignatures, MultisigRuleError, readMultisigTx, txIdText, type MultisigTx } from './rules.js';
 
 const typeRule = (message: string): never => {
   throw new TxError(TxErrorCode.TypeRule, message);
@@ -96,6 +98,31 @@ function checkPendingOrig(tx: Transaction, m: MultisigTx, view: TxView): void {
   if (!mine.counted) typeRule(`it cannot co-sign transaction ${txIdText(origId)}: ${mine.reason}`);
 }
 
+/**
+ * On admission: a wallet change (998) that the pool's pending changes of the same wallet would make
+ * fail (the same signer added twice, one removed twice, the same required signatures set twice…)
+ * is refused rather than admitted to be dropped by the producer (rules.ts `conflictWithPending`).
+ */
+function checkPendingChanges(m: MultisigTx, view: TxView): void {
+  const pending: { k: KnownTx; m: MultisigTx }[] = [];
+  for (const k of view.pending!.ofType(TransactionType.ChangeMultisigWallet)) {
+    try {
+      const p = read(k.tx);
+      if (equalBytes(p.wallet, m.wallet)) pending.push({ k, m: p });
+    } catch (err) {
+      if (!(err instanceof TxError)) throw err; // unreadable: admission refused it already
+    }
+  }
+  if (pending.length === 0) return;
+  const conflict = conflictWithPending(m, view.wallet(m.wallet), pending.map((p) => p.m));
+  if (!conflict) return;
+  const id = pending[conflict.index]!.k.textId;
+  throw new TxError(
+    TxErrorCode.PendingConflict,
+    `it conflicts with the pending change ${id} of wallet ${addressToText(m.wallet)}: once that applies, ${conflict.reason}. Co-sign ${id} (addMultiSigTxSignature) if it awaits signatures, or wait until it applies`,
+  );
+}
+
 /** In a block: a 997/998 and the co-signatures right behind it. */
 function planGroup(tx: Transaction, m: MultisigTx, block: BlockWriter): void {
   // One that waited for co-signatures longer than the redacted window expires (reference
@@ -168,6 +195,8 @@ function hook(type: number): TxTypeHook {
       againstWallet(m, view);
       if (type === TransactionType.MultisigAddTxSignature) {
         if (view.pending) checkPendingOrig(tx, m, view);
+      } else if (type === TransactionType.ChangeMultisigWallet && view.pending) {
+        checkPendingChanges(m, view);
       } else if (isBlock(view)) {
         planGroup(tx, m, view);
       }

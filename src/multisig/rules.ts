@@ -229,6 +229,55 @@ export function checkAgainstWallet(m: MultisigTx, w: Readonly<WalletState>): Wal
     : { type: WalletType.Multisig, requiredSigs, allowedSigners: left };
 }
 
+/** A pending wallet change after which another one fails: its index among those given, and the rule broken. */
+export interface PendingChangeConflict {
+  index: number;
+  reason: string;
+}
+
+/**
+ * Whether the wallet change `m` still holds once `pending` apply: the wallet changes (998) of the
+ * same wallet already in the pool, in arrival order, the order the producer takes them in. The
+ * reference checks a change against the committed wallet only (Ixian-DLT
+ * `TransactionPool.verifyMultisigTransaction`) and refuses the repeat when its block is built
+ * (`applyMultisigChangeTransaction`); checked here so that a change certain to fail is refused on
+ * submission instead of answered as accepted. A pending change that itself fails against the
+ * wallet as the earlier ones leave it is skipped (the producer would drop it); the co-signatures
+ * they await are not considered. Returns null, or the pending change after which `m` fails for
+ * the rest of the sequence, with the rule it breaks after all of them.
+ */
+export function conflictWithPending(m: MultisigTx, w: Readonly<WalletState>, pending: readonly MultisigTx[]): PendingChangeConflict | null {
+  let state: Readonly<WalletState> = w;
+  let since: number | null = null;
+  let reason = '';
+  for (const [index, p] of pending.entries()) {
+    if (!p.change || !equalBytes(p.wallet, m.wallet)) continue;
+    let after: WalletMultisig;
+    try {
+      after = checkAgainstWallet(p, state);
+    } catch (err) {
+      if (err instanceof MultisigRuleError) continue;
+      throw err;
+    }
+    state = { ...state, ...after };
+    const broken = brokenRule(m, state);
+    if (broken === null) since = null;
+    else [since, reason] = [since ?? index, broken];
+  }
+  return since === null ? null : { index: since, reason };
+}
+
+/** The rule `m` breaks against the wallet state `w` ({@link checkAgainstWallet}), or null. */
+function brokenRule(m: MultisigTx, w: Readonly<WalletState>): string | null {
+  try {
+    checkAgainstWallet(m, w);
+    return null;
+  } catch (err) {
+    if (err instanceof MultisigRuleError) return err.message;
+    throw err;
+  }
+}
+
 /** One co-signature candidate following a 997/998 in a block: counted, or why not. */
 export type CoSignatureVerdict = { counted: true } | { counted: false; reason: string };
 

@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Transaction, TxOutput } from '../../src/codec/types.js';
 import { TX_VERSION } from '../../src/chain/constants.js';
-import { TxErrorCode } from '../../src/chain/errors.js';
+import { TxError, TxErrorCode } from '../../src/chain/errors.js';
 import { applyBlockBody } from '../../src/chain/state-transition.js';
 import { knownTx, type KnownTx } from '../../src/chain/tx-codec.js';
 import { WalletType } from '../../src/chain/wallet-state.js';
@@ -23,6 +23,8 @@ import { createMultisigExtension } from '../../src/multisig/chain-extension.js';
 import { encodeMultisigChange, encodeMultisigTxData, MultisigChangeType } from '../../src/multisig/payload.js';
 import { PRIMARY_NONCE } from '../../src/wallet/wallet.js';
 import { walletDictionary } from '../../src/rpc/methods/wallet.js';
+import { toRpcError } from '../../src/rpc/errors.js';
+import { RpcCode } from '../../src/rpc/types.js';
 import { openTestChain, type TestChain } from '../chain/fixture.js';
 
 const COIN = 100_000_000n;
@@ -310,3 +312,77 @@ describe('multisig wallets on the chain', () => {
     expect(t.mempool.size).toBe(0);
   });
 });
+
+/**
+ * A wallet change that a pending change of the same wallet would make fail is refused on
+ * admission (TX_PENDING_CONFLICT), not admitted and then dropped by the producer: the submitter is
+ * told at once and pays nothing.
+ */
+describe('multisig wallet changes against the changes already pending', () => {
+  /** `build()` again until its id differs from `other`'s (the nonce has 1,000 random values per millisecond). */
+  const another = (other: KnownTx, build: () => KnownTx): KnownTx => {
+    for (;;) {
+      const k = build();
+      if (k.textId !== other.textId) return k;
+    }
+  };
+
+  it('the same signer added twice before a block: the second is refused and charged nothing; after the block a third is refused by the wallet state', async () => {
+    const s = await setup();
+    const addD2 = () => s.ms.change(s.d1, { kind: MultisigChangeType.AddSigner, address: s.d2 });
+    const first = addD2();
+    expect(await admit(s, first)).toBeNull();
+    const second = another(first, addD2);
+    expect(await admit(s, second)).toMatchObject({
+      code: TxErrorCode.PendingConflict,
+      message: expect.stringMatching(new RegExp(`pending change ${first.textId} .*once that applies, ${addressToText(s.d2)} already signs for wallet`)),
+    });
+    expect(toRpcError(new TxError(TxErrorCode.PendingConflict, 'x'))?.code).toBe(RpcCode.InvalidParams);
+    // Not pending, so nothing withdrawn for it: d1 pays the first change's fee only.
+    expect(s.t.mempool.has(second.id)).toBe(false);
+    expect(s.t.mempool.pendingSpendOf(s.d1)).toBe(first.tx.inputs[0]!.amount);
+    const before = s.t.chain.wallet(s.d1).balance;
+    expect(await block(s)).toEqual([first.textId]);
+    expect(s.t.chain.wallet(s.d1).balance).toBe(before - fee(first));
+    expect(s.t.chain.wallet(s.d1).allowedSigners.map(addressToText)).toEqual([addressToText(s.d2)]);
+    // The first applied: the state check refuses the repeat, as before.
+    expect(await admit(s, addD2())).toMatchObject({ code: TxErrorCode.TypeRule, message: expect.stringContaining('already signs for wallet') });
+  });
+
+  it('the same signer removed twice, and the same required signatures set twice, while the first waits for co-signatures', async () => {
+    const s = await setup();
+    await twoOfThree(s);
+    const delD3 = () => s.ms.change(s.d1, { kind: MultisigChangeType.DelSigner, address: s.d3 });
+    const del = delD3();
+    expect(await admit(s, del)).toBeNull();
+    expect(await admit(s, another(del, delD3))).toMatchObject({
+      code: TxErrorCode.PendingConflict,
+      message: expect.stringContaining(`once that applies, ${addressToText(s.d3)} is not an allowed signer of wallet`),
+    });
+    const setOne = () => s.ms.change(s.d1, { kind: MultisigChangeType.ChangeReqSigs, requiredSigs: 1 });
+    const sigs = setOne();
+    expect(await admit(s, sigs)).toBeNull();
+    expect(await admit(s, another(sigs, setOne))).toMatchObject({ code: TxErrorCode.PendingConflict, message: expect.stringContaining('already requires 1 signatures') });
+    expect(s.t.mempool.size).toBe(2);
+  });
+
+  it('changes that hold after the pending ones are admitted: two different signers added before a block, both apply', async () => {
+    const s = await setup();
+    const add2 = s.ms.change(s.d1, { kind: MultisigChangeType.AddSigner, address: s.d2 });
+    const add3 = s.ms.change(s.d1, { kind: MultisigChangeType.AddSigner, address: s.d3 });
+    expect(await s.t.mempool.admit([add2, add3])).toEqual([null, null]);
+    expect(await block(s)).toEqual([add2.textId, add3.textId]);
+    expect(s.t.chain.wallet(s.d1).allowedSigners.map(addressToText)).toEqual([addressToText(s.d2), addressToText(s.d3)]);
+  });
+
+  it('two identical changes in one batch: the second is refused', async () => {
+    const s = await setup();
+    const addD2 = () => s.ms.change(s.d1, { kind: MultisigChangeType.AddSigner, address: s.d2 });
+    const first = addD2();
+    const second = another(first, addD2);
+    const [a, b] = await s.t.mempool.admit([first, second]);
+    expect(a).toBeNull();
+    expect(b).toMatchObject({ code: TxErrorCode.PendingConflict });
+  });
+});
+

@@ -10,7 +10,7 @@ import { emptyWallet, WalletType, type WalletState } from '../../src/chain/walle
 import { addressWithChecksum, deriveAddress, primaryAddressFromPublicKey } from '../../src/formats/address.js';
 import { TransactionType } from '../../src/formats/constants.js';
 import { encodeMultisigChange, encodeMultisigTxData, MultisigChangeType, type MultisigChange } from '../../src/multisig/payload.js';
-import { checkAgainstWallet, countCoSignatures, MultisigRuleError, readMultisigTx, signerAddressOf } from '../../src/multisig/rules.js';
+import { checkAgainstWallet, conflictWithPending, countCoSignatures, MultisigRuleError, readMultisigTx, signerAddressOf } from '../../src/multisig/rules.js';
 import { runs } from '../fuzz-scale.js';
 
 /** A structurally valid v1 public key (header byte 1): its address is all that matters here. */
@@ -127,6 +127,27 @@ describe('wallet rules', () => {
     expect(() => checkAgainstWallet(set(3), multisig([P2], 1))).toThrow(/must be 1…2, got 3/);
     expect(() => checkAgainstWallet(set(0), multisig([P2], 1))).toThrow(/must be 1…2, got 0/);
     expect(() => checkAgainstWallet(set(1), multisig([P2], 1))).toThrow(/already requires 1 signatures/);
+  });
+
+  it('a change conflicts with the pending ones when it fails once all of them apply, in arrival order', () => {
+    const P3 = deriveAddress(P1, N(4));
+    const add = (a: Uint8Array) => ch({ kind: MultisigChangeType.AddSigner, address: a });
+    const del = (a: Uint8Array) => ch({ kind: MultisigChangeType.DelSigner, address: a });
+    const set = (n: number) => ch({ kind: MultisigChangeType.ChangeReqSigs, requiredSigs: n });
+    const w = multisig([P2], 1);
+    expect(conflictWithPending(add(P3), w, [])).toBeNull();
+    expect(conflictWithPending(add(P3), w, [add(P3)])).toEqual({ index: 0, reason: expect.stringContaining('already signs for wallet') });
+    expect(conflictWithPending(del(P2), multisig([P2, deriveAddress(P1, N(5))], 1), [del(P2)])).toEqual({ index: 0, reason: expect.stringContaining('is not an allowed signer') });
+    expect(conflictWithPending(set(2), w, [set(2)])).toEqual({ index: 0, reason: expect.stringContaining('already requires 2 signatures') });
+    // Different changes hold one after the other; a pending one that would fail itself is skipped.
+    expect(conflictWithPending(add(P3), w, [set(2), add(P2)])).toBeNull();
+    // Added, removed, added again: the third holds after the first two.
+    expect(conflictWithPending(add(P3), w, [add(P3), del(P3)])).toBeNull();
+    // The conflict names the pending change after which it fails for good: the second add.
+    expect(conflictWithPending(add(P3), w, [add(P3), del(P3), add(P3)])).toMatchObject({ index: 2 });
+    // Another wallet's pending changes do not count.
+    const elsewhere = readMultisigTx(changeTx({ kind: MultisigChangeType.AddSigner, address: P3, signerPubKey: K2, signerNonce: ZERO }));
+    expect(conflictWithPending(add(P3), w, [{ ...elsewhere, wallet: P2 }])).toBeNull();
   });
 
   it('a spend needs a multisig wallet and an allowed signer', () => {
