@@ -8,9 +8,7 @@ import { concatBytes } from '../formats/bytes.js';
 import type { SubDbSpec } from '../state/schema.js';
 import type { Store } from '../state/store.js';
 import { bytesKey, u64Key } from '../state/keys.js';
-import { decodeDataRecord, encodeDataRecord } from './data-record.js';
-import { decodeNameRecord, encodeNameRecord, type NameRecord } from './name-record.js';
-import { NameReader, NameWriter } from './reader.js';
+import { decodeStoredName, encodeStoredName, type NameRecord } from './name-record.js';
 import type { NameMeta, NameState } from './state.js';
 
 export const NAME_SUB_DATABASES = {
@@ -24,22 +22,6 @@ export const NAME_SUB_DATABASES = {
 
 const META_KEY = 'names';
 const EXPIRY_HEIGHT_BYTES = 8;
-
-/** The stored form of a name: header and records together. */
-export function encodeStoredName(r: NameRecord): Uint8Array {
-  const w = new NameWriter().bytes(encodeNameRecord(r, 'full')).uvarint(r.dataRecords.length);
-  for (const d of r.dataRecords) w.bytes(encodeDataRecord(d));
-  return w.finish();
-}
-
-export function decodeStoredName(bytes: Uint8Array): NameRecord {
-  const reader = new NameReader(bytes, 'stored name');
-  const record = decodeNameRecord(reader.bytes_('name record'));
-  const count = Number(reader.uvarint('record count', BigInt(bytes.length)));
-  for (let i = 0; i < count; i++) record.dataRecords.push(decodeDataRecord(reader.bytes_(`record ${i}`)));
-  reader.end();
-  return record;
-}
 
 const expiryKey = (expiration: bigint, id: Uint8Array): Buffer => bytesKey(concatBytes(u64Key(expiration), id));
 

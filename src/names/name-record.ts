@@ -11,7 +11,7 @@
  * format. Data records are not part of these bytes; only their Merkle root (field 11) is.
  */
 import { sha3_512sq } from '../core/hash.js';
-import type { DataRecord } from './data-record.js';
+import { decodeDataRecord, encodeDataRecord, type DataRecord } from './data-record.js';
 import { MAX_NAME_ID_LENGTH } from './params.js';
 import { NameCodecError, NameReader, NameWriter } from './reader.js';
 
@@ -104,5 +104,29 @@ export function decodeNameRecord(bytes: Uint8Array): NameRecord {
   record.expirationBlockHeight = r.uvarint('expirationBlockHeight');
   record.updatedBlockHeight = r.uvarint('updatedBlockHeight');
   r.end();
+  return record;
+}
+
+/**
+ * A name with its data records: `ixiBytes(full form) ‖ varint n ‖ n × ixiBytes(record with
+ * checksum, §3.1)`. The node stores names this way and a master answers a peer's `getNameRecord`
+ * with it, so a light node's `getRegNameDataRecords` sees the records too.
+ */
+export function encodeStoredName(r: NameRecord): Uint8Array {
+  const w = new NameWriter().bytes(encodeNameRecord(r, 'full')).uvarint(r.dataRecords.length);
+  for (const d of r.dataRecords) w.bytes(encodeDataRecord(d));
+  return w.finish();
+}
+
+/**
+ * Parses {@link encodeStoredName}'s form.
+ * @throws NameCodecError for truncated, trailing or invalid bytes
+ */
+export function decodeStoredName(bytes: Uint8Array): NameRecord {
+  const reader = new NameReader(bytes, 'stored name');
+  const record = decodeNameRecord(reader.bytes_('name record'));
+  const count = Number(reader.uvarint('record count', BigInt(bytes.length)));
+  for (let i = 0; i < count; i++) record.dataRecords.push(decodeDataRecord(reader.bytes_(`record ${i}`)));
+  reader.end();
   return record;
 }

@@ -7,7 +7,7 @@
  *   stored, and the tip it was read at;
  * - `getTransaction3` → `transactionData2`: a transaction and its status (pending, applied at a
  *   height, unknown);
- * - `getNameRecord` → `nameRecord`: the record a name lookup finds;
+ * - `getNameRecord` → `nameRecord`: the name a lookup finds, with its data records;
  * - `getBlockHeaders4` → `blockHeaders4`: a header range filtered by addresses (TIV): a block
  *   holding a transaction that touches one of them comes with all its txids and those transactions.
  *

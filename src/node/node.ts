@@ -38,7 +38,7 @@ import { findName } from '../names/rules.js';
 import { idSections } from '../names/id.js';
 import type { NameParams } from '../names/params.js';
 import type { NameState } from '../names/state.js';
-import { encodeNameRecord } from '../names/name-record.js';
+import { encodeStoredName } from '../names/name-record.js';
 import { MAX_FILTER_ADDRESSES, rejectedReasonText } from '../network/protocol/messages.js';
 import { Mining } from '../mining/index.js';
 import { createMiningExtension } from '../mining/chain-extension.js';
@@ -65,8 +65,8 @@ export interface DltNode {
 }
 
 /**
- * The record a peer's name lookup finds (`getNameRecord`, reference-network §7.3), full
- * serialization, or null for "no such name". An id that is not a name id (sections whose length
+ * The record a peer's name lookup finds (`getNameRecord`, reference-network §7.3) with its data
+ * records (`encodeStoredName`), or null for "no such name". An id that is not a name id (sections whose length
  * bytes do not add up, as `idSections` checks it for getRegName's `id`) names no name: null too,
  * not a throw (a peer's bytes are not ours to trust).
  */
@@ -77,7 +77,7 @@ export function peerNameRecord(state: NameState, params: NameParams, id: Uint8Ar
     return null;
   }
   const r = findName(state, id, height, params, absolute);
-  return r ? encodeNameRecord(r, 'full') : null;
+  return r ? encodeStoredName(r) : null;
 }
 
 export interface CreateNodeDeps {

@@ -192,6 +192,16 @@ describe('a network of masters, a relay and clients', () => {
     }, 'the name at the client', 10_000);
     expect(record).toEqual(await m1.call('getRegName', { name: 'light-node' }));
     await expectRpcError(client, 'getRegName', { name: 'nobody-here' }, -32602, /does not exist/);
+    // Its data records too: the answer carries them, not only the header's Merkle root.
+    const update = await m1.call('updateNameRecord', { name: 'light-node', 'records[]': ['www,1,hello', 'mail,2,me'] });
+    await m1.waitApplied(update.id, { timeoutMs: 15_000 });
+    const atMaster = await m1.call('getRegNameDataRecords', { name: 'light-node' });
+    expect(atMaster).toHaveLength(2);
+    const atClient = await client.waitFor(async () => {
+      const records = await client.call('getRegNameDataRecords', { name: 'light-node' }).catch(() => []);
+      return records.length === 2 ? records : undefined;
+    }, 'the records at the client', 10_000);
+    expect(atClient).toEqual(atMaster);
   });
 
   it('keeps producing when a master is killed; the master restarts, synchronizes and ends on the same chain', async () => {

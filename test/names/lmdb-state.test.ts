@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/state/store.js';
-import { decodeStoredName, encodeStoredName, LmdbNameState } from '../../src/names/lmdb-state.js';
+import { LmdbNameState } from '../../src/names/lmdb-state.js';
+import { decodeStoredName, encodeStoredName } from '../../src/names/name-record.js';
 import { nameId } from '../../src/names/id.js';
 import type { NameRecord } from '../../src/names/name-record.js';
 

@@ -2,13 +2,16 @@
  * The name lookup a master answers for peers (`getNameRecord`, src/node/node.ts `peerNameRecord`):
  * a registered name's record; an id that is no name id (a truncated section, a bad length byte,
  * garbage of a name id's size) is "no such name", never a throw the peer handler logs as an ERROR.
+ * The answer carries the name's data records: a light node's getRegNameDataRecords has no other source.
  */
 import { describe, expect, it } from 'vitest';
 import { addressFromText } from '../../src/formats/address.js';
 import { NAME_REWARD_POOL_ADDRESS } from '../../src/formats/constants.js';
 import { registrationCost } from '../../src/names/fees.js';
 import { nameId } from '../../src/names/id.js';
-import { decodeNameRecord } from '../../src/names/name-record.js';
+import { dataRecordChecksum, type DataRecord } from '../../src/names/data-record.js';
+import { merkleRoot } from '../../src/formats/merkle.js';
+import { decodeStoredName } from '../../src/names/name-record.js';
 import { CONSENSUS_NAME_PARAMS as P } from '../../src/names/params.js';
 import { encodeNamePayload, NameOp } from '../../src/names/payloads.js';
 import { applyNameTx } from '../../src/names/rules.js';
@@ -33,8 +36,22 @@ describe('peerNameRecord', () => {
     expect(id).toHaveLength(65);
     for (const absolute of [true, false]) {
       const bytes = peerNameRecord(state, P, id, 2n, absolute);
-      expect(bytes && decodeNameRecord(bytes).id).toEqual(id);
+      expect(bytes && decodeStoredName(bytes).id).toEqual(id);
     }
+  });
+
+  it("carries the name's data records, in order, as the header's Merkle root commits to them", () => {
+    const state = registered();
+    const stored = state.get(id)!;
+    stored.dataRecords = [1, 2].map((ttl): DataRecord => {
+      const r: DataRecord = { key: new Uint8Array(64).fill(ttl), ttl, data: Uint8Array.of(ttl, 9, 9), checksum: null };
+      return { ...r, checksum: dataRecordChecksum(r) };
+    });
+    stored.dataMerkleRoot = merkleRoot(stored.dataRecords.map((r) => r.checksum!));
+    state.put(stored);
+    const answer = decodeStoredName(peerNameRecord(state, P, id, 2n, true)!);
+    expect(answer.dataRecords).toEqual(stored.dataRecords);
+    expect(answer.dataMerkleRoot).toEqual(stored.dataMerkleRoot);
   });
 
   it('an id that is no name id finds no name, without throwing', () => {

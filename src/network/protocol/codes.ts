@@ -51,7 +51,7 @@ export const MessageCode = Object.freeze({
   getRandomPresences: 48,
   /** Light clients (§7.3): request id, name id, whether the id is absolute → nameRecord. */
   getNameRecord: 43,
-  /** Answer: request id, name id and the record's full serialization (empty: no such name). */
+  /** Answer: request id, name id and the name with its data records (`encodeStoredName`; empty: no such name). */
   nameRecord: 44,
   /** Light clients (§8 TIV): request id, first height, count and the addresses of interest → blockHeaders4. */
   getBlockHeaders4: 49,

@@ -12,13 +12,14 @@ import { toStringForm } from '../../chain/tx-json.js';
 import type { TxOutput } from '../../codec/types.js';
 import { Address, primaryAddressFromPublicKey } from '../../formats/address.js';
 import { formatAmount } from '../../formats/amount.js';
-import { fromHex, toHex } from '../../formats/bytes.js';
+import { equalBytes, fromHex, toHex } from '../../formats/bytes.js';
 import { checksumLockBytes, TransactionType } from '../../formats/constants.js';
 import { NAME_POOL_ADDRESS, type NameSystem } from '../../names/chain-extension.js';
-import { encodeDataRecord, type DataRecord } from '../../names/data-record.js';
+import { dataRecordChecksum, encodeDataRecord, type DataRecord } from '../../names/data-record.js';
+import { merkleRoot } from '../../formats/merkle.js';
 import { capacityChangeCost, extensionCost, registrationCost } from '../../names/fees.js';
 import { idSections, nameId, recordKeyId } from '../../names/id.js';
-import { decodeNameRecord, encodeNameRecord, type NameRecord } from '../../names/name-record.js';
+import { decodeStoredName, encodeNameRecord, type NameRecord } from '../../names/name-record.js';
 import {
   encodeNamePayload,
   NameOp,
@@ -34,7 +35,7 @@ import type { NodeModules } from '../../node/modules.js';
 
 import type { WalletKey } from '../../wallet/wallet.js';
 import type { TransactionStringForm } from '../../codec/json.js';
-import { invalidParams, methodFor, paramList, RpcError, type ParamDef, type ParamsOf } from '../types.js';
+import { invalidParams, methodFor, paramList, RpcCode, RpcError, type ParamDef, type ParamsOf } from '../types.js';
 import { addressParam } from './params.js';
 import { askNetwork } from './light.js';
 
@@ -191,7 +192,15 @@ async function lightLookup(ctx: NameModules, p: ParamsOf<typeof lookupParams>): 
   const id = lookupId(ctx, p);
   const answer = await askNetwork(() => ctx.p2p!.queries.nameRecord(id, p.useAbsoluteId !== false));
   if (!answer.record) throw notFound(id);
-  return decodeNameRecord(answer.record);
+  const record = decodeStoredName(answer.record);
+  // The records must be those the name's header commits to (§3.2 field 11), checksums recomputed.
+  record.dataRecords = record.dataRecords.map((d) => ({ ...d, checksum: dataRecordChecksum(d) }));
+  const root = merkleRoot(record.dataRecords.map((d) => d.checksum!));
+  const committed = record.dataMerkleRoot;
+  if (!(root === null ? committed === null : committed !== null && equalBytes(root, committed))) {
+    throw new RpcError(RpcCode.ServerBusy, "The network answered records that do not match the name's Merkle root; try again");
+  }
+  return record;
 }
 
 /** getRegName's answer: the record's JSON, or the hex of its full serialization. */
