@@ -39,7 +39,7 @@ import { idSections } from '../names/id.js';
 import type { NameParams } from '../names/params.js';
 import type { NameState } from '../names/state.js';
 import { encodeStoredName } from '../names/name-record.js';
-import { MAX_FILTER_ADDRESSES, rejectedReasonText } from '../network/protocol/messages.js';
+import { MAX_FILTER_ADDRESSES, MAX_NAME_RECORD_BYTES, rejectedReasonText } from '../network/protocol/messages.js';
 import { Mining } from '../mining/index.js';
 import { createMiningExtension } from '../mining/chain-extension.js';
 import { createMultisigExtension } from '../multisig/chain-extension.js';
@@ -66,7 +66,7 @@ export interface DltNode {
 
 /**
  * The record a peer's name lookup finds (`getNameRecord`, reference-network §7.3) with its data
- * records (`encodeStoredName`), or null for "no such name". An id that is not a name id (sections whose length
+ * records (`encodeStoredName`; without them when they exceed one message), or null for "no such name". An id that is not a name id (sections whose length
  * bytes do not add up, as `idSections` checks it for getRegName's `id`) names no name: null too,
  * not a throw (a peer's bytes are not ours to trust).
  */
@@ -77,7 +77,10 @@ export function peerNameRecord(state: NameState, params: NameParams, id: Uint8Ar
     return null;
   }
   const r = findName(state, id, height, params, absolute);
-  return r ? encodeStoredName(r) : null;
+  if (!r) return null;
+  const bytes = encodeStoredName(r);
+  // Records past one nameRecord message travel not at all (the light node says so), never cut short.
+  return bytes.length <= MAX_NAME_RECORD_BYTES ? bytes : encodeStoredName({ ...r, dataRecords: [] });
 }
 
 export interface CreateNodeDeps {

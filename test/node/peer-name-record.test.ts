@@ -17,6 +17,7 @@ import { encodeNamePayload, NameOp } from '../../src/names/payloads.js';
 import { applyNameTx } from '../../src/names/rules.js';
 import { MapNameState } from '../../src/names/state.js';
 import { peerNameRecord } from '../../src/node/node.js';
+import { MAX_NAME_RECORD_BYTES } from '../../src/network/protocol/messages.js';
 
 const OWNER = Uint8Array.of(0, ...new Uint8Array(32).fill(4));
 const id = nameId('test', 'IxiTest');
@@ -51,6 +52,22 @@ describe('peerNameRecord', () => {
     state.put(stored);
     const answer = decodeStoredName(peerNameRecord(state, P, id, 2n, true)!);
     expect(answer.dataRecords).toEqual(stored.dataRecords);
+    expect(answer.dataMerkleRoot).toEqual(stored.dataMerkleRoot);
+  });
+
+  it('records too large for one nameRecord message travel not at all, the header still does (the light node says why)', () => {
+    const state = registered();
+    const stored = state.get(id)!;
+    stored.dataRecords = [1, 2, 3].map((ttl): DataRecord => {
+      const r: DataRecord = { key: new Uint8Array(64).fill(ttl), ttl, data: new Uint8Array(1024 * 1024).fill(ttl), checksum: null };
+      return { ...r, checksum: dataRecordChecksum(r) };
+    });
+    stored.dataMerkleRoot = merkleRoot(stored.dataRecords.map((r) => r.checksum!));
+    state.put(stored);
+    const bytes = peerNameRecord(state, P, id, 2n, true)!;
+    expect(bytes.length).toBeLessThanOrEqual(MAX_NAME_RECORD_BYTES);
+    const answer = decodeStoredName(bytes);
+    expect(answer.dataRecords).toEqual([]);
     expect(answer.dataMerkleRoot).toEqual(stored.dataMerkleRoot);
   });
 

@@ -193,6 +193,9 @@ async function lightLookup(ctx: NameModules, p: ParamsOf<typeof lookupParams>): 
   const answer = await askNetwork(() => ctx.p2p!.queries.nameRecord(id, p.useAbsoluteId !== false));
   if (!answer.record) throw notFound(id);
   const record = decodeStoredName(answer.record);
+  if (record.dataRecords.length === 0 && record.dataMerkleRoot !== null) {
+    throw new RpcError(RpcCode.ServerBusy, "The name's records are too large to reach a light node in one answer; call this on a master");
+  }
   // The records must be those the name's header commits to (§3.2 field 11), checksums recomputed.
   record.dataRecords = record.dataRecords.map((d) => ({ ...d, checksum: dataRecordChecksum(d) }));
   const root = merkleRoot(record.dataRecords.map((d) => d.checksum!));
