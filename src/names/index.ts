@@ -1,6 +1,6 @@
 /** The pure name-system library (no node needed): ids, record crypto, codecs, fees, rules. */
 export { nameId, nameLabels, recordKeyId, idSections, topNameId, AT_RECORD_KEY } from './id.js';
-export { recordValueKey, encryptRecordValue, decryptRecordValue, RECORD_ENCRYPTION_OVERHEAD } from './record-crypto.js';
+export { recordValueKey, recordValueNonce, encryptRecordValue, decryptRecordValue, RECORD_ENCRYPTION_OVERHEAD } from './record-crypto.js';
 export { merkleRoot } from '../formats/merkle.js';
 export * from './data-record.js';
 export * from './name-record.js';

@@ -30,6 +30,24 @@ export function recordValueKey(name: string, key: string): Uint8Array {
 }
 
 /**
+ * The nonce `updateNameRecord` encrypts a value with: the first 12 bytes of
+ * SHA3-512²(record AES key ‖ decimal sequence ‖ 0x00 ‖ UTF-8 value), `sequence` being the one the
+ * update carries. Deterministic, so a caller who signs the update itself (`sig`) can compute the
+ * ciphertexts, hence the digest it signs, in advance; distinct per (name, key, value, sequence),
+ * so no two different plaintexts share a nonce under one key.
+ */
+export function recordValueNonce(name: string, key: string, value: string, sequence: bigint): Uint8Array {
+  const aesKey = recordValueKey(name, key);
+  const seq = utf8.encode(`${sequence}`);
+  const v = utf8.encode(value);
+  const pre = new Uint8Array(aesKey.length + seq.length + 1 + v.length);
+  pre.set(aesKey, 0);
+  pre.set(seq, aesKey.length);
+  pre.set(v, aesKey.length + seq.length + 1);
+  return sha3_512sq(pre).slice(0, NONCE_LENGTH);
+}
+
+/**
  * Encrypts a record value. A string is taken as UTF-8. `nonce` (12 bytes) is for reproducible
  * vectors only; by default a random nonce is used.
  */

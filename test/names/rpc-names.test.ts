@@ -9,7 +9,13 @@ import type { Logger } from '../../src/log/logger.js';
 import type { NodeModules } from '../../src/node/modules.js';
 import { validateParams } from '../../src/rpc/dispatch.js';
 import { nameMethods } from '../../src/rpc/methods/names.js';
-import { decryptRecordValue } from '../../src/names/record-crypto.js';
+import { decryptRecordValue, encryptRecordValue, recordValueNonce } from '../../src/names/record-crypto.js';
+import { recordKeyId } from '../../src/names/id.js';
+import { decodeNameRecord } from '../../src/names/name-record.js';
+import { NameOp } from '../../src/names/payloads.js';
+import { signingDigest } from '../../src/names/rules.js';
+import { checksumLockBytes } from '../../src/formats/constants.js';
+import type { DataRecord } from '../../src/names/data-record.js';
 import { fromHex } from '../../src/formats/bytes.js';
 import { decodeDataRecord } from '../../src/names/data-record.js';
 import { NAME_REWARD_POOL_ADDRESS } from '../../src/formats/constants.js';
@@ -139,6 +145,30 @@ describe('name RPC operations on a running node', () => {
     await call('updateNameRecord', { name: 'twice', 'records[]': ['k,1,c'] });
     await block();
     expect(await call('getRegNameDataRecords', { name: 'twice' })).toHaveLength(2);
+  });
+  it("accepts updateNameRecord signed by the caller (sig, sigPk): the values' ciphertexts, hence the signed digest, are computable in advance", async () => {
+    await call('registerName', { name: 'Signed', registrationTime: 6 * MONTH, capacity: 10 });
+    await block();
+    await call('updateNameRecord', { name: 'Signed', 'records[]': ['old,1,before'] });
+    await block();
+    // What a caller holding the owner key does: read the name as bytes, build the proposed update
+    // (README "Names": nonce = recordValueNonce(name, key, value, sequence)), sign its digest.
+    const lock = checksumLockBytes('reg');
+    const header = decodeNameRecord(fromHex(await call('getRegName', { name: 'Signed', asBytes: true })));
+    header.dataRecords = (await call('getRegNameDataRecords', { name: 'Signed', asBytes: true })).map((h: string) => decodeDataRecord(fromHex(h)));
+    const sequence = header.sequence + 1n;
+    const value = (key: string, text: string) => encryptRecordValue('Signed', key, text, recordValueNonce('Signed', key, text, sequence));
+    const records: DataRecord[] = [
+      { key: recordKeyId(header.id, 'old', lock), ttl: 3, data: value('old', 'after'), checksum: header.dataRecords[0]!.checksum },
+      { key: recordKeyId(header.id, 'new', lock), ttl: 2, data: value('new', 'hello, world'), checksum: null },
+    ];
+    const owner = ctx.wallet.primary;
+    const proposed = { op: NameOp.UpdateRecord, id: header.id, records, sequence, nextPkHash: owner.primary, sigPk: owner.publicKey, sig: new Uint8Array(0) } as const;
+    const sig = Buffer.from(owner.sign(signingDigest(header, proposed))).toString('base64');
+    await call('updateNameRecord', { name: 'Signed', 'records[]': ['old,3,after', 'new,2,hello, world'], sig, sigPk: Buffer.from(owner.publicKey).toString('hex') });
+    await block();
+    const stored = (await call('getRegNameDataRecords', { name: 'Signed', asBytes: true })).map((h: string) => decodeDataRecord(fromHex(h)));
+    expect(stored.map((r: DataRecord) => Buffer.from(decryptRecordValue('Signed', r.ttl === 3 ? 'old' : 'new', r.data!)!).toString())).toEqual(['after', 'hello, world']);
   });
   it('expires names after the grace period and frees them', async () => {
     await call('registerName', { name: 'short', registrationTime: 6 * MONTH, capacity: 10 });

@@ -29,7 +29,7 @@ import {
   type SignedNamePayload,
   type UpdateRecordPayload,
 } from '../../names/payloads.js';
-import { encryptRecordValue } from '../../names/record-crypto.js';
+import { encryptRecordValue, recordValueNonce } from '../../names/record-crypto.js';
 import { findName, liveName, pendingNameTxFor, signNamePayload, verifyNameTx } from '../../names/rules.js';
 import type { NodeModules } from '../../node/modules.js';
 
@@ -342,7 +342,9 @@ export const nameMethods = [
           if (!old) throw invalidParams(`Invalid records[] entry ${i}: the name has no record with key ${JSON.stringify(e.key)}`);
           return { key, ttl: e.type, data: null, checksum: old.checksum };
         }
-        return { key, ttl: e.type, data: encryptRecordValue(name, e.key, e.value), checksum: old?.checksum ?? null };
+        // A deterministic nonce: a caller signing with `sig` computes the same ciphertexts (README "Names").
+        const nonce = recordValueNonce(name, e.key, e.value, current.sequence + 1n);
+        return { key, ttl: e.type, data: encryptRecordValue(name, e.key, e.value, nonce), checksum: old?.checksum ?? null };
       });
       const payload = signed<UpdateRecordPayload>(ctx, current, { op: NameOp.UpdateRecord, id: current.id, records, sequence: current.sequence + 1n, nextPkHash: addressOr(ctx, p.nextPkHash, 'nextPkHash') }, p);
       return submitNameTx(ctx, payload, 0n);
