@@ -9,6 +9,8 @@ import type { Logger } from '../../src/log/logger.js';
 import type { NodeModules } from '../../src/node/modules.js';
 import { validateParams } from '../../src/rpc/dispatch.js';
 import { nameMethods } from '../../src/rpc/methods/names.js';
+import { statusMethods } from '../../src/rpc/methods/status.js';
+import { nameStateChecksum } from '../../src/names/block-rules.js';
 import { decryptRecordValue, encryptRecordValue, recordValueNonce } from '../../src/names/record-crypto.js';
 import { recordKeyId } from '../../src/names/id.js';
 import { decodeNameRecord } from '../../src/names/name-record.js';
@@ -169,6 +171,16 @@ describe('name RPC operations on a running node', () => {
     await block();
     const stored = (await call('getRegNameDataRecords', { name: 'Signed', asBytes: true })).map((h: string) => decodeDataRecord(fromHex(h)));
     expect(stored.map((r: DataRecord) => Buffer.from(decryptRecordValue('Signed', r.ttl === 3 ? 'old' : 'new', r.data!)!).toString())).toEqual(['after', 'hello, world']);
+  });
+  it("status vv 'RN Checksum' is the checksum of the whole name state, as the reference's calculateRegNameStateChecksum(0), not the last header's per-block one", async () => {
+    await call('registerName', { name: 'checksummed', registrationTime: 6 * MONTH, capacity: 10 });
+    await block();
+    await block(); // a block that touches no name: its header's name checksum is 64 zero bytes
+    const m = statusMethods.find((d) => d.name === 'status')!;
+    const status = (await m.handler(validateParams(m, { vv: true }), ctx as never)) as Record<string, unknown>;
+    const whole = Buffer.from(nameStateChecksum(ctx.names.state, 0n, [])).toString('hex');
+    expect(whole).not.toBe('0'.repeat(128));
+    expect(status['RN Checksum']).toBe(whole);
   });
   it('expires names after the grace period and frees them', async () => {
     await call('registerName', { name: 'short', registrationTime: 6 * MONTH, capacity: 10 });

@@ -183,7 +183,9 @@ export const statusMethods = [
             'Pending Transactions': head.pending, Storage: 0, Inventory: 0, 'Inventory Processed': 0,
           },
           'WS Checksum': toHex(head.walletStateChecksum),
-          'RN Checksum': toHex(head.regNameStateChecksum ?? new Uint8Array(0)),
+          // The whole name state (reference: calculateRegNameStateChecksum(0)); a light node holds
+          // none, so it shows its tip header's (the per-block checksum).
+          'RN Checksum': (ctx.light ? undefined : ctx.chain.extensions.statusFields(ctx.chain.view())['RN Checksum']) ?? toHex(head.regNameStateChecksum ?? new Uint8Array(0)),
         });
       }
       Object.assign(out, {
