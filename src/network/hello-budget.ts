@@ -19,23 +19,34 @@ import { MAX_FRAME_BYTES_BY_CODE, MessageCode } from './protocol/codes.js';
 export const MAX_BYTES_BEFORE_HELLO = 2 * MAX_FRAME_BYTES_BY_CODE[MessageCode.hello];
 
 /**
- * Counts the bytes `socket` receives until `link` is open; past `maxBytes` the link is scored and
- * closed as sending an oversized frame and the socket is cut at once (a close handshake would
- * let it go on sending). Runs before `ws` reads the bytes, so nothing past the limit is buffered
- * beyond the read that crossed it. Stops counting once the hello completed.
+ * Counts the bytes `socket` receives until `link` no longer needs the budget; past `maxBytes` the
+ * link is scored and closed as sending an oversized frame and the socket is cut (a close handshake
+ * would let it go on sending). Counts before `ws` reads the bytes, and decides on the read that
+ * crossed the limit once `ws` has parsed it (that read may begin with the hello), so nothing past
+ * the limit is buffered beyond that read.
+ *
+ * An accepted socket is counted until its hello completed: an honest dialler sends nothing else
+ * before. A dialled one only until the acceptor's helloData arrived: the acceptor's link is open
+ * once it sent it, so its presence, a pushed block or a keep-alives chunk may follow in the same
+ * read, while our signature check still runs (link.ts holds those bytes up to a send queue).
  */
 export function limitBeforeHello(socket: Socket, ws: WebSocket, link: Link, maxBytes = MAX_BYTES_BEFORE_HELLO): void {
+  const saidWhoItIs = (): boolean => link.isOpen || (link.direction === 'outbound' && link.helloArrived);
   let received = 0;
   const onData = (chunk: Buffer): void => {
-    if (link.isOpen) {
+    if (saidWhoItIs()) {
       socket.removeListener('data', onData);
       return;
     }
     received += chunk.length;
     if (received <= maxBytes) return;
     socket.removeListener('data', onData);
-    link.oversized(`${received} bytes before the hello completed, at most ${maxBytes}`);
-    ws.terminate();
+    // After ws's own 'data' listener: the hello at the start of this read has reached the link.
+    process.nextTick(() => {
+      if (saidWhoItIs() || link.state === 'closed') return;
+      link.oversized(`${received} bytes before the hello completed, at most ${maxBytes}`);
+      ws.terminate();
+    });
   };
   socket.prependListener('data', onData);
 }

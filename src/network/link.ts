@@ -210,6 +210,8 @@ export class Link {
   private queuedBytes = 0;
   private blocked = false;
   private busy = false;
+  /** The peer's hello (or helloData) frame arrived and was decoded; it may still be under check. */
+  private helloArrivedValue = false;
   private held: Uint8Array[] = [];
   private heldBytes = 0;
   private helloTimer: TimerHandle | null = null;
@@ -236,6 +238,15 @@ export class Link {
 
   get isOpen(): boolean {
     return this.stateValue === 'open';
+  }
+
+  /**
+   * The peer sent its hello (helloData on a dialled link): it said who it is, though the check
+   * may still run. Bytes it sends meanwhile are held up to the link's bound (MAX_HELD_BYTES_INBOUND,
+   * or a send queue on a dialled link, whose acceptor may send right after its helloData).
+   */
+  get helloArrived(): boolean {
+    return this.helloArrivedValue;
   }
 
   /** How the link ended (null while it lives). */
@@ -378,6 +389,7 @@ export class Link {
     } catch (e) {
       return this.codecFailure(e, code);
     }
+    this.helloArrivedValue = true;
     this.busy = true;
     void this.checkPeerHello(hello)
       .catch((e: unknown) => {

@@ -7,6 +7,7 @@ import { attachWsLink, Dialer, targetKey } from '../../src/network/dial.js';
 import { MAX_BYTES_BEFORE_HELLO } from '../../src/network/hello-budget.js';
 import { Link } from '../../src/network/link.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
+import { verifySignature } from '../../src/formats/rsa.js';
 import { makeIdentity, TestNode, type TestIdentity } from './helpers.js';
 
 let A: TestIdentity;
@@ -165,6 +166,40 @@ describe('dialling a real ws WebSocketServer on 127.0.0.1', () => {
     expect(out!.closeInfo).toMatchObject({ reason: 'malformedFrame', byUs: true });
     expect(out!.closeInfo!.text).toMatch(new RegExp(`bytes before the hello completed, at most ${MAX_BYTES_BEFORE_HELLO}`));
     await until(() => serverSawClose, 3000);
+  });
+
+  it('keeps a dialled link whose acceptor sends more than a hello right after its helloData, while we still verify it', async () => {
+    // The acceptor's link is open once its helloData is out: its presence, a pushed block or a
+    // keep-alives chunk may follow in the same read, before our (pooled, async) signature check
+    // completes. That is the link's held bytes (link.ts), not the pre-hello budget.
+    const server = new TestNode({ identity: B, clock: systemClock });
+    const verifyDelayMs = 100;
+    const slowVerify = async (key: Uint8Array, data: Uint8Array, sig: Uint8Array): Promise<boolean> => {
+      await new Promise((r) => setTimeout(r, verifyDelayMs));
+      return verifySignature(key, data, sig);
+    };
+    const client = new TestNode({ identity: A, clock: systemClock, ctx: { verify: slowVerify } });
+    const { port, links } = await listen(server);
+    const afterHello = 4 * MAX_BYTES_BEFORE_HELLO;
+    const recordOpen = server.handler.onOpen.bind(server.handler);
+    server.handler.onOpen = (link: Link) => {
+      recordOpen(link);
+      link.send({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: [new Uint8Array(afterHello).fill(5)] });
+    };
+    let out: Link | null = null;
+    const dialer = new Dialer({
+      clock: systemClock,
+      createLink: (socket, target) => (out = new Link(client.ctx, socket, { direction: 'outbound', remote: targetKey(target) })),
+    });
+    cleanups.push(() => dialer.stop());
+    dialer.add({ host: '127.0.0.1', port, expectedAddress: B.address });
+    dialer.start();
+    await until(() => out?.isOpen === true || out?.closeInfo != null, 3000);
+    expect(out!.closeInfo).toBeNull();
+    await until(() => client.handler.messages.length === 1, 3000);
+    const got = client.handler.messages[0]!.message;
+    expect(got.code === MessageCode.transactionsChunk3 && got.transactions[0]!.length).toBe(afterHello);
+    expect(links[0]!.isOpen).toBe(true);
   });
 
   it('a permanent rejection stops redialling; a temporary one is retried', async () => {
