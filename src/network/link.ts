@@ -116,6 +116,11 @@ export interface LinkHandler {
   onMessage(link: Link, message: Message): void | Promise<void>;
   /** The link ended (called once, whether or not it was open). */
   onClose(link: Link, info: CloseInfo): void;
+  /**
+   * We refused a peer whose hello checked out because we accept no links now (a syncing master,
+   * notReady): who it is, so a node that must catch up over links it dials can dial it.
+   */
+  onRefusedNotReady?(link: Link, peer: PeerInfo): void;
   /** A handler threw (our bug, not the peer's): log it. */
   onError?(link: Link, error: unknown): void;
 }
@@ -292,7 +297,6 @@ export class Link {
     });
     this.armIdle();
     if (this.direction === 'inbound') {
-      if (!this.ctx.local.acceptingPeers()) return this.close(CloseReason.notReady);
       const blocked = this.ctx.scores.blocked({ host: this.remote });
       if (blocked) return this.close(blocked.kind === 'banned' ? CloseReason.banned : CloseReason.rejected, blocked.reason);
       this.ourChallenge = this.random(CHALLENGE_BYTES);
@@ -451,6 +455,25 @@ export class Link {
         ? this.close(CloseReason.expectingMaster, `peer is ${hello.nodeType}`)
         : this.close(CloseReason.rejected, `not accepting ${hello.nodeType} peers`);
     }
+    const peer: PeerInfo = {
+      address: hello.address,
+      addressText,
+      nodeType: hello.nodeType,
+      publicKey: hello.publicKey,
+      productVersion: hello.productVersion,
+      endpoint: hello.endpoint,
+      observedOwnAddress: hello.observedAddress ?? '',
+    };
+    // §2.3 acceptor step 6: a node not ready refuses after the hello's checks, so it knows who it
+    // refused (a syncing master catches up only over links it dials, §6).
+    if (this.direction === 'inbound' && !l.acceptingPeers()) {
+      try {
+        this.ctx.handler.onRefusedNotReady?.(this, peer);
+      } catch (e) {
+        this.reportError(e);
+      }
+      return this.close(CloseReason.notReady);
+    }
     if (this.direction === 'outbound') {
       if (this.expectedAddress && !equalBytes(this.expectedAddress, hello.address)) {
         return this.close(CloseReason.addressMismatch, `expected ${addressToText(this.expectedAddress)}`);
@@ -460,15 +483,7 @@ export class Link {
       }
     }
 
-    this.peerValue = {
-      address: hello.address,
-      addressText,
-      nodeType: hello.nodeType,
-      publicKey: hello.publicKey,
-      productVersion: hello.productVersion,
-      endpoint: hello.endpoint,
-      observedOwnAddress: hello.observedAddress ?? '',
-    };
+    this.peerValue = peer;
     this.peerHeight = hello.height;
     this.peerTipChecksum = hello.tipChecksum;
 

@@ -20,6 +20,7 @@ import {
   type LinkContext,
   type LinkStats,
   type LocalNode,
+  type PeerInfo,
   type PeerSocket,
 } from './link.js';
 import { KeepAliveProducer, PRESENCE_PURGE_INTERVAL_SECONDS, PresenceList, type MasterPowCheck, type SignatureVerifier } from './presence.js';
@@ -217,6 +218,7 @@ export class PeerNetwork {
         onOpen: (link) => self.opened(link),
         onMessage: (link, m) => self.message(link, m),
         onClose: (link, info) => self.closed(link, info),
+        onRefusedNotReady: (_link, peer) => self.learnMaster(peer),
         onError: (link, e) => o.onError?.(link, e),
       },
     };
@@ -376,13 +378,19 @@ export class PeerNetwork {
 
   // ---- link events -----------------------------------------------------------------------
 
-  private opened(link: Link): void {
-    // A master that completed a hello is a peer worth dialling later (its endpoint is signed in it).
+  /**
+   * A master whose hello checked out is a peer worth dialling later (its endpoint is signed in it);
+   * `linked` when that hello opened a link.
+   */
+  private learnMaster(peer: PeerInfo, linked = false): void {
     const book = this.o.peerBook;
-    if (book && link.peer?.endpoint && MASTER_TYPES.includes(link.peerType)) {
-      book.learn(link.peer.endpoint, link.peer.addressText);
-      book.connected(link.peer.endpoint);
-    }
+    if (!book || !peer.endpoint || !MASTER_TYPES.includes(peer.nodeType)) return;
+    book.learn(peer.endpoint, peer.addressText);
+    if (linked) book.connected(peer.endpoint);
+  }
+
+  private opened(link: Link): void {
+    if (link.peer) this.learnMaster(link.peer, true);
     // A client's new primary relay changes its presence host: the other relays hear of it now.
     if (this.choosePrimary()) this.announceOwnKeepAlive(link);
     // Tell the new peer who we are (if our keep-alives go to its type): presence, then keep-alives follow.

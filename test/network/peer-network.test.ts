@@ -368,6 +368,32 @@ describe('PeerNetwork: a node that loses its last master link', () => {
   });
 });
 
+describe('PeerNetwork: a syncing master refusing a master that dials it (§2.3 acceptor step 6)', () => {
+  it('refuses it with notReady after its hello, and keeps it in its peer book to dial it', async () => {
+    // A master that synchronizes refuses links, so it catches up only over links it dials. One
+    // that knows no reachable master (its book lost, its --peer down) would never learn the
+    // masters that dial it if it refused them before their hello.
+    const clock = new ManualClock();
+    const book = new PeerBook({ clock });
+    const local: LocalNode = {
+      network: 'reg', genesisChecksum: GENESIS, nodeType: 'M', address: ids[0]!.address, publicKey: ids[0]!.publicKey,
+      productVersion: 'dltnode-test', endpoint: '127.0.0.1:10001', sign: ids[0]!.sign,
+      tip: () => ({ height: 5n, checksum: new Uint8Array(64) }), networkHeight: () => 50n, acceptingPeers: () => false,
+    };
+    const syncing = net(ids[0]!, 'M', '127.0.0.1:10001', clock, { local, peerBook: book });
+    const other = net(ids[1]!, 'M', '127.0.0.1:18000', clock);
+    syncing.n.start();
+    other.n.start();
+    const sockets = wire(other.n, syncing.n, '127.0.0.1:10001');
+    for (let i = 0; i < 5; i++) await pump(...sockets);
+    expect(sockets[0]!.link.closeInfo?.reason).toBe('notReady');
+    expect(syncing.n.links()).toHaveLength(0);
+    expect(book.entries().map((e) => [e.endpoint, e.address])).toEqual([['127.0.0.1:18000', addressToText(ids[1]!.address)]]);
+    syncing.n.stop();
+    other.n.stop();
+  });
+});
+
 describe('PeerNetwork: no dialling of a peer linked the other way (§2.1)', () => {
   it('a target whose endpoint a linked peer advertised in its hello is not dialled while that link lasts', async () => {
     const clock = new ManualClock();
