@@ -209,17 +209,28 @@ export class ConsensusEngine {
       }
     }
     if (!this.candidate) await this.maybeProduce();
-    // §5.7: no block for 900 s → drop and redial every link, at most every 1800 s (scaled).
-    const quiet = this.o.timing.redialAfter * 1000;
-    if (now - this.lastAcceptedAt > quiet && now - this.lastRedial > 2 * quiet) {
-      this.lastRedial = now;
-      this.o.log.warn({ seconds: Math.round((now - this.lastAcceptedAt) / 1000) }, 'no block accepted for a long time; dropping and redialling every link');
-      peers?.redial();
-    }
+    this.redialIfQuiet();
     if (now - this.lastResign > (this.o.timing.blockInterval * 1000) / 3) {
       this.lastResign = now;
       await this.signRecent();
     }
+  }
+
+  /**
+   * §5.7 (DLT `Node.update`): no block for 900 s → drop and redial every link, at most every
+   * 1800 s (scaled). Reads the network and the clock afresh: it runs after the tick's awaits, and
+   * a node resumed after a long pause may have begun syncing meanwhile, whose fresh links bring
+   * the blocks it lacks (the reference's quiet timer restarts with each block sync appends).
+   */
+  private redialIfQuiet(): void {
+    const peers = this.o.peers();
+    if (peers?.isSynchronizing) return;
+    const now = this.o.clock.now();
+    const quiet = this.o.timing.redialAfter * 1000;
+    if (now - this.lastAcceptedAt <= quiet || now - this.lastRedial <= 2 * quiet) return;
+    this.lastRedial = now;
+    this.o.log.warn({ seconds: Math.round((now - this.lastAcceptedAt) / 1000) }, 'no block accepted for a long time; dropping and redialling every link');
+    peers?.redial();
   }
 
   private ban(checksum: Uint8Array): void {

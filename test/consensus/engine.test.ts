@@ -3,11 +3,12 @@
  * signs it, switches to a competing candidate with more signatures and an elected signer, imports it
  * once acceptable, keeps its tip against a weaker block for the same height, gathers signatures that
  * arrive before and after their block, merges late signatures into a stored block, and signs a
- * candidate it adopted before its signer miner had a solution once the solution is there.
+ * candidate it adopted before its signer miner had a solution once the solution is there; drops and
+ * redials its links after 900 s without a block, but not when a sync began while that tick awaited.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeBlock, type BlockSignature } from '../../src/chain/block.js';
-import { systemClock } from '../../src/clock.js';
+import { systemClock, type Clock } from '../../src/clock.js';
 import { ConsensusEngine, type BlockPowSigner, type EnginePeers } from '../../src/consensus/engine.js';
 import { consensusTiming, electedSigners, electionOffset } from '../../src/consensus/rules.js';
 import { equalBytes } from '../../src/formats/bytes.js';
@@ -43,10 +44,13 @@ class FakePeers implements EnginePeers {
   }
   requestBlock() {}
   askPresence() {}
-  redial() {}
+  redials = 0;
+  redial() {
+    this.redials++;
+  }
 }
 
-async function engineOn(masters: number, signerOf?: (own: BlockPowSigner) => BlockPowSigner, blockInterval = 30): Promise<{ c: ReferenceChain; engine: ConsensusEngine; peers: FakePeers }> {
+async function engineOn(masters: number, signerOf?: (own: BlockPowSigner) => BlockPowSigner, blockInterval = 30, clock: Clock = systemClock): Promise<{ c: ReferenceChain; engine: ConsensusEngine; peers: FakePeers }> {
   const c = await openReferenceChain(masters, { blockInterval });
   const peers = new FakePeers(() => c.t.chain.height);
   const engine = new ConsensusEngine({
@@ -61,7 +65,7 @@ async function engineOn(masters: number, signerOf?: (own: BlockPowSigner) => Blo
     // At 30 s blocks (the default) the engine proposes nothing by itself while the test runs.
     timing: consensusTiming(blockInterval),
     network: 'reg',
-    clock: systemClock,
+    clock,
     log: process.env.ENGINE_DEBUG ? { ...silentLog, debug: (o: unknown, m?: string) => console.log('DEBUG', m, o), warn: (o: unknown, m?: string) => console.log('WARN', m, o), error: (o: unknown, m?: string) => console.log('ERROR', m, o), child: () => silentLog } : silentLog,
   });
   engine.start(c.t.events);
@@ -70,6 +74,16 @@ async function engineOn(masters: number, signerOf?: (own: BlockPowSigner) => Blo
 }
 
 const wire = (b: { block: Parameters<typeof encodeBlock>[0] }) => encodeBlock(b.block).bytes;
+
+/** The system clock, `skewMs` ahead: a test moves time on as a long pause (SIGSTOP) would. */
+function skewedClock(): Clock & { skewMs: number } {
+  return { skewMs: 0, now() { return Date.now() + this.skewMs; }, setTimer: systemClock.setTimer };
+}
+
+/** Bounded wait for `done` (the engine's loop ticks once a second at 30 s blocks). */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 50 && !done(); i++) await new Promise((r) => setTimeout(r, 100));
+}
 
 /** Index of the master elected for the next block now (§5.1), or -1. */
 function electedIndex(c: ReferenceChain): number {
@@ -195,5 +209,31 @@ describe('ConsensusEngine', () => {
     for (let i = 0; i < 40 && (engine.pending?.signatures ?? 0) < 2; i++) await new Promise((r) => setTimeout(r, 100));
     expect(engine.pending).toMatchObject({ num: 31n, signatures: 2 });
     expect(peers.signatures.at(-1)!.num).toBe(31n);
+  });
+
+  it('drops and redials every link once after 900 s without a block (§5.7), not again within 1800 s', async () => {
+    const clock = skewedClock();
+    const { peers } = await engineOn(4, undefined, 30, clock);
+    clock.skewMs = 901_000;
+    await until(() => peers.redials > 0);
+    expect(peers.redials).toBe(1);
+    clock.skewMs = 1_500_000; // still within the 1800 s cooldown of that redial
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(peers.redials).toBe(1);
+  });
+
+  it('keeps the links of a sync that began during the tick that found 900 s without a block', async () => {
+    // A master resumed after a long SIGSTOP: its first tick reads "not syncing", and while that tick
+    // awaits, the network learns it is behind and opens sync links; the quiet check after the
+    // awaits must see the sync, not drop those links.
+    const clock = skewedClock();
+    const { peers } = await engineOn(4, undefined, 30, clock);
+    let reads = 0;
+    Object.defineProperty(peers, 'isSynchronizing', { get: () => ++reads > 1 });
+    clock.skewMs = 901_000;
+    await until(() => reads > 1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(reads).toBeGreaterThan(1);
+    expect(peers.redials).toBe(0);
   });
 });
