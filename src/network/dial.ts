@@ -117,6 +117,13 @@ export interface DialerOptions {
   random?: () => number;
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /**
+   * While `isolated()` (the node has no open peer link), redials wait at most `maxDelayMs`: the
+   * reference retries every pass of its reconnect loop, 2 s, with no growing backoff (CORE
+   * `NetworkClientManagerBase.reconnectLoop`, `CoreConfig.networkClientReconnectInterval`), and a
+   * node with no link (a syncing master whose only peer came back) has nobody else to learn from.
+   */
+  isolation?: { isolated: () => boolean; maxDelayMs: number };
   dialTimeoutMs?: number;
   path?: string;
   /** Called when a target is given up for good (a permanent close reason). */
@@ -154,8 +161,9 @@ interface Entry {
 
 /**
  * Keeps links to a set of targets: dials each, redials after a close with exponential backoff
- * and full jitter in [d/2, d] (d = base · 2^failures, capped), resets the backoff once a hello
- * completed, and stops for good on a permanent close reason.
+ * and full jitter in [d/2, d] (d = base · 2^failures, capped; capped lower while the node has no
+ * link, `isolation`), resets the backoff once a hello completed, and stops for good on a permanent
+ * close reason.
  */
 export class Dialer {
   private readonly targets = new Map<string, Entry>();
@@ -255,7 +263,8 @@ export class Dialer {
   /** Delay before redial number `failures` (≥ 1), with jitter. */
   backoffMs(failures: number): number {
     const base = this.o.baseDelayMs ?? RECONNECT_BASE_MS;
-    const max = this.o.maxDelayMs ?? RECONNECT_MAX_MS;
+    const cap = this.o.maxDelayMs ?? RECONNECT_MAX_MS;
+    const max = this.o.isolation?.isolated() ? Math.min(cap, this.o.isolation.maxDelayMs) : cap;
     const d = Math.min(max, base * 2 ** Math.min(30, Math.max(0, failures - 1)));
     const r = (this.o.random ?? Math.random)();
     return Math.round(d / 2 + (d / 2) * r);

@@ -245,6 +245,8 @@ export class PeerNetwork {
         if (this.connectTargets.delete(key)) return this.o.onConnectFailed?.(target, `${CONNECT_DIAL_ATTEMPTS} dials failed`, true);
         if (reason !== null && CLOSE_REASONS[reason].permanent) this.o.peerBook?.forget(key);
       },
+      // With no link at all, redial at the pace of the reference's reconnect pass, not the 60 s cap.
+      isolation: { isolated: () => this.registry.links().length === 0, maxDelayMs: DISCOVERY_INTERVAL_MS },
       onDialFailed: (target, { detail, failures }) => {
         if (failures === 1 && this.connectTargets.has(targetKey(target))) this.o.onConnectFailed?.(target, detail, false);
       },

@@ -316,4 +316,15 @@ describe('dialling a real ws WebSocketServer on 127.0.0.1', () => {
     expect(hi.backoffMs(1)).toBe(1000);
     expect(hi.backoffMs(20)).toBe(60000);
   });
+
+  it('while the node has no link, backoff is capped at the isolation cap (the reference redials every 2 s pass)', () => {
+    let isolated = true;
+    const d = new Dialer({
+      clock: new ManualClock(), createLink: () => { throw new Error('unused'); }, random: () => 0.999999,
+      isolation: { isolated: () => isolated, maxDelayMs: 2_000 },
+    });
+    expect([1, 2, 3, 20].map((n) => d.backoffMs(n))).toEqual([1000, 2000, 2000, 2000]);
+    isolated = false;
+    expect(d.backoffMs(20)).toBe(60000);
+  });
 });

@@ -4,7 +4,7 @@ import { toHex } from '../../src/formats/bytes.js';
 import type { Link, LocalNode } from '../../src/network/link.js';
 import { EventEmitter } from 'node:events';
 import { targetKey } from '../../src/network/dial.js';
-import { CONNECT_DIAL_ATTEMPTS, DISCOVERED_DIAL_ATTEMPTS, MAX_CONNECT_TARGETS, MAX_PENDING_HANDSHAKES, PeerNetwork } from '../../src/network/peer-network.js';
+import { CONNECT_DIAL_ATTEMPTS, DISCOVERED_DIAL_ATTEMPTS, DISCOVERY_INTERVAL_MS, MAX_CONNECT_TARGETS, MAX_PENDING_HANDSHAKES, PeerNetwork } from '../../src/network/peer-network.js';
 import { PeerBook, RETRY_AFTER_MS } from '../../src/network/peer-book.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import { encodePresence, MAX_PRESENCE_DEVICES, type Message, type NodeType } from '../../src/network/protocol/messages.js';
@@ -290,6 +290,32 @@ describe('PeerNetwork: connect to an address where no peer listens (h2: an RPC p
     expect(opened).toHaveLength(CONNECT_DIAL_ATTEMPTS);
     expect(failed).toEqual(['127.0.0.1:18000 Unexpected server response: 404 false', `127.0.0.1:18000 ${CONNECT_DIAL_ATTEMPTS} dials failed true`]);
     expect(m.n.dialer.has('127.0.0.1:18000')).toBe(false);
+    m.n.stop();
+  });
+});
+
+describe('PeerNetwork: a node with no link at all and a configured peer that is down', () => {
+  it('redials it every reconnect pass (2 s, as the reference), not on a backoff growing to 60 s', async () => {
+    // Tester: a syncing master whose only --peer came back took up to 60 s to dial it again.
+    const clock = new ManualClock();
+    let dials = 0;
+    const openSocket = (() => {
+      dials++;
+      const fake = Object.assign(new EventEmitter(), { terminate: () => undefined });
+      setImmediate(() => {
+        fake.emit('error', new Error('connect ECONNREFUSED'));
+        fake.emit('close', 1006, Buffer.alloc(0));
+      });
+      return fake;
+    }) as never;
+    const m = net(ids[0]!, 'M', '127.0.0.1:10001', clock, { dial: { openSocket }, peers: [{ host: '127.0.0.1', port: 18001 }] });
+    m.n.start();
+    const passes = 20;
+    for (let i = 0; i < passes; i++) {
+      await new Promise((r) => setImmediate(r));
+      clock.advance(DISCOVERY_INTERVAL_MS);
+    }
+    expect(dials).toBe(passes + 1);
     m.n.stop();
   });
 });
