@@ -190,6 +190,13 @@ export interface PeerInfo {
   observedOwnAddress: string;
 }
 
+/** Who a hello says it is (`Link.helloNamed`). */
+export interface HelloNamed {
+  /** Base58 address with checksum. */
+  addressText: string;
+  nodeType: NodeType;
+}
+
 export interface LinkOptions {
   direction: 'inbound' | 'outbound';
   /** The remote `host:port` as seen on the socket (inbound) or dialled (outbound). */
@@ -217,6 +224,7 @@ export class Link {
   private busy = false;
   /** The peer's hello (or helloData) frame arrived and was decoded; it may still be under check. */
   private helloArrivedValue = false;
+  private helloNamedValue: HelloNamed | null = null;
   private held: Uint8Array[] = [];
   private heldBytes = 0;
   private helloTimer: TimerHandle | null = null;
@@ -252,6 +260,15 @@ export class Link {
    */
   get helloArrived(): boolean {
     return this.helloArrivedValue;
+  }
+
+  /**
+   * The wallet and role the peer's hello named, once it was read, even when the link was then
+   * refused (for the log, so an operator can tell whom); proven only if the hello's checks passed
+   * (a refusal for its signature or key says the name was not the sender's).
+   */
+  get helloNamed(): HelloNamed | null {
+    return this.helloNamedValue;
   }
 
   /** How the link ended (null while it lives). */
@@ -432,6 +449,8 @@ export class Link {
 
   private async checkPeerHello(hello: Hello): Promise<void> {
     const l = this.ctx.local;
+    const addressText = addressToText(hello.address);
+    this.helloNamedValue = { addressText, nodeType: hello.nodeType };
     const rejection = await checkHello(hello, {
       network: l.network,
       genesisChecksum: l.genesisChecksum,
@@ -444,7 +463,6 @@ export class Link {
     if (this.stateValue === 'closed') return;
     if (rejection) return this.close(rejection.reason, rejection.detail);
 
-    const addressText = addressToText(hello.address);
     const blocked = this.ctx.scores.blocked({ wallet: addressText, host: this.remote });
     if (blocked) return this.close(blocked.kind === 'banned' ? CloseReason.banned : CloseReason.rejected, blocked.reason);
 

@@ -382,7 +382,9 @@ export class NodeNetwork {
         // Closed before the hello completed: a refusal (by us or by the peer) or a failed handshake.
         // A permanent refusal of a link we dialled is a configuration the operator must see.
         const permanent = info.reason !== null && CLOSE_REASONS[info.reason].permanent;
-        const fields = { remote: link.remote, direction: link.direction, code: info.code, reason: info.text, byUs: info.byUs };
+        // Refused after its hello was read: who it said it is, so an operator can tell whom.
+        const named = link.helloNamed ? { peer: link.helloNamed.addressText, type: link.helloNamed.nodeType } : {};
+        const fields = { ...named, remote: link.remote, direction: link.direction, code: info.code, reason: info.text, byUs: info.byUs };
         // A close with no code of ours (1006 dropped, 1009 frame over the limit…) is not a refusal by the peer.
         const what = info.byUs ? (link.direction === 'outbound' ? 'refused the peer we dialled' : 'refused a peer link') : info.reason !== null ? 'the peer refused our link' : 'a peer link closed before its hello completed';
         if (permanent && link.direction === 'outbound') o.log.warn(fields, what);
