@@ -151,6 +151,8 @@ export interface ChainExtension {
 export class ChainExtensions {
   readonly list: readonly ChainExtension[];
   private readonly txTypes = new Map<number, TxTypeHook>();
+  /** The extension that claims each transaction type (`txTypes`). */
+  private readonly owners = new Map<number, ChainExtension>();
 
   constructor(list: ChainExtension[]) {
     this.list = list;
@@ -159,6 +161,7 @@ export class ChainExtensions {
         const t = Number(type);
         if (this.txTypes.has(t)) throw new Error(`transaction type ${t} is claimed by two chain extensions`);
         this.txTypes.set(t, hook);
+        this.owners.set(t, ext);
       }
     }
   }
@@ -171,6 +174,11 @@ export class ChainExtensions {
 
   txType(type: number): TxTypeHook | undefined {
     return this.txTypes.get(type);
+  }
+
+  /** The extension whose hook handles transaction type `type`, if any. */
+  ownerOf(type: number): ChainExtension | undefined {
+    return this.owners.get(type);
   }
 
   /** The type hook's `prepare` of `tx`; null when its type has none. */
