@@ -9,9 +9,11 @@
  * and checks balances net of the pool's own pending spends before the transaction is stored; a
  * refusal is a `TxError` with its code (reshape-for-peers §3 P4).
  *
- * The pool follows the chain (§3 P6): on `blockImported` it forgets what the block included and
- * re-checks the pending spends of the wallets the block touched; it emits `txAdmitted`, the
- * source of transaction gossip.
+ * The pool follows the chain (§3 P6): on `blockImported` it forgets what the block included,
+ * re-checks the pending spends of the wallets the block touched, and validates again, by their
+ * type hook, the pending transactions of every extension whose types the block carried (a name
+ * the block registered or updated, a multisig wallet it changed, a block it marked solved); it
+ * emits `txAdmitted`, the source of transaction gossip, and `txDropped` for what leaves unapplied.
  *
  * A transaction whose type names a `leader` (a multisig co-signature, type 999, names the
  * transaction it signs) is a follower: admitted only while its leader is pending, handed to the
@@ -25,7 +27,7 @@ import type { Network } from '../codec/types.js';
 import type { Emitter } from '../events.js';
 import { decodeStoredTx, storedTxLength, writeStoredTx, type KnownTx } from '../chain/tx-codec.js';
 import { checkSourceWallets, checkTransaction, inputSources, resolveTxSigner, signerPrimaryOf } from '../chain/validate.js';
-import type { PendingView } from '../chain/extensions.js';
+import type { ChainExtension, PendingView } from '../chain/extensions.js';
 import type { WalletState } from '../chain/wallet-state.js';
 import type { Logger } from '../log/logger.js';
 import { equalBytes } from '../formats/bytes.js';
@@ -142,6 +144,26 @@ function decodePendingRecord(record: Uint8Array, network: Network): KnownTx[] {
   return out;
 }
 
+/**
+ * The pool as a type hook sees it when a pending transaction is judged again after a block:
+ * `held`, the hooked entries (by id) that arrived before it and still hold, in arrival order.
+ */
+function heldView(held: ReadonlyMap<string, Entry>): PendingView {
+  const listed = (keep: (e: Entry) => boolean): KnownTx[] => {
+    const out: KnownTx[] = [];
+    for (const e of held.values()) if (keep(e)) out.push(e.k);
+    return out;
+  };
+  return {
+    get: (id) => held.get(latin1Key(id))?.k,
+    followers: (id) => {
+      const key = latin1Key(id);
+      return listed((e) => e.leader === key);
+    },
+    ofType: (type) => listed((e) => e.k.tx.type === type),
+  };
+}
+
 /** A refusal as a `TxError` (anything unexpected is a rule break). */
 const asTxError = (err: unknown): TxError => (err instanceof TxError ? err : new TxError(TxErrorCode.Invalid, (err as Error).message));
 
@@ -167,6 +189,11 @@ export class Mempool {
   private readonly submittedSpend = new Map<string, bigint>();
   /** Leader id → ids of its pending followers, in arrival order. */
   private readonly followersOf = new Map<string, string[]>();
+  /**
+   * The pending entries whose type has a hook (names, multisig, mining claims), in arrival order:
+   * those `onBlockImported` validates again, without walking the payments (which have none).
+   */
+  private readonly hooked = new Set<Entry>();
   /**
    * Ids being admitted by a batch that awaits its signatures (a concurrent duplicate is already
    * pending), with the signature being checked and, once it is sent to the verifier, its verdict.
@@ -335,6 +362,7 @@ export class Mempool {
   private track(k: KnownTx, record: bigint, spends: Spends, leader: string | null, id = latin1Key(k.id)): void {
     const e: Entry = { k, record, spends, leader };
     this.entries.set(id, e);
+    if (this.chain.extensions.txType(k.tx.type)) this.hooked.add(e);
     let live = this.records.get(record);
     if (!live) this.records.set(record, (live = new Set()));
     live.add(e);
@@ -649,6 +677,7 @@ export class Mempool {
       const e = this.entries.get(id);
       if (!e) continue;
       this.entries.delete(id);
+      this.hooked.delete(e);
       gone.push(e);
       addSpends(this.pendingSpend, e.spends, -1n);
       if (e.leader !== null) {
@@ -737,6 +766,52 @@ export class Mempool {
   }
 
   /**
+   * The pending transactions (by the reason that refuses them) that their type hook's admission
+   * `validate` now refuses against the state the block left: only those of the extensions whose
+   * types the block carried, so a block of payments costs nothing here, and a pool of payments is
+   * never walked (`hooked`). Each is judged as on admission, with the pool as it stood before it
+   * (the hooked transactions that arrived earlier and still hold), so a co-signature still finds
+   * its transaction and a wallet change does not conflict with itself.
+   *
+   * Without this, a name operation refused by another master's block (the same name and sequence
+   * applied there first) stayed pending until this node produced, and every operation on that
+   * name was refused meanwhile as pending (rpc/methods/names.ts `refusePending`). The reference
+   * cleans its pool after every block it appends (ixian-platform/Ixian-DLT BlockChain.appendBlock
+   * → TransactionPool.performCleanup: pending mining solutions of blocks now solved leave), and
+   * re-verifies the node's own pending submissions (processPendingTransactions → verifyTransaction,
+   * name rules included), forgetting those no longer valid.
+   */
+  private refusedByTypeRules(blockTxs: readonly KnownTx[]): Map<string, KnownTx[]> {
+    const refused = new Map<string, KnownTx[]>();
+    if (this.hooked.size === 0) return refused;
+    const { extensions } = this.chain;
+    const changed = new Set<ChainExtension>();
+    for (const k of blockTxs) {
+      const owner = extensions.ownerOf(k.tx.type);
+      if (owner) changed.add(owner);
+    }
+    if (changed.size === 0) return refused;
+    const base = this.chain.view();
+    const earlier = new Map<string, Entry>(); // by id (latin1Key), in arrival order
+    for (const e of this.hooked) {
+      const id = latin1Key(e.k.id);
+      if (changed.has(extensions.ownerOf(e.k.tx.type)!)) {
+        try {
+          extensions.txType(e.k.tx.type)!.validate(e.k.tx, { ...base, pending: heldView(earlier) });
+        } catch (err) {
+          const reason = asTxError(err).message;
+          const list = refused.get(reason);
+          if (list) list.push(e.k);
+          else refused.set(reason, [e.k]);
+          continue;
+        }
+      }
+      earlier.set(id, e);
+    }
+    return refused;
+  }
+
+  /**
    * A block was imported: forget what it included, then re-check the pending spends of every
    * address it touched against the new balances, in arrival order; what no longer fits leaves.
    * Touched are the outputs and every input source of every transaction of the block, not only of
@@ -781,15 +856,21 @@ export class Mempool {
       }
     }
     const dropped = this.forget(uncovered);
-    // Co-signatures of a transaction the block applied without them (surplus), or that left uncovered.
+    const refused = this.refusedByTypeRules(txs);
+    const refusedGone = this.forget([...refused.values()].flat());
+    // Co-signatures of a transaction the block applied without them (surplus), or that left uncovered or refused.
     const orphans = this.forgetOrphans();
-    if (included.length + dropped.length + orphans.length > 0) {
-      const removal = this.releaseStored(included, [...dropped, ...orphans]);
+    if (included.length + dropped.length + refusedGone.length + orphans.length > 0) {
+      const removal = this.releaseStored(included, [...dropped, ...refusedGone, ...orphans]);
       this.pruning = this.pruning.then(() => removal);
     }
     if (dropped.length > 0) {
       this.log.warn({ count: dropped.length }, 'pending transactions no longer covered by their balance; dropped');
       this.events.emit('txDropped', { txs: dropped.map((e) => e.k), reason: 'Balance is too low' });
+    }
+    for (const [reason, ks] of refused) {
+      this.log.warn({ count: ks.length, reason }, 'pending transactions that the block made invalid; dropped');
+      this.events.emit('txDropped', { txs: ks, reason });
     }
     if (orphans.length > 0) {
       this.log.info({ count: orphans.length }, 'co-signatures of a transaction no longer pending; dropped');

@@ -56,15 +56,15 @@ function blocksOf(t: TestChain): { bytes: Uint8Array; block: Block; txs: KnownTx
   return out;
 }
 
-/** A name registration (type 4) from the node's wallet. */
-function registration(t: TestChain, names: NameSystem, name: string): KnownTx {
+/** A name registration (type 4) from the node's wallet (`capacity` in kB: two registrations of one name differ by it). */
+function registration(t: TestChain, names: NameSystem, name: string, capacity = 10): KnownTx {
   const me = t.wallet.primary.primary;
   const months = 6;
   const payload = {
     op: NameOp.Register,
     id: nameId(name, checksumLockBytes('reg')),
     registrationTimeInBlocks: months * names.env.params.monthBlocks,
-    capacity: 10,
+    capacity,
     recoveryHash: me,
     nextPkHash: me,
   } as const;
@@ -190,6 +190,52 @@ describe('the pool after a peer\'s block (issue 8 §2)', () => {
     expect(b.mempool.has(other.id)).toBe(true);
     expect(dropped).toEqual([{ ids: [t1.textId], reason: 'Balance is too low' }]);
     expect(b.mempool.pendingSpendOf(b.wallet.primary.primary)).toBe(other.tx.inputs[0]!.amount);
+  });
+
+  /** A and B (one wallet key) with B synced to A; B's `txDropped` events are collected. */
+  async function twoMastersWithNames() {
+    const { t: a, names: namesA } = await chainWithNames();
+    const { t: b, names: namesB } = await chainWithNames(false);
+    for (const { bytes, txs } of blocksOf(a)) await b.chain.importBlock(bytes, txs, { source: 'peer' });
+    const dropped: { ids: string[]; reason: string }[] = [];
+    b.events.on('txDropped', ({ txs, reason }) => dropped.push({ ids: txs.map((k) => k.textId), reason }));
+    /** A produces a block of what it holds; B imports it. */
+    const blockFromA = async (): Promise<KnownTx[]> => {
+      await a.producer.produce();
+      const last = blocksOf(a).at(-1)!;
+      await b.chain.importBlock(last.bytes, last.txs, { source: 'peer' });
+      await b.mempool.pruned();
+      return last.txs;
+    };
+    return { a, b, namesA, namesB, dropped, blockFromA };
+  }
+
+  it("drops a pending name transaction that a peer's block made invalid (the same name registered there), with txDropped", async () => {
+    const { a, b, namesA, namesB, dropped, blockFromA } = await twoMastersWithNames();
+    // Two registrations of one name submitted through two masters: A applies its own, so B's can
+    // never apply (and, pending, made B refuse every other operation on the name).
+    const onA = registration(a, namesA, 'contested', 10);
+    const onB = registration(b, namesB, 'contested', 11);
+    expect(await a.mempool.submit(onA)).toBeNull();
+    expect(await b.mempool.submit(onB)).toBeNull();
+    expect((await blockFromA()).map((k) => k.textId)).toEqual([onA.textId]);
+    expect(b.mempool.has(onB.id)).toBe(false);
+    expect(dropped.map((d) => d.ids)).toEqual([[onB.textId]]);
+    expect(dropped[0]!.reason).toMatch(/is already registered/);
+    // Its spend left with it.
+    expect(b.mempool.pendingSpendOf(b.wallet.primary.primary)).toBe(0n);
+  });
+
+  it("keeps a pending name transaction that a peer's block with name transactions left valid", async () => {
+    const { a, b, namesA, namesB, dropped, blockFromA } = await twoMastersWithNames();
+    const onA = registration(a, namesA, 'registered-on-a');
+    const stillValid = registration(b, namesB, 'pending-on-b');
+    expect(await a.mempool.submit(onA)).toBeNull();
+    expect(await b.mempool.submit(stillValid)).toBeNull();
+    expect((await blockFromA()).map((k) => k.textId)).toEqual([onA.textId]);
+    expect(b.mempool.has(stillValid.id)).toBe(true);
+    expect(dropped).toEqual([]);
+    expect(b.mempool.pendingSpendOf(b.wallet.primary.primary)).toBe(stillValid.tx.inputs[0]!.amount);
   });
 });
 

@@ -25,7 +25,7 @@ import { PRIMARY_NONCE } from '../../src/wallet/wallet.js';
 import { walletDictionary } from '../../src/rpc/methods/wallet.js';
 import { toRpcError } from '../../src/rpc/errors.js';
 import { RpcCode } from '../../src/rpc/types.js';
-import { openTestChain, type TestChain } from '../chain/fixture.js';
+import { commitBlock, openTestChain, type TestChain } from '../chain/fixture.js';
 
 const COIN = 100_000_000n;
 
@@ -189,6 +189,38 @@ describe('multisig wallets on the chain', () => {
     w = s.t.chain.wallet(s.d1);
     expect(w).toMatchObject({ type: WalletType.Normal, requiredSigs: 1, allowedSigners: [] });
     expect(walletDictionary(addressToText(s.d1), w)).toMatchObject({ type: 'Normal', requiredSigs: '1', allowedSigners: 'null' });
+  });
+
+  it('a block that changes the wallet keeps the spend, co-signature and change still waiting for signatures: each is judged again as on admission, without itself', async () => {
+    const s = await setup();
+    await twoOfThree(s);
+    const req3 = s.ms.change(s.d1, { kind: MultisigChangeType.ChangeReqSigs, requiredSigs: 3 });
+    expect(await admit(s, req3)).toBeNull();
+    expect(await admit(s, s.ms.coSign(s.d1, req3.id))).toBeNull();
+    await block(s);
+    expect(s.t.chain.wallet(s.d1).requiredSigs).toBe(3);
+    // Waiting: a spend with one co-signature of the two it needs, and a change with none.
+    const spend = s.ms.spend(s.d1, [{ address: s.p, amount: COIN }]);
+    expect(await admit(s, spend)).toBeNull();
+    const spendCo = s.ms.coSign(s.d1, spend.id);
+    expect(await admit(s, spendCo)).toBeNull();
+    const req2 = s.ms.change(s.d1, { kind: MultisigChangeType.ChangeReqSigs, requiredSigs: 2 });
+    expect(await admit(s, req2)).toBeNull();
+    // A change with all its signatures enters the next block; the others wait on.
+    const d4 = s.t.wallet.newAddress();
+    const add4 = s.ms.change(s.d1, { kind: MultisigChangeType.AddSigner, address: d4 });
+    expect(await admit(s, add4)).toBeNull();
+    const add4Co = [s.ms.coSign(s.d1, add4.id)];
+    expect(await admit(s, add4Co[0]!)).toBeNull();
+    add4Co.push(s.ms.coSign(s.d1, add4.id));
+    expect(await admit(s, add4Co[1]!)).toBeNull();
+    const dropped: string[] = [];
+    s.t.events.on('txDropped', ({ txs }) => dropped.push(...txs.map((k) => k.textId)));
+    expect(await block(s)).toEqual([add4.textId, ...add4Co.map((k) => k.textId)]);
+    await s.t.mempool.pruned();
+    expect(s.t.chain.wallet(s.d1).allowedSigners).toHaveLength(3);
+    expect(dropped).toEqual([]);
+    for (const k of [spend, spendCo, req2]) expect(s.t.mempool.has(k.id)).toBe(true);
   });
 
   it('getWallet members come from the state: type, requiredSigs and the reference allowedSigners text', async () => {
@@ -373,6 +405,22 @@ describe('multisig wallet changes against the changes already pending', () => {
     expect(await s.t.mempool.admit([add2, add3])).toEqual([null, null]);
     expect(await block(s)).toEqual([add2.textId, add3.textId]);
     expect(s.t.chain.wallet(s.d1).allowedSigners.map(addressToText)).toEqual([addressToText(s.d2), addressToText(s.d3)]);
+  });
+
+  it("a pending change that a block made invalid (the same signer added by another master's change) leaves the pool with txDropped", async () => {
+    const s = await setup();
+    const addD2 = () => s.ms.change(s.d1, { kind: MultisigChangeType.AddSigner, address: s.d2 });
+    const pending = addD2();
+    expect(await admit(s, pending)).toBeNull();
+    const dropped: { ids: string[]; reason: string }[] = [];
+    s.t.events.on('txDropped', ({ txs, reason }) => dropped.push({ ids: txs.map((k) => k.textId), reason }));
+    // The same change signed again (as through another master) enters a block this pool did not build.
+    const elsewhere = another(pending, addD2);
+    expect((await commitBlock(s.t, [elsewhere])).applied.map((k) => k.textId)).toEqual([elsewhere.textId]);
+    await s.t.mempool.pruned();
+    expect(s.t.mempool.has(pending.id)).toBe(false);
+    expect(dropped).toEqual([{ ids: [pending.textId], reason: expect.stringContaining('already signs for wallet') }]);
+    expect(s.t.mempool.pendingSpendOf(s.d1)).toBe(0n);
   });
 
   it('two identical changes in one batch: the second is refused', async () => {
