@@ -271,18 +271,17 @@ export class MessagingService {
     const { contact, request } = await this.contactRequest(address, now);
     const stored: StoredContact = { record: contact, extras: {} };
     this.contacts.set(hex(address), stored);
-    await this.db.putContact(stored);
+    await this.putContactWithFrame(stored, request);
     // §3.1: a local message of type requestAddSent (11), empty text, channel 0.
     await this.db.addMessage(address, 0, createStoredMessage({ id: secureRandom(MESSAGE_ID_LENGTH), message: '', timestamp: now, localSender: true, type: FriendMessageType.requestAddSent, senderNick: '', receivedTimestamp: now }));
-    await this.enqueueFrame(address, request);
     return this.contactJson(stored);
   }
 
   async acceptContact(address: Uint8Array): Promise<Record<string, unknown>> {
     const c = this.contactOf(address);
     const accept = await this.accept(c, this.nowSeconds());
-    await this.db.putContact(c);
-    if (accept) await this.enqueueFrame(address, accept);
+    if (accept) await this.putContactWithFrame(c, accept);
+    else await this.db.putContact(c);
     return this.contactJson(c);
   }
 
@@ -383,10 +382,22 @@ export class MessagingService {
 
   // ---- sending ------------------------------------------------------------------------------
 
-  private async enqueueFrame(address: Uint8Array, m: StreamMessage): Promise<void> {
-    const frame = encodeStreamMessage(m);
-    const entry: OutboxEntry<OutboxPayload> = { id: hex(m.id), timestamp: m.timestamp, flags: sendFlagsFor(SpixiMessageCode.requestAdd2), payload: { frame, spixi: null, idBytes: m.id } };
-    await this.enqueue(address, entry);
+  /** The outbox entry of a handshake frame (request, accept, keys2): sent as is until its receipt. */
+  private frameEntry(m: StreamMessage): OutboxEntry<OutboxPayload> {
+    return { id: hex(m.id), timestamp: m.timestamp, flags: sendFlagsFor(SpixiMessageCode.requestAdd2), payload: { frame: encodeStreamMessage(m), spixi: null, idBytes: m.id } };
+  }
+
+  /**
+   * Saves a contact record with the handshake frame it now waits on (request, accept) queued, in
+   * one write (store.putContactWithOutbox: a kill -9 between two writes would leave the record
+   * waiting for a frame never queued), then sends the frame if nothing is ahead of it.
+   */
+  private async putContactWithFrame(c: StoredContact, m: StreamMessage): Promise<void> {
+    const key = hex(c.record.address);
+    const entry = this.frameEntry(m);
+    const { sendNow } = this.outbox.enqueue(key, entry);
+    await this.db.putContactWithOutbox(c, this.outbox.queue(key));
+    if (sendNow) this.trySend(key, entry);
   }
 
   /**
@@ -628,15 +639,18 @@ export class MessagingService {
     if (m.type !== StreamMessageCode.error) contact.extras.online = true;
     // spixi2 frames (chat, app data, receipts after the handshake) do not change the record.
     const stateChanged = r.events.some((e) => e.type !== 'Message' && (e.type !== 'MsgReceived' || e.statusStep));
-    if (r.created || stateChanged || m.encryptionType !== EncryptionType.spixi2 || wasOnline !== contact.extras.online) await this.db.putContact(contact);
+    // Handshake answers (accept, keys2) wait in the outbox for their receipts; receipts go once.
+    const handshakeAnswers = r.outgoing.filter((out) => out.id.length === 1 && out.requireRcvConfirmation);
+    const receipts = r.outgoing.filter((out) => !handshakeAnswers.includes(out));
+    const queued = handshakeAnswers.map((out) => this.frameEntry(out)).filter((entry) => this.outbox.enqueue(key, entry).sendNow);
+    // The record and the answers it waits for are written together: a kill -9 between two writes
+    // would leave the handshake stuck (§3.5), the answer never queued and never asked for again.
+    if (handshakeAnswers.length > 0) await this.db.putContactWithOutbox(contact, this.outbox.queue(key));
+    else if (r.created || stateChanged || m.encryptionType !== EncryptionType.spixi2 || wasOnline !== contact.extras.online) await this.db.putContact(contact);
+    for (const entry of queued) this.trySend(key, entry);
     // reference-quixi-events §1.7: FriendStatusUpdate (the contact JSON) when `online` flips.
     if (wasOnline !== contact.extras.online) this.publishFriendStatus(contact);
     if (r.ignored) this.o.log.info({ code: r.ignored.code, sender: addrText(r.contact.address) }, `stream message not applied: ${r.ignored.message}`);
-    for (const out of r.outgoing) {
-      // Handshake answers (accept, keys2) wait for their receipts; receipts go once.
-      if (out.id.length === 1 && out.requireRcvConfirmation) await this.enqueueFrame(r.contact.address, out);
-      else this.transmit(r.contact.address, encodeStreamMessage(out));
-    }
     const contactText = addrText(r.contact.address);
     const received: ReceivedForMq = {
       message: r.message,
@@ -658,8 +672,7 @@ export class MessagingService {
             const { request } = await this.contactRequest(r.contact.address, this.nowSeconds());
             // Our next handshake frame (keys2) must be newer than this request at the contact.
             contact.record.lastSentHandshakeTimestamp = Math.max(contact.record.lastSentHandshakeTimestamp, request.timestamp);
-            await this.db.putContact(contact);
-            await this.enqueueFrame(r.contact.address, request);
+            await this.putContactWithFrame(contact, request);
           }
           break;
         case 'AcceptAdd2':
@@ -682,9 +695,9 @@ export class MessagingService {
           break;
         case 'MsgReceived': {
           const idHex = hex(e.id);
-          const acked = this.outbox.acknowledge(key, idHex);
-          this.sentAt.delete(sentKey(key, idHex));
-          if (acked) await this.persistOutbox(key);
+          // Confirmed in the history before it leaves the persisted queue: a kill -9 between the
+          // two writes resends a confirmed message (acknowledged again), where the other order
+          // would leave it unconfirmed and never sent again (§3.7 step 6).
           let changed = false;
           const updated = e.id.length === MESSAGE_ID_LENGTH ? await this.db.updateMessage(r.contact.address, e.id, (sm) => {
             changed = !sm.confirmed || (e.read === true && !sm.read);
@@ -692,6 +705,9 @@ export class MessagingService {
             sm.sent = true;
             if (e.read) sm.read = true;
           }) : null;
+          const acked = this.outbox.acknowledge(key, idHex);
+          this.sentAt.delete(sentKey(key, idHex));
+          if (acked) await this.persistOutbox(key);
           // A resent message is acknowledged again: only the receipt that changes something (the
           // stored message, the queue, the handshake status) is an event, not every copy.
           if (changed || (updated === null && (acked !== null || e.statusStep))) {
@@ -721,6 +737,10 @@ export class MessagingService {
         }
       }
     }
+    // Receipts last, once what they acknowledge is stored: a kill -9 before they leave makes the
+    // sender send again (a duplicate is acknowledged, not stored twice, §3.7); a receipt that left
+    // before the message was stored would dequeue a message the receiver never kept.
+    for (const out of receipts) this.transmit(r.contact.address, encodeStreamMessage(out));
   }
 
   private async deliver(c: StoredContact, m: StreamMessage, spixi: SpixiMessage, payload: () => MessagingEventPayload): Promise<void> {

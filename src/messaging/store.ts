@@ -113,6 +113,20 @@ export class MessagingStore {
     });
   }
 
+  /**
+   * Writes the contact and its pending queue in one transaction: a handshake frame the new record
+   * waits for (accept, keys2) is queued with it, or neither is (a kill -9 between two writes would
+   * leave a contact waiting for a frame that was never queued, §3.5, §3.7).
+   */
+  putContactWithOutbox(c: StoredContact, entries: readonly OutboxEntry<OutboxPayload>[]): Promise<void> {
+    const key = Buffer.from(c.record.address);
+    return this.store.write(() => {
+      void this.contacts.put(key, c);
+      if (entries.length === 0) void this.outbox.remove(key);
+      else void this.outbox.put(key, entries);
+    });
+  }
+
   /** Removes the contact, its history and its pending messages (removeContact). */
   removeContact(address: Uint8Array): Promise<void> {
     const p = prefix(address);
