@@ -393,8 +393,11 @@ export class PeerNetwork {
 
   private opened(link: Link): void {
     if (link.peer) this.learnMaster(link.peer, true);
-    // A client's new primary relay changes its presence host: the other relays hear of it now.
-    if (this.choosePrimary()) this.announceOwnKeepAlive(link);
+    // A client's new primary relay changes its presence host: the other relays hear of it now. A
+    // new keep-alive even on the same host (the relay restarted): only a newer timestamp tells a
+    // sender that relay answered "not connected" to that the client is back (reference-network
+    // §3.3: made anew when forced, e.g. with few links; §7.1 step 6).
+    if (this.choosePrimary()) this.announceOwnKeepAlive(link, { fresh: true });
     // Tell the new peer who we are (if our keep-alives go to its type): presence, then keep-alives follow.
     if (keepAliveTargets(this.local.nodeType).includes(link.peerType)) {
       const own = this.ownPresence(link);
@@ -595,11 +598,11 @@ export class PeerNetwork {
     return next !== null;
   }
 
-  /** Sends our keep-alive (a fresh one when the host changed) to its targets now, except `except`. */
-  private announceOwnKeepAlive(except?: Link): void {
+  /** Sends our keep-alive (a fresh one when the host changed, or `fresh`) to its targets now, except `except`. */
+  private announceOwnKeepAlive(except?: Link, options: { fresh?: boolean } = {}): void {
     const host = this.keepAliveHost();
     if (!host) return;
-    const current = this.producer.current(host);
+    const current = this.producer.current(host, options.fresh === true);
     if (!current) return; // a master without a signer PoW solution yet
     this.presence.addOwn(this.local.publicKey, current.keepAlive);
     this.broadcast({ code: MessageCode.keepAlivePresence, keepAlive: current.bytes }, keepAliveTargets(this.local.nodeType), except);

@@ -197,6 +197,41 @@ describe('a client chooses its relays by sector', () => {
     for (const n of [client, back]) n.stop();
   }, 60_000);
 
+  it('back on its only relay after it restarted, announces a fresh keep-alive (a sender told "not connected" there learns it is back)', async () => {
+    const me = ids[5]!;
+    // One relay: the client has no other to switch to (a switch changes the host, and so the keep-alive, anyway).
+    const w = { clock: new ManualClock(), mem: new MemoryNet() };
+    const run = async (ms: number) => {
+      for (let t = 0; t < ms; t += 500) {
+        await turns();
+        w.clock.advance(500);
+      }
+      await turns();
+    };
+    const master = node(w, ids[0]!, 'M', targetKey(MASTER), []);
+    const relay = node(w, ids[1]!, 'R', targetKey(relayTarget(1)), [MASTER]);
+    await run(3_000);
+    const client = node(w, me, 'C', '', [relayTarget(1)]);
+    await run(10_000);
+    const lastSeenAt = (at: PeerNetwork) => Math.max(...[...(at.presence.get(me.address)?.devices.values() ?? [])].map((d) => d.lastSeen));
+    expect(hostAt(relay.net, me)).toEqual([targetKey(relayTarget(1))]);
+    // The client's own latest keep-alive (its own presence entry).
+    const before = lastSeenAt(client.net);
+
+    relay.stop();
+    await run(3_000);
+    expect(relayLinks(client.net)).toEqual([]);
+    const back = node(w, ids[1]!, 'R', targetKey(relayTarget(1)), [MASTER]);
+    await run(10_000);
+    expect(relayLinks(client.net)).toHaveLength(1);
+    // Same host as before: only a newer timestamp tells it reconnected (reference-network §3.3:
+    // a keep-alive is made anew when forced, e.g. with few links), well inside the 100 s interval.
+    expect(hostAt(back.net, me)).toEqual([targetKey(relayTarget(1))]);
+    expect(lastSeenAt(back.net)).toBeGreaterThan(before);
+
+    for (const n of [client, back, master]) n.stop();
+  }, 30_000);
+
   it("the operator's reconnect ends the avoidance of lost relays", async () => {
     const me = ids[5]!;
     const w = await world(me);
