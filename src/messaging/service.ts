@@ -406,12 +406,19 @@ export class MessagingService {
    * session keys (spixi2), so it waits in the outbox until they exist; one per contact is queued.
    */
   private sendOwnNick(address: Uint8Array): Promise<void> {
-    return this.enqueueSpixi(address, { type: SpixiMessageCode.nick, data: this.nickBytes, channel: 0 }, Uint8Array.of(HandshakeId.nick), this.nowSeconds());
+    return this.enqueue(address, this.ownNickEntry());
+  }
+
+  private ownNickEntry(): OutboxEntry<OutboxPayload> {
+    return this.spixiEntry({ type: SpixiMessageCode.nick, data: this.nickBytes, channel: 0 }, Uint8Array.of(HandshakeId.nick), this.nowSeconds());
+  }
+
+  private spixiEntry(spixi: SpixiMessage, id: Uint8Array, now: number): OutboxEntry<OutboxPayload> {
+    return { id: hex(id), timestamp: now, flags: sendFlagsFor(spixi.type), payload: { frame: null, spixi: { type: spixi.type, data: spixi.data, channel: spixi.channel }, idBytes: id } };
   }
 
   private async enqueueSpixi(address: Uint8Array, spixi: SpixiMessage, id: Uint8Array, now: number): Promise<void> {
-    const entry: OutboxEntry<OutboxPayload> = { id: hex(id), timestamp: now, flags: sendFlagsFor(spixi.type), payload: { frame: null, spixi: { type: spixi.type, data: spixi.data, channel: spixi.channel }, idBytes: id } };
-    await this.enqueue(address, entry);
+    await this.enqueue(address, this.spixiEntry(spixi, id, now));
   }
 
   private async enqueue(address: Uint8Array, entry: OutboxEntry<OutboxPayload>): Promise<void> {
@@ -643,9 +650,13 @@ export class MessagingService {
     const handshakeAnswers = r.outgoing.filter((out) => out.id.length === 1 && out.requireRcvConfirmation);
     const receipts = r.outgoing.filter((out) => !handshakeAnswers.includes(out));
     const queued = handshakeAnswers.map((out) => this.frameEntry(out)).filter((entry) => this.outbox.enqueue(key, entry).sendNow);
-    // The record and the answers it waits for are written together: a kill -9 between two writes
-    // would leave the handshake stuck (§3.5), the answer never queued and never asked for again.
-    if (handshakeAnswers.length > 0) await this.db.putContactWithOutbox(contact, this.outbox.queue(key));
+    // §3.5 steps 4–5: the side whose handshake completes (accept at the requester, keys2 at the
+    // acceptor) sends its nick; it goes out with the pass the event below starts.
+    const completes = r.events.some((e) => e.type === 'AcceptAdd2' || e.type === 'HandshakeComplete');
+    if (completes) this.outbox.enqueue(key, this.ownNickEntry());
+    // The record and the frames it waits for are written together: a kill -9 between two writes
+    // would leave the handshake stuck (§3.5) or the nick unsent, never queued and never asked for again.
+    if (handshakeAnswers.length > 0 || completes) await this.db.putContactWithOutbox(contact, this.outbox.queue(key));
     else if (r.created || stateChanged || m.encryptionType !== EncryptionType.spixi2 || wasOnline !== contact.extras.online) await this.db.putContact(contact);
     for (const entry of queued) this.trySend(key, entry);
     // reference-quixi-events §1.7: FriendStatusUpdate (the contact JSON) when `online` flips.
@@ -682,15 +693,13 @@ export class MessagingService {
           void this.o.bridge?.publishReceived(received);
           // Messages queued before the keys existed can go now.
           this.forgetSent(key);
-          // §3.5 step 4: after keys2 the requester sends its nickname (handleAcceptAdd2).
-          await this.sendOwnNick(r.contact.address);
+          // §3.5 step 4: after keys2 the requester sends its nickname (handleAcceptAdd2), queued above.
           void this.pass();
           break;
         case 'HandshakeComplete':
           this.o.events.emit('contactAccepted', { ...payload(), contactJson: this.contactJson(contact) });
           this.forgetSent(key);
-          // §3.5 step 5: the acceptor sends its nickname once keys2 arrived (handleReceivedKeys2).
-          await this.sendOwnNick(r.contact.address);
+          // §3.5 step 5: the acceptor sends its nickname once keys2 arrived (handleReceivedKeys2), queued above.
           void this.pass();
           break;
         case 'MsgReceived': {

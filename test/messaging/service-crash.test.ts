@@ -33,12 +33,18 @@ async function established(a: Party, b: Party): Promise<void> {
   await until(() => bothEstablished(a, b), 'both at status 3', resend);
 }
 
-/** `victim` is killed at its `n`-th write from now while `step` runs, then restarted. */
-async function killDuring(victim: Party, n: number, step: () => Promise<unknown>): Promise<void> {
-  net.crashAfterWrites(victim, n);
+/**
+ * `victim` is killed at its `n`-th write from now while `step` runs, then restarted. With
+ * `armAfter`, the count starts once `step`'s promise resolved (what it set off is then killed).
+ */
+async function killDuring(victim: Party, n: number, step: () => Promise<unknown>, options: { armAfter?: boolean } = {}): Promise<void> {
+  if (!options.armAfter) net.crashAfterWrites(victim, n);
   // The step may never finish when the victim is the party running it.
   let done = false;
   void step()
+    .then(() => {
+      if (options.armAfter) net.crashAfterWrites(victim, n);
+    })
     .catch(() => undefined)
     .finally(() => (done = true));
   // Until the kill, or the step and what it set off (frames, receipts) are over without one.
@@ -87,6 +93,19 @@ describe('a client killed -9 and restarted', () => {
       if (b.svc.getContact(a.address).approved !== true) await b.svc.acceptContact(a.address);
       await until(() => bothEstablished(a, b), `both at status 3 (acceptor killed at write ${n})`, resend);
       await chatsFlow(a, b, `add${n}`);
+    }
+  }, 120_000);
+
+  it('sends its nick when the acceptor is killed while the handshake completes', async () => {
+    const pairs = await Promise.all(CRASH_POINTS.map((n) => Promise.all([net.party(`nick-a${n}`, { nick: `Alice${n}` }), net.party(`nick-b${n}`, { nick: `Bob${n}` })])));
+    for (const [i, [a, b]] of pairs.entries()) {
+      const n = CRASH_POINTS[i]!;
+      await a.svc.addContact(b.address);
+      await until(() => b.seen.some((e) => e.event === 'contactRequest'), 'the request at b', resend);
+      // keys2 reaches b after its acceptContact returned: b is killed at its n-th write from there.
+      await killDuring(b, n, () => b.svc.acceptContact(a.address), { armAfter: true });
+      const nicknames = () => a.svc.getContact(b.address).nickname === `Bob${n}` && b.svc.getContact(a.address).nickname === `Alice${n}`;
+      await until(() => bothEstablished(a, b) && nicknames(), `both at status 3 with both nicks (acceptor killed at write ${n})`, resend);
     }
   }, 120_000);
 
