@@ -303,8 +303,12 @@ export class MessagingService {
     checkPayload(data.length);
     const now = this.nowSeconds();
     const id = secureRandom(MESSAGE_ID_LENGTH);
-    await this.db.addMessage(address, channel, createStoredMessage({ id, message: text, timestamp: now, localSender: true, type: FriendMessageType.standard, senderNick: '', receivedTimestamp: now, payableDataLen: data.length }));
-    await this.enqueueSpixi(address, { type: SpixiMessageCode.chat, data, channel }, id, now);
+    // Kept in the history and queued for sending in one write (store.addMessage with the queue).
+    const key = hex(address);
+    const entry = this.spixiEntry({ type: SpixiMessageCode.chat, data, channel }, id, now);
+    const { sendNow } = this.outbox.enqueue(key, entry);
+    await this.db.addMessage(address, channel, createStoredMessage({ id, message: text, timestamp: now, localSender: true, type: FriendMessageType.standard, senderNick: '', receivedTimestamp: now, payableDataLen: data.length }), this.outbox.queue(key));
+    if (sendNow) this.trySend(key, entry);
     return this.contactJson(c);
   }
 

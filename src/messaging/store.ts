@@ -122,8 +122,7 @@ export class MessagingStore {
     const key = Buffer.from(c.record.address);
     return this.store.write(() => {
       void this.contacts.put(key, c);
-      if (entries.length === 0) void this.outbox.remove(key);
-      else void this.outbox.put(key, entries);
+      this.putOutbox(key, entries);
     });
   }
 
@@ -144,15 +143,26 @@ export class MessagingStore {
     return this.ids.doesExist(Buffer.concat([prefix(address), id]));
   }
 
-  /** Appends a message to a contact's channel history. */
-  addMessage(address: Uint8Array, channel: number, m: StoredMessage): Promise<void> {
+  /**
+   * Appends a message to a contact's channel history; with `outbox`, writes that contact's pending
+   * queue (holding the message) in the same transaction: a message kept in the history is also
+   * kept for sending, even across a kill -9 (§3.7).
+   */
+  addMessage(address: Uint8Array, channel: number, m: StoredMessage, outbox?: readonly OutboxEntry<OutboxPayload>[]): Promise<void> {
     const key = messageKey(address, channel, ++this.seq);
     const seq = this.seq;
     return this.store.write(() => {
       void this.messages.put(key, m);
       void this.ids.put(Buffer.concat([prefix(address), m.id]), key);
       void this.store.meta.put(SEQ_KEY, seq);
+      if (outbox) this.putOutbox(Buffer.from(address), outbox);
     });
+  }
+
+  /** Inside a write: one contact's queue (empty = removed). */
+  private putOutbox(key: Buffer, entries: readonly OutboxEntry<OutboxPayload>[]): void {
+    if (entries.length === 0) void this.outbox.remove(key);
+    else void this.outbox.put(key, entries);
   }
 
   /** Changes a stored message by id (confirmed, errorSending); false when it is not stored. */
@@ -198,9 +208,6 @@ export class MessagingStore {
   /** Writes one contact's queue (empty = removed). */
   saveOutbox(contactHex: string, entries: readonly OutboxEntry<OutboxPayload>[]): Promise<void> {
     const key = Buffer.from(contactHex, 'hex');
-    return this.store.write(() => {
-      if (entries.length === 0) void this.outbox.remove(key);
-      else void this.outbox.put(key, entries);
-    });
+    return this.store.write(() => this.putOutbox(key, entries));
   }
 }

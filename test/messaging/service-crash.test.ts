@@ -121,6 +121,21 @@ describe('a client killed -9 and restarted', () => {
     }
   }, 60_000);
 
+  it('a chat the sender keeps in its history after a kill in sendChatMessage is also sent', async () => {
+    const [a, b] = await Promise.all([net.party('send-a'), net.party('send-b')]);
+    await established(a, b);
+    for (const n of CRASH_POINTS) {
+      const text = `sent by the killed sender ${n}`;
+      net.setUnreachable(b, true);
+      await killDuring(a, n, () => a.svc.sendChatMessage(b.address, text, 0));
+      net.setUnreachable(b, false);
+      // Killed before the message was kept: it is gone on both sides (the call never answered).
+      if (!a.svc.lastMessages(b.address, 100, 0).some((m) => m.message === text)) continue;
+      await until(() => a.svc.lastMessages(b.address, 100, 0).some((m) => m.message === text && m.confirmed === true), `confirmed at the sender (killed at write ${n})`, resend);
+      expect(net.messages(b, a).filter((t) => t === text)).toHaveLength(1);
+    }
+  }, 60_000);
+
   it('ends a chat confirmed when the sender is killed while the receipt arrives', async () => {
     const [a, b] = await Promise.all([net.party('rcpt-a'), net.party('rcpt-b')]);
     await established(a, b);
