@@ -97,6 +97,8 @@ beforeAll(async () => {
   await until(() => b.seen.some((e) => e.event === 'contactRequest'), 'the request at b');
   await b.svc.acceptContact(a.address);
   await until(() => a.svc.getContact(b.address).handshakeStatus === 3 && b.svc.getContact(a.address).handshakeStatus === 3, 'both at status 3');
+  // The handshake's last frames (the nicks, §3.5 steps 4-5, and their receipts) are over too.
+  await until(() => outboxSize(a, b) === 0 && outboxSize(b, a) === 0, 'the nicks acknowledged');
 }, 60_000);
 
 afterAll(async () => {
