@@ -47,22 +47,28 @@ async function until(cond: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
+/** Dials B's server at `port` from `client` (the dialer stops after the test); `link()` is the outbound link once made. */
+function dialB(client: TestNode, port: number): { dialer: Dialer; link: () => Link | null } {
+  let out: Link | null = null;
+  const dialer = new Dialer({
+    clock: systemClock,
+    createLink: (socket, target) => (out = new Link(client.ctx, socket, { direction: 'outbound', remote: targetKey(target) })),
+  });
+  cleanups.push(() => dialer.stop());
+  dialer.add({ host: '127.0.0.1', port, expectedAddress: B.address });
+  dialer.start();
+  return { dialer, link: () => out };
+}
+
 describe('dialling a real ws WebSocketServer on 127.0.0.1', () => {
   it('completes the hello, carries messages both ways, and closes cleanly', async () => {
     const server = new TestNode({ identity: B, clock: systemClock });
     const client = new TestNode({ identity: A, clock: systemClock });
     const { port, links } = await listen(server);
-    let out: Link | null = null;
-    const dialer = new Dialer({
-      clock: systemClock,
-      createLink: (socket, target) => (out = new Link(client.ctx, socket, { direction: 'outbound', remote: targetKey(target) })),
-    });
-    cleanups.push(() => dialer.stop());
-    dialer.add({ host: '127.0.0.1', port, expectedAddress: B.address });
-    dialer.start();
-    await until(() => out?.isOpen === true && links[0]?.isOpen === true);
-    expect(out!.peer!.observedOwnAddress).toMatch(/^127\.0\.0\.1:\d+$/);
-    out!.send({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: [new Uint8Array(300_000).fill(3)] });
+    const { dialer, link: out } = dialB(client, port);
+    await until(() => out()?.isOpen === true && links[0]?.isOpen === true);
+    expect(out()!.peer!.observedOwnAddress).toMatch(/^127\.0\.0\.1:\d+$/);
+    out()!.send({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: [new Uint8Array(300_000).fill(3)] });
     links[0]!.send({ code: MessageCode.getUnappliedTransactions });
     await until(() => server.handler.messages.length === 1 && client.handler.messages.length === 1);
     const got = server.handler.messages[0]!.message;
@@ -186,16 +192,9 @@ describe('dialling a real ws WebSocketServer on 127.0.0.1', () => {
       recordOpen(link);
       link.send({ code: MessageCode.transactionsChunk3, tag: 0n, transactions: [new Uint8Array(afterHello).fill(5)] });
     };
-    let out: Link | null = null;
-    const dialer = new Dialer({
-      clock: systemClock,
-      createLink: (socket, target) => (out = new Link(client.ctx, socket, { direction: 'outbound', remote: targetKey(target) })),
-    });
-    cleanups.push(() => dialer.stop());
-    dialer.add({ host: '127.0.0.1', port, expectedAddress: B.address });
-    dialer.start();
-    await until(() => out?.isOpen === true || out?.closeInfo != null, 3000);
-    expect(out!.closeInfo).toBeNull();
+    const { dialer, link: out } = dialB(client, port);
+    await until(() => out()?.isOpen === true || out()?.closeInfo != null, 3000);
+    expect(out()!.closeInfo).toBeNull();
     await until(() => client.handler.messages.length === 1, 3000);
     const got = client.handler.messages[0]!.message;
     expect(got.code === MessageCode.transactionsChunk3 && got.transactions[0]!.length).toBe(afterHello);

@@ -28,6 +28,22 @@ function net(id: TestIdentity, type: NodeType, endpoint: string, clock: ManualCl
   return { n, got };
 }
 
+/**
+ * A dialler's socket factory whose every socket fails: `onOpen` hears each URL dialled; the socket
+ * then emits `error` (when given) and closes 1006, as a refused or unanswered dial does.
+ */
+function failingSockets(onOpen: (url: string) => void, error?: string): never {
+  return ((url: string) => {
+    onOpen(url);
+    const fake = Object.assign(new EventEmitter(), { terminate: () => undefined });
+    setImmediate(() => {
+      if (error !== undefined) fake.emit('error', new Error(error));
+      fake.emit('close', 1006, Buffer.alloc(0));
+    });
+    return fake;
+  }) as never;
+}
+
 /** Links `dialler` to `acceptor` over an in-memory pair; returns the sockets to pump. */
 
 describe('PeerNetwork: presence over links between masters, a relay and a client', () => {
@@ -268,15 +284,7 @@ describe('PeerNetwork: connect to an address where no peer listens (h2: an RPC p
     const clock = new ManualClock();
     const opened: string[] = [];
     const failed: string[] = [];
-    const openSocket = ((url: string) => {
-      opened.push(url);
-      const fake = Object.assign(new EventEmitter(), { terminate: () => undefined });
-      setImmediate(() => {
-        fake.emit('error', new Error('Unexpected server response: 404'));
-        fake.emit('close', 1006, Buffer.alloc(0));
-      });
-      return fake;
-    }) as never;
+    const openSocket = failingSockets((url) => opened.push(url), 'Unexpected server response: 404');
     const m = net(ids[0]!, 'M', '127.0.0.1:10001', clock, {
       dial: { openSocket },
       onConnectFailed: (t, detail, givenUp) => void failed.push(`${targetKey(t)} ${detail} ${givenUp}`),
@@ -324,15 +332,7 @@ describe('PeerNetwork: a node with no master links and masters it cannot reach f
   it('keeps them in its peer book and dials them again every RETRY_AFTER_MS (the reference lowers a rating, it does not forget)', async () => {
     const clock = new ManualClock();
     const dialled = new Map<string, number>();
-    const openSocket = ((url: string) => {
-      dialled.set(url, (dialled.get(url) ?? 0) + 1);
-      const fake = Object.assign(new EventEmitter(), { terminate: () => undefined });
-      setImmediate(() => {
-        fake.emit('error', new Error('connect ECONNREFUSED'));
-        fake.emit('close', 1006, Buffer.alloc(0));
-      });
-      return fake;
-    }) as never;
+    const openSocket = failingSockets((url) => dialled.set(url, (dialled.get(url) ?? 0) + 1), 'connect ECONNREFUSED');
     const book = new PeerBook({ clock });
     book.learn('127.0.0.1:18001', addressToText(ids[1]!.address));
     book.learn('127.0.0.1:18002', addressToText(ids[2]!.address));
@@ -354,12 +354,7 @@ describe('PeerNetwork: a node that loses its last master link', () => {
   it('dials the master it was linked to most recently first, as the reference does with no connections (§2.2)', async () => {
     const clock = new ManualClock();
     const dialled: string[] = [];
-    const openSocket = ((url: string) => {
-      dialled.push(url);
-      const fake = Object.assign(new EventEmitter(), { terminate: () => undefined });
-      setImmediate(() => fake.emit('close', 1006, Buffer.alloc(0)));
-      return fake;
-    }) as never;
+    const openSocket = failingSockets((url) => dialled.push(url));
     const random = vi.spyOn(Math, 'random').mockReturnValue(0.99); // a uniform pick takes the last entry
     try {
       const book = new PeerBook({ clock });

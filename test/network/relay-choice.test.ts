@@ -63,8 +63,8 @@ const turns = async (n = 30) => {
   for (let i = 0; i < n; i++) await new Promise<void>((r) => setImmediate(r));
 };
 
-/** A master, four relays dialling it; returns them and the relays ranked by closeness to the client's sector. */
-async function world(client: TestIdentity) {
+/** An in-memory network on a manual clock, and `run(ms)`: that much time in 500 ms steps, letting frames flow. */
+function memoryWorld() {
   const w = { clock: new ManualClock(), mem: new MemoryNet() };
   const run = async (ms: number) => {
     for (let t = 0; t < ms; t += 500) {
@@ -73,6 +73,12 @@ async function world(client: TestIdentity) {
     }
     await turns();
   };
+  return { w, run };
+}
+
+/** A master, four relays dialling it; returns them and the relays ranked by closeness to the client's sector. */
+async function world(client: TestIdentity) {
+  const { w, run } = memoryWorld();
   const master = node(w, ids[0]!, 'M', targetKey(MASTER), []);
   const relays = [1, 2, 3, 4].map((i) => node(w, ids[i]!, 'R', targetKey(relayTarget(i)), [MASTER]));
   await run(3_000);
@@ -200,14 +206,7 @@ describe('a client chooses its relays by sector', () => {
   it('back on its only relay after it restarted, announces a fresh keep-alive (a sender told "not connected" there learns it is back)', async () => {
     const me = ids[5]!;
     // One relay: the client has no other to switch to (a switch changes the host, and so the keep-alive, anyway).
-    const w = { clock: new ManualClock(), mem: new MemoryNet() };
-    const run = async (ms: number) => {
-      for (let t = 0; t < ms; t += 500) {
-        await turns();
-        w.clock.advance(500);
-      }
-      await turns();
-    };
+    const { w, run } = memoryWorld();
     const master = node(w, ids[0]!, 'M', targetKey(MASTER), []);
     const relay = node(w, ids[1]!, 'R', targetKey(relayTarget(1)), [MASTER]);
     await run(3_000);
