@@ -304,11 +304,8 @@ export class MessagingService {
     const now = this.nowSeconds();
     const id = secureRandom(MESSAGE_ID_LENGTH);
     // Kept in the history and queued for sending in one write (store.addMessage with the queue).
-    const key = hex(address);
-    const entry = this.spixiEntry({ type: SpixiMessageCode.chat, data, channel }, id, now);
-    const { sendNow } = this.outbox.enqueue(key, entry);
-    await this.db.addMessage(address, channel, createStoredMessage({ id, message: text, timestamp: now, localSender: true, type: FriendMessageType.standard, senderNick: '', receivedTimestamp: now, payableDataLen: data.length }), this.outbox.queue(key));
-    if (sendNow) this.trySend(key, entry);
+    const stored = createStoredMessage({ id, message: text, timestamp: now, localSender: true, type: FriendMessageType.standard, senderNick: '', receivedTimestamp: now, payableDataLen: data.length });
+    await this.enqueue(address, this.spixiEntry({ type: SpixiMessageCode.chat, data, channel }, id, now), (queue) => this.db.addMessage(address, channel, stored, queue));
     return this.contactJson(c);
   }
 
@@ -396,12 +393,8 @@ export class MessagingService {
    * one write (store.putContactWithOutbox: a kill -9 between two writes would leave the record
    * waiting for a frame never queued), then sends the frame if nothing is ahead of it.
    */
-  private async putContactWithFrame(c: StoredContact, m: StreamMessage): Promise<void> {
-    const key = hex(c.record.address);
-    const entry = this.frameEntry(m);
-    const { sendNow } = this.outbox.enqueue(key, entry);
-    await this.db.putContactWithOutbox(c, this.outbox.queue(key));
-    if (sendNow) this.trySend(key, entry);
+  private putContactWithFrame(c: StoredContact, m: StreamMessage): Promise<void> {
+    return this.enqueue(c.record.address, this.frameEntry(m), (queue) => this.db.putContactWithOutbox(c, queue));
   }
 
   /**
@@ -425,10 +418,14 @@ export class MessagingService {
     await this.enqueue(address, this.spixiEntry(spixi, id, now));
   }
 
-  private async enqueue(address: Uint8Array, entry: OutboxEntry<OutboxPayload>): Promise<void> {
+  /**
+   * Queues `entry` for `address` and persists the queue, alone or, with `persist`, in one write with
+   * what the entry belongs to (a contact record, a stored message); then sends it if nothing is ahead.
+   */
+  private async enqueue(address: Uint8Array, entry: OutboxEntry<OutboxPayload>, persist?: (queue: OutboxEntry<OutboxPayload>[]) => Promise<void>): Promise<void> {
     const key = hex(address);
     const { sendNow } = this.outbox.enqueue(key, entry);
-    await this.persistOutbox(key);
+    await (persist ? persist(this.outbox.queue(key)) : this.persistOutbox(key));
     if (sendNow) this.trySend(key, entry);
   }
 
