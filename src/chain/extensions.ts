@@ -39,7 +39,8 @@ export interface PendingView {
   followers(id: Uint8Array): readonly KnownTx[];
   /**
    * The pending transactions of `type` not applied yet, in arrival order (then those admitted
-   * earlier in the same batch). Scans the pool: for rare types only (multisig wallet changes).
+   * earlier in the same batch). For the types of a chain extension's hooks (multisig wallet
+   * changes): the pool keeps those apart, so payments are never walked.
    */
   ofType(type: number): readonly KnownTx[];
 }

@@ -191,7 +191,7 @@ export class Mempool {
   private readonly followersOf = new Map<string, string[]>();
   /**
    * The pending entries whose type has a hook (names, multisig, mining claims), in arrival order:
-   * those `onBlockImported` validates again, without walking the payments (which have none).
+   * those `onBlockImported` validates again and `ofType` lists, without walking the payments (which have none).
    */
   private readonly hooked = new Set<Entry>();
   /**
@@ -635,7 +635,7 @@ export class Mempool {
       },
       ofType: (type) => {
         const out: KnownTx[] = [];
-        for (const e of this.entries.values()) {
+        for (const e of this.hooked) {
           // As `page`: a committed block's transactions stay here until `blockImported`.
           if (e.k.tx.type === type && !this.chain.hasTransaction(e.k.id)) out.push(e.k);
         }
