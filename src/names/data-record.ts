@@ -11,6 +11,7 @@
  * that checksum; data + checksum = replace it.
  */
 import { sha3_512sq } from '../core/hash.js';
+import { merkleRoot } from '../formats/merkle.js';
 import { MAX_RECORD_KEY_LENGTH } from './params.js';
 import { NameCodecError, NameReader, NameWriter } from './reader.js';
 
@@ -93,4 +94,9 @@ export function decodeDataRecord(bytes: Uint8Array): DataRecord {
   const r = readDataRecord(reader);
   reader.end();
   return r;
+}
+
+/** A name's data Merkle root (§3.2 field 11): of its records' checksums, in order; null for none. */
+export function dataRecordsRoot(records: readonly DataRecord[]): Uint8Array | null {
+  return merkleRoot(records.map((r) => r.checksum!));
 }

@@ -19,10 +19,9 @@ import { equalBytes } from '../formats/bytes.js';
 import { formatAmount } from '../formats/amount.js';
 import { RN_MIN_CAPACITY_KB, TransactionType } from '../formats/constants.js';
 import { verifySignature } from '../formats/rsa.js';
-import { dataRecordChecksum, recordSize, type DataRecord } from './data-record.js';
+import { dataRecordChecksum, dataRecordsRoot, recordSize, type DataRecord } from './data-record.js';
 import { capacityChangeMinimum, expectedFee, extensionCost, registrationCost } from './fees.js';
 import { AT_RECORD_KEY, idSections } from './id.js';
-import { merkleRoot } from '../formats/merkle.js';
 import { nameRecordChecksum, type NameRecord } from './name-record.js';
 import { BYTES_PER_KB, MAX_SUBNAME_LEVELS, type NameParams } from './params.js';
 import {
@@ -253,7 +252,7 @@ export function proposeSignedChange(current: NameRecord, p: SignedNamePayload): 
   }
   next.sequence = current.sequence + 1n;
   next.nextPkHash = p.nextPkHash;
-  next.dataMerkleRoot = merkleRoot(next.dataRecords.map((r) => r.checksum!));
+  next.dataMerkleRoot = dataRecordsRoot(next.dataRecords);
   return next;
 }
 

@@ -15,8 +15,7 @@ import { formatAmount } from '../../formats/amount.js';
 import { equalBytes, fromHex, toHex } from '../../formats/bytes.js';
 import { checksumLockBytes, TransactionType } from '../../formats/constants.js';
 import { NAME_POOL_ADDRESS, type NameSystem } from '../../names/chain-extension.js';
-import { dataRecordChecksum, encodeDataRecord, type DataRecord } from '../../names/data-record.js';
-import { merkleRoot } from '../../formats/merkle.js';
+import { dataRecordChecksum, dataRecordsRoot, encodeDataRecord, type DataRecord } from '../../names/data-record.js';
 import { capacityChangeCost, extensionCost, registrationCost } from '../../names/fees.js';
 import { idSections, nameId, recordKeyId } from '../../names/id.js';
 import { decodeStoredName, encodeNameRecord, type NameRecord } from '../../names/name-record.js';
@@ -198,7 +197,7 @@ async function lightLookup(ctx: NameModules, p: ParamsOf<typeof lookupParams>): 
   }
   // The records must be those the name's header commits to (§3.2 field 11), checksums recomputed.
   record.dataRecords = record.dataRecords.map((d) => ({ ...d, checksum: dataRecordChecksum(d) }));
-  const root = merkleRoot(record.dataRecords.map((d) => d.checksum!));
+  const root = dataRecordsRoot(record.dataRecords);
   const committed = record.dataMerkleRoot;
   if (!(root === null ? committed === null : committed !== null && equalBytes(root, committed))) {
     throw new RpcError(RpcCode.ServerBusy, "The network answered records that do not match the name's Merkle root; try again");
