@@ -5,6 +5,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { sha3_512sq } from '../core/hash.js';
+import { concatBytes } from '../formats/bytes.js';
 
 const KEY_LENGTH = 16;
 const NONCE_LENGTH = 12;
@@ -37,13 +38,7 @@ export function recordValueKey(name: string, key: string): Uint8Array {
  * so no two different plaintexts share a nonce under one key.
  */
 export function recordValueNonce(name: string, key: string, value: string, sequence: bigint): Uint8Array {
-  const aesKey = recordValueKey(name, key);
-  const seq = utf8.encode(`${sequence}`);
-  const v = utf8.encode(value);
-  const pre = new Uint8Array(aesKey.length + seq.length + 1 + v.length);
-  pre.set(aesKey, 0);
-  pre.set(seq, aesKey.length);
-  pre.set(v, aesKey.length + seq.length + 1);
+  const pre = concatBytes(recordValueKey(name, key), utf8.encode(`${sequence}`), Uint8Array.of(0), utf8.encode(value));
   return sha3_512sq(pre).slice(0, NONCE_LENGTH);
 }
 
