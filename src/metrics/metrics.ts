@@ -156,22 +156,18 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
     }
     return chainRead;
   };
-  new Gauge({
-    name: `${METRIC_PREFIX}block_height`,
-    help: 'Height of the latest local block',
-    registers: [registry],
-    async collect() {
-      this.set((await chainNow())?.height ?? 0);
-    },
-  });
-  new Gauge({
-    name: `${METRIC_PREFIX}pending_transactions`,
-    help: 'Transactions in the pending pool',
-    registers: [registry],
-    async collect() {
-      this.set((await chainNow())?.pending ?? 0);
-    },
-  });
+  const chainGauge = (name: string, help: string, figure: keyof ChainMetricsSnapshot): void => {
+    new Gauge({
+      name: `${METRIC_PREFIX}${name}`,
+      help,
+      registers: [registry],
+      async collect() {
+        this.set((await chainNow())?.[figure] ?? 0);
+      },
+    });
+  };
+  chainGauge('block_height', 'Height of the latest local block', 'height');
+  chainGauge('pending_transactions', 'Transactions in the pending pool', 'pending');
   let readNetwork: () => NetworkMetricsSnapshot | null = () => null;
   let snapshot: NetworkMetricsSnapshot | null = null;
   const network = (): NetworkMetricsSnapshot | null => snapshot;
