@@ -74,6 +74,9 @@ describe('option precedence', () => {
     expect(resolve(['--config', 'f'], {}, { nick: 'Carol' }).config.nick).toBe('Carol');
     expect(toNodeOptions(resolve(['--nick', 'Alice']).config).messaging).toEqual({ nick: 'Alice' });
     expect(() => resolve(['--config', 'f'], {}, { nick: 7 })).toThrow(/"nick": expected a text of at most 524288 UTF-8 bytes, got 7/);
+    // One byte past a message payload (a two-byte letter at the end): refused, naming the option.
+    expect(() => resolve(['--nick', `${'a'.repeat(524_287)}é`])).toThrow(/--nick.*expected a text of at most 524288 UTF-8 bytes/);
+    expect(resolve(['--nick', 'a'.repeat(524_288)]).config.nick).toHaveLength(524_288);
   });
   it('masks secrets in --print-config and reports sources', () => {
     const printed = printableConfig(resolve(['--rpc-user', 'alice:secret'], { DLTNODE_WALLET_PASSWORD: 'pw' }));
