@@ -11,13 +11,15 @@ import { registrationCost } from '../../src/names/fees.js';
 import { nameId } from '../../src/names/id.js';
 import { dataRecordChecksum, type DataRecord } from '../../src/names/data-record.js';
 import { merkleRoot } from '../../src/formats/merkle.js';
-import { decodeStoredName } from '../../src/names/name-record.js';
+import { decodeStoredName, encodeStoredName } from '../../src/names/name-record.js';
 import { CONSENSUS_NAME_PARAMS as P } from '../../src/names/params.js';
 import { encodeNamePayload, NameOp } from '../../src/names/payloads.js';
 import { applyNameTx } from '../../src/names/rules.js';
 import { MapNameState } from '../../src/names/state.js';
 import { peerNameRecord } from '../../src/node/node.js';
 import { MAX_NAME_RECORD_BYTES } from '../../src/network/protocol/messages.js';
+import { nameFromPeerAnswer } from '../../src/rpc/methods/names.js';
+import { RpcCode, RpcError } from '../../src/rpc/types.js';
 
 const OWNER = Uint8Array.of(0, ...new Uint8Array(32).fill(4));
 const id = nameId('test', 'IxiTest');
@@ -89,5 +91,49 @@ describe('peerNameRecord', () => {
         expect(peerNameRecord(state, P, bad, 2n, absolute)).toBeNull();
       }
     }
+  });
+});
+
+describe("a light node's check of a master's nameRecord answer (nameFromPeerAnswer)", () => {
+  /** A registered name with two data records, as a master answers it. */
+  function answerWithRecords(): Uint8Array {
+    const state = registered();
+    const stored = state.get(id)!;
+    stored.dataRecords = [1, 2].map((ttl): DataRecord => {
+      const r: DataRecord = { key: new Uint8Array(64).fill(ttl), ttl, data: Uint8Array.of(ttl, 9, 9), checksum: null };
+      return { ...r, checksum: dataRecordChecksum(r) };
+    });
+    stored.dataMerkleRoot = merkleRoot(stored.dataRecords.map((r) => r.checksum!));
+    state.put(stored);
+    return peerNameRecord(state, P, id, 2n, true)!;
+  }
+  const serverBusy = (f: () => unknown, message: RegExp): void => {
+    let caught: unknown;
+    try {
+      f();
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(RpcError);
+    expect(caught).toMatchObject({ code: RpcCode.ServerBusy });
+    expect((caught as Error).message).toMatch(message);
+  };
+
+  it('takes the records the header commits to', () => {
+    expect(nameFromPeerAnswer(answerWithRecords()).dataRecords.map((r) => r.ttl)).toEqual([1, 2]);
+  });
+
+  it('answers -32005, not the caller\'s -32602, for bytes that do not decode, a changed record, and records left out', () => {
+    const good = answerWithRecords();
+    serverBusy(() => nameFromPeerAnswer(good.subarray(0, good.length - 3)), /does not decode/);
+    serverBusy(() => nameFromPeerAnswer(Uint8Array.of(1, 2, 3)), /does not decode/);
+    // A record's data changed (its checksum as sent kept): it no longer matches the header's Merkle root.
+    const tampered = decodeStoredName(good);
+    tampered.dataRecords[1] = { ...tampered.dataRecords[1]!, data: Uint8Array.of(2, 9, 8) };
+    serverBusy(() => nameFromPeerAnswer(encodeStoredName(tampered)), /Merkle root/);
+    // The header alone (its records left out, as for records too large for one message).
+    const header = decodeStoredName(good);
+    header.dataRecords = [];
+    serverBusy(() => nameFromPeerAnswer(encodeStoredName(header)), /too large to reach a light node/);
   });
 });

@@ -191,7 +191,21 @@ async function lightLookup(ctx: NameModules, p: ParamsOf<typeof lookupParams>): 
   const id = lookupId(ctx, p);
   const answer = await askNetwork(() => ctx.p2p!.queries.nameRecord(id, p.useAbsoluteId !== false));
   if (!answer.record) throw notFound(id);
-  const record = decodeStoredName(answer.record);
+  return nameFromPeerAnswer(answer.record);
+}
+
+/**
+ * A master's `nameRecord` answer as a light node takes it: the name with the data records its
+ * header commits to. What does not decode, or whose records miss or break the header's Merkle
+ * root, is the network's fault, answered -32005 (never the caller's -32602).
+ */
+export function nameFromPeerAnswer(bytes: Uint8Array): NameRecord {
+  let record: NameRecord;
+  try {
+    record = decodeStoredName(bytes);
+  } catch (err) {
+    throw new RpcError(RpcCode.ServerBusy, `The network answered a name record that does not decode (${(err as Error).message}); try again`);
+  }
   if (record.dataRecords.length === 0 && record.dataMerkleRoot !== null) {
     throw new RpcError(RpcCode.ServerBusy, "The name's records are too large to reach a light node in one answer; call this on a master");
   }
