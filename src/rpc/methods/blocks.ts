@@ -14,12 +14,15 @@ import { invalidParams, methodFor } from '../types.js';
 import { blockDictionary, headerDictionary, type BlockDictDeps, type BlockDictionary, type HeaderDictionary } from './block-dict.js';
 import type { HeaderChain, StoredHeader } from '../../chain/header-chain.js';
 
+/** The reference's answer for a block it does not hold, getblock and getfullblock alike (APIServer). */
+const BLOCK_NOT_FOUND = 'Block not found.';
+
 /** A light node's headers (its light handlers run only there). */
 const headersOf = (ctx: BlockModules): HeaderChain => ctx.light!.headers;
 
 function storedHeader(ctx: BlockModules, num: bigint): StoredHeader {
   const h = headersOf(ctx).get(num);
-  if (!h) throw invalidParams(`Block ${String(num)} does not exist; the tip is ${headersOf(ctx).height}`);
+  if (!h) throw invalidParams(BLOCK_NOT_FOUND);
   return h;
 }
 
@@ -42,7 +45,7 @@ const dictDeps = (ctx: BlockModules): BlockDictDeps => ({
 
 function stored(ctx: BlockModules, num: bigint) {
   const found = ctx.chain.getBlock(num);
-  if (!found) throw invalidParams(`Block ${String(num)} does not exist; the tip is ${ctx.chain.height}`);
+  if (!found) throw invalidParams(BLOCK_NOT_FOUND);
   return found;
 }
 
@@ -77,7 +80,7 @@ export const blockMethods = [
     handler: async (p, ctx): Promise<BlockDictionary & { Transactions: string; 'Superblock segments': string }> => {
       const num = p.num === 0n ? ctx.chain.height : p.num;
       const found = ctx.chain.getBlock(num);
-      if (!found) throw invalidParams('Block not found.');
+      if (!found) throw invalidParams(BLOCK_NOT_FOUND);
       const b = found.block;
       const segments: Record<string, string> = {};
       if (b.superBlock) {
