@@ -29,8 +29,39 @@ export interface MinerStatsRecord {
   'Empty Blocks': number;
   /** Number of the last block this node solved; 0 when none. */
   'Last Solved Block': bigint;
-  /** Unix seconds this node last solved a block; 0 when never. */
-  'Last Solved Block Time': number;
+  /** How long ago this node last solved a block, as the reference words it ("12 seconds ago"); "Never" before. */
+  'Last Solved Block Time': string;
+}
+
+/** `Last Solved Block Time` before this node solved a block (the reference's word). */
+export const NEVER_SOLVED = 'Never';
+
+const MINUTE = 60;
+const HOUR = 3600;
+const DAY = 86_400;
+
+/**
+ * How long before `nowSeconds` the moment `thenSeconds` was, in the reference's words and steps
+ * (Ixian-Core Time/Clock.cs getRelativeTime, which `minerstats` shows): "a second ago",
+ * "N seconds ago", "a minute ago", "N minutes ago" up to 45, "an hour ago", "N hours ago",
+ * "yesterday", "N days ago", then months of 30 days and years of 365.
+ */
+export function relativeTime(thenSeconds: number, nowSeconds: number): string {
+  const d = nowSeconds - thenSeconds;
+  if (d < 0) return 'in the future';
+  if (d < MINUTE) return d === 1 ? 'a second ago' : `${d} seconds ago`;
+  if (d < 2 * MINUTE) return 'a minute ago';
+  if (d < 45 * MINUTE) return `${Math.floor(d / MINUTE)} minutes ago`;
+  if (d < 90 * MINUTE) return 'an hour ago';
+  if (d < DAY) return `${Math.floor(d / HOUR)} hours ago`;
+  if (d < 2 * DAY) return 'yesterday';
+  if (d < 30 * DAY) return `${Math.floor(d / DAY)} days ago`;
+  if (d < 12 * 30 * DAY) {
+    const months = Math.floor(d / DAY / 30);
+    return months <= 1 ? 'a month ago' : `${months} months ago`;
+  }
+  const years = Math.floor(d / DAY / 365);
+  return years <= 1 ? 'a year ago' : `${years} years ago`;
 }
 
 /** Counters of the built-in miner and of `submitminingsolution` (one per node). */
@@ -42,6 +73,7 @@ export class MinerStats {
   currentDifficulty = 0n;
   solvedLocal = 0;
   lastSolvedBlock = 0n;
+  /** Unix seconds this node last solved a block; 0 when never. */
   lastSolvedTime = 0;
 
   get searchMode(): string {

@@ -197,6 +197,7 @@ describe('miner', () => {
       'Empty Blocks', 'Last Solved Block', 'Last Solved Block Time',
     ]);
     expect(s['Solved Blocks (Network)']).toBe(0);
+    expect(s['Last Solved Block Time']).toBe('Never');
     expect(s['Empty Blocks'] as number).toBeGreaterThanOrEqual(12);
     expect(await node.call('setBlockSelectionAlgorithm', { algorithm: '-1' }, { get: true })).toBe('');
     expect((await node.call('minerstats'))['Search Mode']).toBe('paused');
