@@ -15,6 +15,7 @@ import { formatAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
 import { TransactionType } from '../../formats/constants.js';
 import { hashrateOf } from '../../mining/difficulty.js';
+import { toJson } from '../envelope.js';
 import { powFieldOf } from '../../mining/pow-field.js';
 
 /** Text id of a binary id (§8.7): prefix 0 marks a staking reward. */
@@ -22,6 +23,23 @@ export function textId(binary: Uint8Array): string {
   const id = decodeBinaryTransactionId(binary);
   const type = id.prefix === 0 ? TransactionType.StakingReward : TransactionType.Normal;
   return transactionId({ type, blockHeight: id.blockHeight }, id.checksum);
+}
+
+/**
+ * `getfullblock`'s "Superblock segments": the reference's `Dictionary<ulong, SuperBlockSegment>` as
+ * Newtonsoft writes it, block number → `{blockNum, blockChecksum}` (base64, null when empty); `{}`
+ * for a block that is no superblock. The segments are the blocks before `b` since the last superblock.
+ */
+export function superBlockSegmentsText(b: Block): string {
+  const out: Record<string, { blockNum: bigint; blockChecksum: string | null }> = {};
+  if (b.superBlock) {
+    const first = b.num - BigInt(b.superBlock.segments.length);
+    b.superBlock.segments.forEach((c, i) => {
+      const blockNum = first + BigInt(i);
+      out[blockNum.toString()] = { blockNum, blockChecksum: c.length > 0 ? Buffer.from(c.buffer, c.byteOffset, c.length).toString('base64') : null };
+    });
+  }
+  return toJson(out);
 }
 
 /** Hex of a hash, `"null"` when absent (the reference prints null hashes so). */

@@ -11,7 +11,7 @@ import { U64_MAX } from '../../formats/varint.js';
 import type { NodeModules } from '../../node/modules.js';
 
 import { invalidParams, methodFor } from '../types.js';
-import { blockDictionary, headerDictionary, type BlockDictDeps, type BlockDictionary, type HeaderDictionary } from './block-dict.js';
+import { blockDictionary, headerDictionary, superBlockSegmentsText, type BlockDictDeps, type BlockDictionary, type HeaderDictionary } from './block-dict.js';
 import type { HeaderChain, StoredHeader } from '../../chain/header-chain.js';
 
 /** The reference's answer for a block it does not hold, getblock and getfullblock alike (APIServer). */
@@ -72,21 +72,17 @@ export const blockMethods = [
     name: 'getFullBlock',
     group: 'Blocks',
     summary: 'The getBlock dictionary plus `Transactions` (JSON text of the string forms) and `Superblock segments` (JSON text)',
-    params: [{ ...numParam, required: false, default: 0n, min: 0n, description: 'Block number; 0 the tip' }],
+    // Without `num` the reference reads block 0, which no chain has: "Block not found." (APIServer.cs onGetFullBlock).
+    params: [{ ...numParam, required: false, default: 0n, min: 0n, description: 'Block number (absent: 0, which is no block: "Block not found.", as the reference)' }],
     result: { description: 'Block dictionary with Transactions' },
     // A block holds up to thousands of transactions (16 MB of string forms for 10,000): a heavy
     // reply, its transactions read and written in slices (src/rpc/heavy.ts).
     heavy: () => true,
     handler: async (p, ctx): Promise<BlockDictionary & { Transactions: string; 'Superblock segments': string }> => {
-      const num = p.num === 0n ? ctx.chain.height : p.num;
-      const found = ctx.chain.getBlock(num);
+      const found = p.num === 0n ? null : ctx.chain.getBlock(p.num);
       if (!found) throw invalidParams(BLOCK_NOT_FOUND);
       const b = found.block;
-      const segments: Record<string, string> = {};
-      if (b.superBlock) {
-        const first = b.num - BigInt(b.superBlock.segments.length);
-        b.superBlock.segments.forEach((c, i) => (segments[(first + BigInt(i)).toString()] = toHex(c)));
-      }
+
       const forms: string[] = [];
       await inSlices(b.txIds, (id) => {
         const k = ctx.chain.getTransaction(id);
@@ -96,7 +92,7 @@ export const blockMethods = [
       return {
         ...blockDictionary(dictDeps(ctx), b, found.checksum),
         Transactions: `[${forms.join(',')}]`,
-        'Superblock segments': JSON.stringify(segments),
+        'Superblock segments': superBlockSegmentsText(b),
       };
     },
   }),
