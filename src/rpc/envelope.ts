@@ -98,10 +98,15 @@ export function requestFromQuery(operation: string, query: string, httpMethod: '
   return { method: operation, params, id: typeof rawId === 'string' ? idFromString(rawId) : null, httpMethod, idFromQuery: rawId !== undefined };
 }
 
-/** A query `id` that is a plain decimal integer is echoed as a number (interface.md: id is a number). */
+/**
+ * A query `id` written as a JSON integer would write it (no leading zeros, sign or spaces) is echoed
+ * as that number (interface.md: id is a number), digit for digit even past 2^53; any other text
+ * (`007`, `+5`, `1.0`) as the string the caller sent, since a caller matches answers by its id.
+ */
 function idFromString(s: string): RpcId {
-  if (/^-?\d{1,15}$/.test(s)) return Number(s);
-  return s;
+  if (!/^(?:0|-?[1-9]\d*)$/.test(s)) return s;
+  const n = Number(s);
+  return Number.isSafeInteger(n) ? n : new IdLiteral(s);
 }
 
 /**

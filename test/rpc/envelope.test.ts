@@ -38,6 +38,16 @@ describe('query strings', () => {
     expect(requestFromQuery('status', 'id=abc').id).toBe('abc');
     expect(requestFromQuery('status', '').id).toBeNull();
   });
+  it('echoes a GET id that is no canonical integer as the text sent (hj: ?id=007 came back as 7)', () => {
+    for (const text of ['007', '00', '-0', '+5', '1.0', '1e3', ' 5', '-007']) {
+      expect(requestFromQuery('status', `id=${encodeURIComponent(text)}`).id, text).toBe(text);
+    }
+    expect(requestFromQuery('status', 'id=0').id).toBe(0);
+    expect(requestFromQuery('status', 'id=-42').id).toBe(-42);
+    // Past 2^53 the digits are kept: echoed as the same JSON integer, not rounded and not a string.
+    const big = requestFromQuery('status', 'id=12345678901234567890').id;
+    expect(errorBody({ code: -1, message: 'm' }, big)).toContain('"id":12345678901234567890');
+  });
 });
 
 describe('POST bodies', () => {
