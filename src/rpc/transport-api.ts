@@ -148,9 +148,33 @@ export const WS_SHUTDOWN_REASON = 'server shutting down';
 export const NO_WS_ROUTE: HttpReply = { status: 404, body: '{"error":"no WebSocket route at this path"}' };
 export const WS_SHUTDOWN_CLOSE_MS = 1000;
 
+/** RFC 6455 close code for a message larger than the endpoint takes. */
+export const WS_MESSAGE_TOO_BIG = 1009;
+
+/**
+ * Largest message a transport reads whole before a route's own limit is applied. uWS answers a
+ * message past its `maxPayloadLength` by cutting the TCP connection (the client sees 1006, no reason)
+ * and ws with 1009 without a reason, so each reads up to this and {@link closeIfTooBig} closes with
+ * 1009 and a reason naming the route's limit; only a message past this still gets the library's cut.
+ */
+export const WS_MAX_READ_BYTES = 1024 * 1024;
+
+/** The message size the transport's library is told to read whole for a route. */
+export const wsReadLimit = (handler: WsRouteHandler): number => Math.max(handler.maxPayloadBytes, WS_MAX_READ_BYTES);
+
+/**
+ * A message past the route's `maxPayloadBytes`: closes the connection with 1009 and a reason naming
+ * the limit and returns true (the message is not passed on); false for a message within it.
+ */
+export function closeIfTooBig(conn: WsConnection, handler: WsRouteHandler, length: number): boolean {
+  if (length <= handler.maxPayloadBytes) return false;
+  conn.close(WS_MESSAGE_TOO_BIG, `message of ${length} bytes: at most ${handler.maxPayloadBytes} bytes`);
+  return true;
+}
+
 /** A WebSocket route on the listener (`/events` today, peers later). */
 export interface WsRouteHandler {
-  /** Largest incoming message; a larger one closes the connection (1009). */
+  /** Largest incoming message; a larger one closes the connection (1009, {@link closeIfTooBig}). */
   maxPayloadBytes: number;
   /** Largest unsent backlog per connection: past it `send` refuses, so a slow reader never grows memory. */
   maxBackpressureBytes: number;

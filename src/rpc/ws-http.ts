@@ -6,7 +6,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { NO_WS_ROUTE, STATUS_TEXT, WS_SHUTDOWN_CLOSE_MS, WS_SHUTDOWN_REASON, type HttpRequestHead, type WsConnection, type WsRouteHandler } from './transport-api.js';
+import { closeIfTooBig, NO_WS_ROUTE, STATUS_TEXT, WS_SHUTDOWN_CLOSE_MS, WS_SHUTDOWN_REASON, wsReadLimit, type HttpRequestHead, type WsConnection, type WsRouteHandler } from './transport-api.js';
 
 let nextId = 1;
 
@@ -43,7 +43,7 @@ export class HttpWebSocketRoutes {
   }
 
   add(path: string, handler: WsRouteHandler): void {
-    const wss = new WebSocketServer({ noServer: true, maxPayload: handler.maxPayloadBytes, perMessageDeflate: false });
+    const wss = new WebSocketServer({ noServer: true, maxPayload: wsReadLimit(handler), perMessageDeflate: false });
     this.routes.set(path, { handler, wss });
   }
 
@@ -93,7 +93,7 @@ export class HttpWebSocketRoutes {
       touch();
       ws.on('message', (data: Buffer, isBinary: boolean) => {
         touch();
-        if (!conn.closed) handler.message(conn, new Uint8Array(data.buffer, data.byteOffset, data.byteLength), isBinary);
+        if (!conn.closed && !closeIfTooBig(conn, handler, data.byteLength)) handler.message(conn, new Uint8Array(data.buffer, data.byteOffset, data.byteLength), isBinary);
       });
       ws.on('pong', touch);
       ws.on('error', () => conn.close(1002, 'protocol error'));

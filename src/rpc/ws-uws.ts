@@ -5,7 +5,7 @@
  * uWS socket object is never touched after its close.
  */
 import type * as UWS from 'uWebSockets.js';
-import { STATUS_TEXT, WS_SHUTDOWN_REASON, type HttpRequestHead, type WsConnection, type WsRouteHandler } from './transport-api.js';
+import { closeIfTooBig, STATUS_TEXT, WS_SHUTDOWN_REASON, wsReadLimit, type HttpRequestHead, type WsConnection, type WsRouteHandler } from './transport-api.js';
 
 interface UserData {
   head: HttpRequestHead;
@@ -46,7 +46,7 @@ export function addUwsWebSocketRoute(app: UWS.TemplatedApp, path: string, handle
   const open = new Set<UwsConnection>();
   app.ws<UserData>(path, {
     compression: 0,
-    maxPayloadLength: handler.maxPayloadBytes,
+    maxPayloadLength: wsReadLimit(handler),
     maxBackpressure: handler.maxBackpressureBytes,
     closeOnBackpressureLimit: 0,
     idleTimeout: handler.idleTimeoutSeconds,
@@ -83,7 +83,7 @@ export function addUwsWebSocketRoute(app: UWS.TemplatedApp, path: string, handle
     message: (ws, message, isBinary) => {
       const conn = ws.getUserData().conn;
       // uWS neuters the message buffer when this callback returns: the handler must copy what it keeps.
-      if (conn && !conn.closed) handler.message(conn, new Uint8Array(message), isBinary);
+      if (conn && !conn.closed && !closeIfTooBig(conn, handler, message.byteLength)) handler.message(conn, new Uint8Array(message), isBinary);
     },
     close: (ws, code, message) => {
       const conn = ws.getUserData().conn;

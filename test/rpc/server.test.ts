@@ -358,3 +358,29 @@ describe.each<TransportChoice>(['uws', 'http'])('a WebSocket upgrade on a path w
     }
   });
 });
+
+describe.each<TransportChoice>(['uws', 'http'])('an oversized client message on /events over %s', (transport) => {
+  it('is closed with 1009 and a reason naming the limit, not cut off (1006); a message within the limit is answered', async () => {
+    const { WebSocket } = await import('ws');
+    const { log } = capturingLogger();
+    const events = createNodeEvents(log);
+    const server = createRpcServer({ methods: fakeMethods, context: { height: 1n }, log, port: 0, transport, events: () => events });
+    const base = await server.listen();
+    try {
+      const ws = new WebSocket(`${base.replace('http', 'ws')}/events`);
+      const messages: string[] = [];
+      const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+      ws.on('error', () => {});
+      ws.on('message', (m) => messages.push(m.toString()));
+      await new Promise((resolve) => ws.once('open', resolve));
+      ws.send(JSON.stringify({ op: 'subscribe', topics: ['blocks'] }));
+      ws.send('x'.repeat(64 * 1024));
+      const { code, reason } = await closed;
+      expect(code).toBe(1009);
+      expect(reason).toMatch(/at most 4096 bytes/);
+      expect(messages.map((m) => JSON.parse(m).op)).toEqual(['subscribed', 'subscribed']);
+    } finally {
+      await server.close();
+    }
+  });
+});
