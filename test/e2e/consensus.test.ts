@@ -59,10 +59,10 @@ describe('consensus among four masters', () => {
       const count = Number(b['Signature count']);
       expect(count, `block ${num}`).toBeGreaterThanOrEqual(Number(b['Required Signature count']));
       expect(Number(b['Required Signature count'])).toBeGreaterThanOrEqual(2);
-      const sigs = JSON.parse(b.Signatures) as [string, string | null][];
-      // Every signature carries a signer PoW solution (reference-network §5.2).
-      for (const [, solution] of sigs) expect(solution).toMatch(/^[0-9a-f]+$/);
-      if (num >= from + 2) for (const [signer] of sigs) proposers.add(signer);
+      const sigs = JSON.parse(b.Signatures) as { recipientPubKeyOrAddress: { base58Address: string }; powSolution: { blockNum: number; difficulty: string } | null }[];
+      // Every signature carries a signer PoW solution (reference-network §5.2), shown with its difficulty.
+      for (const { powSolution } of sigs) expect(powSolution?.difficulty).toMatch(/^\d+\.\d{8}$/);
+      if (num >= from + 2) for (const s of sigs) proposers.add(s.recipientPubKeyOrAddress.base58Address);
     }
     // All four masters signed the blocks made since they all run.
     expect(proposers.size).toBe(4);

@@ -82,9 +82,12 @@ describe('block reads', () => {
       // Hashes per solution of the difficulty ÷ 60 (MiningUtils); the signer bits as 8 little-endian bytes in hex.
       expect(b.Hashrate).toBe(String(targetHashcountPerBlock(BigInt(b.Difficulty as string)) / 60n));
       expect(b['Signer Bits']).toBe('0000000000000000');
-      const sigs = JSON.parse(b.Signatures as string) as [string, string | null][];
+      // The reference's BlockSignature objects (Newtonsoft): a stored block's entries have blockNum 0 and blockHash null.
+      const sigs = JSON.parse(b.Signatures as string) as Record<string, any>[];
       expect(sigs).toHaveLength(1);
-      expect(sigs[0]![0]).toBe(node.address);
+      expect(Object.keys(sigs[0]!)).toEqual(['blockNum', 'blockHash', 'signature', 'recipientPubKeyOrAddress', 'powSolution']);
+      expect(sigs[0]).toMatchObject({ blockNum: 0, blockHash: null, signature: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/), powSolution: null });
+      expect(sigs[0]!.recipientPubKeyOrAddress.base58Address).toBe(node.address);
       expect((JSON.parse(b['TX IDs'] as string) as string[]).length).toBe(Number(b['Transaction count']));
       expect(b['Sig Checksum']).toMatch(/^[0-9a-f]{128}$/);
       expect(b['Last Superblock']).toBe('0');

@@ -62,7 +62,7 @@ describe('signing rewards and superblocks on a devnet (maturity 12, period 20)',
       expect(tx.type).toBe('2');
       const rewarded = await m1.call('getBlock', { num: num - MATURITY });
       // The outputs go to the rewarded block's signers, and cover its fees.
-      const signers = new Set((JSON.parse(rewarded.Signatures) as [string, string | null][]).map(([s]) => s));
+      const signers = new Set((JSON.parse(rewarded.Signatures) as { recipientPubKeyOrAddress: { base58Address: string } }[]).map((s) => s.recipientPubKeyOrAddress.base58Address));
       for (const to of Object.keys(tx.to)) {
         expect(masters.has(to)).toBe(true);
         expect(signers.has(to)).toBe(true);

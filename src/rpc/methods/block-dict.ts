@@ -10,12 +10,13 @@ import { decodeBinaryTransactionId, transactionId } from '../../codec/transactio
 import { parseBlockSignature } from '../../consensus/block-signatures.js';
 import { requiredSignerDifficulty, signatureDifficulty, signerBitsSourceBlock } from '../../consensus/rules.js';
 import { signerPowDifficulty, signerPowSolutionHash } from '../../consensus/signer-pow.js';
-import { addressToText } from '../../formats/address.js';
+import { decodedAddress } from '../../codec/json.js';
 import { formatAmount } from '../../formats/amount.js';
 import { toHex } from '../../formats/bytes.js';
 import { TransactionType } from '../../formats/constants.js';
 import { hashrateOf } from '../../mining/difficulty.js';
 import { toJson } from '../envelope.js';
+import { signerPowSolutionJson } from './pow-json.js';
 import { powFieldOf } from '../../mining/pow-field.js';
 
 /** Text id of a binary id (§8.7): prefix 0 marks a staking reward. */
@@ -66,13 +67,27 @@ export function totalSignerDifficultyOf(chain: Chain, b: Block): bigint {
   return b.signatures.reduce((s, sig) => s + signatureDifficultyOf(chain, sig), 0n);
 }
 
-/** Signer address text of a signature entry, or the hex of an unreadable signer field. */
-function signerText(sig: Block['signatures'][number]): string {
+/**
+ * One entry of "Signatures" as the reference's Newtonsoft writes a BlockSignature (CORE
+ * `Block/BlockSignature.cs`): `blockNum` and `blockHash` are not in a block's signature bytes, so a
+ * stored block's entries have 0 and null there; `signature` base64 (null when compacted),
+ * `recipientPubKeyOrAddress` an Address object, `powSolution` the solution with its hash (or null).
+ */
+function signatureJson(chain: Chain, sig: Block['signatures'][number]) {
+  let address: Uint8Array | null = null;
   try {
-    return addressToText(parseBlockSignature(sig).address);
+    address = parseBlockSignature(sig).address;
   } catch {
-    return toHex(sig.signer);
+    // an unreadable signer field or solution: shown without the solution's hash
   }
+  const lookup = (n: bigint) => chain.getBlock(n)?.checksum ?? null;
+  return {
+    blockNum: 0,
+    blockHash: null,
+    signature: sig.signature ? Buffer.from(sig.signature.buffer, sig.signature.byteOffset, sig.signature.length).toString('base64') : null,
+    recipientPubKeyOrAddress: decodedAddress(sig.signer),
+    powSolution: sig.powSolution && address ? signerPowSolutionJson(sig.powSolution, address, lookup) : null,
+  };
 }
 
 export interface BlockDictDeps {
@@ -107,7 +122,7 @@ export interface BlockDictionary {
   'Transaction count': string;
   'Transaction amount': string;
   'Total fees': string;
-  /** JSON text of `[[signer address, solution hex or null], …]`. */
+  /** JSON text of the reference's BlockSignature objects (`signatureJson`). */
   Signatures: string;
   /** Once frozen: the frozen list (JSON text, as `Signatures`) and its size. */
   'Frozen Signatures'?: string;
@@ -148,7 +163,7 @@ export function blockDictionary(deps: BlockDictDeps, b: Block, checksum: Uint8Ar
   let amount = 0n;
   for (const k of txs) for (const o of k.tx.outputs) amount += o.amount;
   const ids = b.txIds.map(textId);
-  const signatures = b.signatures.map((s) => [signerText(s), s.powSolution ? toHex(s.powSolution) : null]);
+  const signatures = toJson(b.signatures.map((s) => signatureJson(chain, s)));
   return {
     ...leadingMembers(b, checksum),
     'PoW field': hexOrNullText(powFieldText(chain, b.num)),
@@ -163,8 +178,8 @@ export function blockDictionary(deps: BlockDictDeps, b: Block, checksum: Uint8Ar
     'Transaction count': String(b.txIds.length),
     'Transaction amount': formatAmount(amount),
     'Total fees': formatAmount(b.totalFee),
-    Signatures: JSON.stringify(signatures),
-    ...(deps.frozen(b) ? { 'Frozen Signatures': JSON.stringify(signatures), 'Frozen Signature count': String(signatures.length) } : {}),
+    Signatures: signatures,
+    ...(deps.frozen(b) ? { 'Frozen Signatures': signatures, 'Frozen Signature count': String(b.signatures.length) } : {}),
     'Sig Checksum': hexOrNullText(deps.signatureChecksum(b)),
     'Signer Bits': toHex(u64le(b.signerBits ?? 0n)),
     'TX IDs': JSON.stringify(ids),

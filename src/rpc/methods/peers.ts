@@ -6,58 +6,23 @@
  */
 import { isIP } from 'node:net';
 import { decodedAddress } from '../../codec/json.js';
-import { ConsensusError } from '../../consensus/errors.js';
-import { decodeSignerPowSolution, hashToBits, signerPowDifficulty, signerPowSolutionHash } from '../../consensus/signer-pow.js';
 import { Address } from '../../formats/address.js';
-import { formatAmount } from '../../formats/amount.js';
 import { parseTarget, targetKey } from '../../network/dial.js';
 import type { PresenceAddress, PresenceEntry } from '../../network/presence.js';
 import type { NodeModules } from '../../node/modules.js';
 import { invalidParams, methodFor } from '../types.js';
+import { signerPowSolutionJson, type BlockChecksumLookup } from './pow-json.js';
 
 /** The modules these operations use. */
 export type PeerModules = Pick<NodeModules, 'p2p' | 'chain' | 'light'>;
 
-/** The checksum of block `num` as this node holds it: its chain, or a light node's headers; null when unknown. */
-export type BlockChecksumLookup = (num: bigint) => Uint8Array | null;
-
+/** Block checksums from the chain, or a light node's headers. */
 const blockChecksumLookup = (m: PeerModules): BlockChecksumLookup =>
   (num) => m.chain.getBlock(num)?.checksum ?? m.light?.headers.get(num)?.checksum ?? null;
 
 const method = methodFor<PeerModules>();
 
 const b64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
-
-/**
- * A SignerPowSolution as the reference's Newtonsoft serialises it (CORE `Pow/SignerPowSolution.cs`:
- * fields `blockNum`, `solution`, `signingPubKey`, then the computed properties `checksum` (the
- * signer-PoW hash over block `blockNum` and the presence's wallet), `difficulty` (CoinNumber text)
- * and `bits`). Where the hash cannot be computed (a block this node does not hold, a zero hash)
- * those three are null, where the reference's serialiser would throw; unreadable bytes are null.
- */
-export function signerPowSolutionJson(bytes: Uint8Array, wallet: Uint8Array, blockChecksum: BlockChecksumLookup): Record<string, unknown> | null {
-  let s;
-  try {
-    s = decodeSignerPowSolution(bytes);
-  } catch {
-    return null;
-  }
-  let checksum: Uint8Array | null = null;
-  let difficulty: string | null = null;
-  let bits: bigint | null = null;
-  const block = blockChecksum(s.blockNum);
-  if (block) {
-    try {
-      checksum = signerPowSolutionHash(s, block, wallet);
-      difficulty = formatAmount(signerPowDifficulty(checksum));
-      bits = hashToBits(checksum);
-    } catch (e) {
-      // A zero hash or one past maxTargetHash (ConsensusError), a wallet of a size no hash takes (RangeError).
-      if (!(e instanceof ConsensusError) && !(e instanceof RangeError)) throw e;
-    }
-  }
-  return { blockNum: s.blockNum, solution: b64(s.solution), signingPubKey: b64(s.signingPubKey), checksum: checksum && b64(checksum), difficulty, bits };
-}
 
 /**
  * A Presence object as the reference serialises it (`pl`, `getpresence`). `powSolution` is the one
