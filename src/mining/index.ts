@@ -12,7 +12,7 @@ import { signerAddressOf } from '../consensus/signer-pow.js';
 import type { Emitter } from '../events.js';
 import { TransactionType } from '../formats/constants.js';
 import { decodeClaimData } from './claim.js';
-import { MinerStats, NEVER_SOLVED, relativeTime, type MinerStatsRecord } from './stats.js';
+import { MinerStats, relativeTimeText, type MinerStatsRecord } from './stats.js';
 
 export { MinerStats, PAUSED, SEARCH_MODES, type MinerStatsRecord } from './stats.js';
 
@@ -90,7 +90,7 @@ export class Mining {
       'Solved Blocks (Network)': solved,
       'Empty Blocks': inWindow - solved,
       'Last Solved Block': s.lastSolvedBlock,
-      'Last Solved Block Time': s.lastSolvedTime === 0 ? NEVER_SOLVED : relativeTime(s.lastSolvedTime, Math.floor(this.clock.now() / 1000)),
+      'Last Solved Block Time': s.lastSolvedTime === 0 ? 'Never' : relativeTimeText(this.clock.now(), s.lastSolvedTime * 1000),
     };
   }
 }

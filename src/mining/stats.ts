@@ -9,8 +9,34 @@ export const SEARCH_MODES = ['lowestDifficulty', 'randomLowestDifficulty', 'late
 export type SearchModeName = (typeof SEARCH_MODES)[number];
 /** `setBlockSelectionAlgorithm` value that pauses the miner. */
 export const PAUSED = -1;
-/** Text of the paused mode in `Search Mode`. */
-export const PAUSED_MODE = 'paused';
+
+/**
+ * How long ago a time was, in the reference's words (CORE `Clock.getRelativeTime`: "5 seconds
+ * ago", "a minute ago", "3 hours ago", "yesterday", "2 months ago", …), from the whole units of the
+ * span; `minerstats`' "Last Solved Block Time".
+ */
+export function relativeTimeText(nowMs: number, thenMs: number): string {
+  const spanMs = nowMs - thenMs;
+  const delta = Math.abs(spanMs) / 1000;
+  const whole = (unitMs: number, modulo: number) => Math.trunc(spanMs / unitMs) % modulo;
+  if (delta < 60) {
+    const seconds = whole(1000, 60);
+    return seconds === 1 ? 'one second ago' : `${seconds} seconds ago`;
+  }
+  if (delta < 2 * 60) return 'a minute ago';
+  if (delta < 45 * 60) return `${whole(60_000, 60)} minutes ago`;
+  if (delta < 90 * 60) return 'an hour ago';
+  if (delta < 24 * 3600) return `${whole(3_600_000, 24)} hours ago`;
+  if (delta < 48 * 3600) return 'yesterday';
+  const days = Math.trunc(spanMs / 86_400_000);
+  if (delta < 30 * 86400) return `${days} days ago`;
+  if (delta < 12 * 2592000) {
+    const months = Math.floor(days / 30);
+    return months <= 1 ? 'one month ago' : `${months} months ago`;
+  }
+  const years = Math.floor(days / 365);
+  return years <= 1 ? 'one year ago' : `${years} years ago`;
+}
 
 /** What `minerstats` answers, member for member (values from real counters). */
 export interface MinerStatsRecord {
@@ -29,55 +55,38 @@ export interface MinerStatsRecord {
   'Empty Blocks': number;
   /** Number of the last block this node solved; 0 when none. */
   'Last Solved Block': bigint;
-  /** How long ago this node last solved a block, as the reference words it ("12 seconds ago"); "Never" before. */
+  /** How long ago this node last solved a block ("5 minutes ago"); "Never" when it has not (the reference's text). */
   'Last Solved Block Time': string;
-}
-
-/** `Last Solved Block Time` before this node solved a block (the reference's word). */
-export const NEVER_SOLVED = 'Never';
-
-const MINUTE = 60;
-const HOUR = 3600;
-const DAY = 86_400;
-
-/**
- * How long before `nowSeconds` the moment `thenSeconds` was, in the reference's words and steps
- * (Ixian-Core Time/Clock.cs getRelativeTime, which `minerstats` shows): "a second ago",
- * "N seconds ago", "a minute ago", "N minutes ago" up to 45, "an hour ago", "N hours ago",
- * "yesterday", "N days ago", then months of 30 days and years of 365.
- */
-export function relativeTime(thenSeconds: number, nowSeconds: number): string {
-  const d = nowSeconds - thenSeconds;
-  if (d < 0) return 'in the future';
-  if (d < MINUTE) return d === 1 ? 'a second ago' : `${d} seconds ago`;
-  if (d < 2 * MINUTE) return 'a minute ago';
-  if (d < 45 * MINUTE) return `${Math.floor(d / MINUTE)} minutes ago`;
-  if (d < 90 * MINUTE) return 'an hour ago';
-  if (d < DAY) return `${Math.floor(d / HOUR)} hours ago`;
-  if (d < 2 * DAY) return 'yesterday';
-  if (d < 30 * DAY) return `${Math.floor(d / DAY)} days ago`;
-  if (d < 12 * 30 * DAY) {
-    const months = Math.floor(d / DAY / 30);
-    return months <= 1 ? 'a month ago' : `${months} months ago`;
-  }
-  const years = Math.floor(d / DAY / 365);
-  return years <= 1 ? 'a year ago' : `${years} years ago`;
 }
 
 /** Counters of the built-in miner and of `submitminingsolution` (one per node). */
 export class MinerStats {
-  /** −1 paused, else an index of {@link SEARCH_MODES}. */
-  algorithm = 0;
+  /** The search mode, an index of {@link SEARCH_MODES}; pausing keeps it (the reference's separate `pause` flag). */
+  private mode = 0;
+  private paused = false;
   hashrate = 0;
   currentBlock = 0n;
   currentDifficulty = 0n;
   solvedLocal = 0;
   lastSolvedBlock = 0n;
-  /** Unix seconds this node last solved a block; 0 when never. */
   lastSolvedTime = 0;
 
-  get searchMode(): string {
-    return this.algorithm === PAUSED ? PAUSED_MODE : SEARCH_MODES[this.algorithm] ?? PAUSED_MODE;
+  /** −1 while paused, else the mode's index (`setBlockSelectionAlgorithm`: −1 pauses, 0–3 pick a mode and resume). */
+  get algorithm(): number {
+    return this.paused ? PAUSED : this.mode;
+  }
+
+  set algorithm(value: number) {
+    if (value === PAUSED) this.paused = true;
+    else if (SEARCH_MODES[value] !== undefined) {
+      this.mode = value;
+      this.paused = false;
+    } else throw new RangeError(`search mode: expected -1 or 0..${SEARCH_MODES.length - 1}, got ${value}`);
+  }
+
+  /** `Search Mode`: the mode's name, also while paused (the reference prints its `searchMode`, which pausing leaves). */
+  get searchMode(): SearchModeName {
+    return SEARCH_MODES[this.mode]!;
   }
 
   /** A solution of this node was submitted as a claim. */

@@ -203,7 +203,8 @@ describe('miner', () => {
     expect(s['Last Solved Block Time']).toBe('Never');
     expect(s['Empty Blocks'] as number).toBeGreaterThanOrEqual(12);
     expect(await node.call('setBlockSelectionAlgorithm', { algorithm: '-1' }, { get: true })).toBe('');
-    expect((await node.call('minerstats'))['Search Mode']).toBe('paused');
+    // The reference's pause leaves the search mode, which Search Mode keeps showing.
+    expect((await node.call('minerstats'))['Search Mode']).toBe('lowestDifficulty');
     expect(await node.call('setBlockSelectionAlgorithm', { algorithm: '2' })).toBe('');
     expect((await node.call('minerstats'))['Search Mode']).toBe('latestBlock');
     await expectError('setBlockSelectionAlgorithm', { algorithm: '4' }, -32602, 'Invalid algorithm was specified');

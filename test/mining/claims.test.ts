@@ -88,7 +88,6 @@ describe('claims on a chain (mining chain extension)', () => {
     expect(k.tx.type).toBe(1);
     expect(k.tx.outputs[0]!.amount).toBe(0n);
     expect(await admitReasons(t, [k])).toEqual([null]);
-    expect(mining.minerStats()['Last Solved Block Time']).toBe('Never');
     const { applied } = await commitBlock(t, [k]);
     expect(applied.map((a) => a.textId)).toEqual([k.textId]);
     expect(toHex(powFieldOf(t.store, 2n)!)).toBe(toHex(binaryTransactionId(k.tx, k.checksum)));
@@ -100,7 +99,7 @@ describe('claims on a chain (mining chain extension)', () => {
     expect(s['Solved Blocks (Network)']).toBe(1);
     expect(s['Empty Blocks']).toBe(Number(t.chain.height) - 1);
     expect(s['Last Solved Block']).toBe(2n);
-    expect(s['Last Solved Block Time']).toMatch(/^(a second|\d+ seconds) ago$/);
+    expect(s['Last Solved Block Time']).toMatch(/^(\d+ seconds|one second) ago$/);
     // The activity shows the mining reward.
     const activity = new ActivityIndex(t.chain, t.mempool, t.wallet, t.events);
     expect(activity.query({ fromIndex: 0, count: 10, type: 200, descending: true })).toMatchObject([
