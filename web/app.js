@@ -9,7 +9,7 @@ const UNIT = 10n ** DECIMALS;
 const METHOD_NOT_FOUND = -32601;
 const HISTORY_COUNT = 50;
 // Page parameters go as decimal strings: the RPC reads them whether an operation declares them as
-// integers or as strings (the reference's `activity` takes text). `descending` defaults to newest first.
+// integers or as strings (the reference's `activity` takes text). `descending: 'true'` asks for newest first (the reference's default is oldest first).
 
 // ---------------------------------------------------------------------------------------------
 // Amounts
@@ -226,7 +226,7 @@ const ACTIVITY_STATES = { 1: 'Pending', 2: 'Final', 3: 'Error' };
 
 /** History rows from `activity` (the reference Activity records). */
 async function historyFromActivity() {
-  const list = await rpc('activity', { fromIndex: '0', count: String(HISTORY_COUNT) });
+  const list = await rpc('activity', { fromIndex: '0', count: String(HISTORY_COUNT), descending: 'true' });
   return (Array.isArray(list) ? list : Object.values(list ?? {})).map((a) => {
     const type = Number(a.type);
     const to = a.toList && typeof a.toList === 'object' ? Object.keys(a.toList) : [];

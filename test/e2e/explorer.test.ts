@@ -172,7 +172,7 @@ describe('wallet reads', () => {
     expect(first.status === 1 ? first.blockHeight : 'final').toBe(first.status === 1 ? 0 : 'final');
     expect(Object.keys(first)).toEqual(['seedHash', 'wallet', 'from', 'toList', 'type', 'data', 'value', 'timestamp', 'status', 'blockHeight', 'txid']);
     const final = await node.waitFor(async () => {
-      const a = await node.call<Record<string, unknown>[]>('activity', { type: 101 });
+      const a = await node.call<Record<string, unknown>[]>('activity', { type: 101, descending: 'true' });
       return a[0]?.status === 2 ? a[0] : undefined;
     }, 'the payment applied');
     expect(final).toMatchObject({ txid: tx.id, toList: { [STRANGER]: '0.02333733' } });
@@ -182,6 +182,9 @@ describe('wallet reads', () => {
   it('activity: the genesis funds are a final received record at block 1; paging, order and type filter', async () => {
     const asc = await node.call<Record<string, unknown>[]>('activity', { descending: 'false', count: 1 }, { get: true });
     expect(asc[0]).toMatchObject({ type: 100, status: 2, blockHeight: 1, wallet: node.address, from: '' });
+    // Without `descending` the reference lists oldest first; only exactly 'true' reverses it (GenericAPIServer onActivity).
+    expect((await node.call<Record<string, unknown>[]>('activity', { count: 1 }, { get: true }))[0]).toEqual(asc[0]);
+    expect((await node.call<Record<string, unknown>[]>('activity', { count: 1, descending: 'true' }))[0]?.blockHeight).not.toBe(1);
     const all = await node.call<Record<string, unknown>[]>('activity', { count: 1000 });
     const second = await node.call<Record<string, unknown>[]>('activity', { fromIndex: 1, count: 1 });
     expect(second[0]?.txid).toBe(all[1]?.txid);

@@ -37,7 +37,8 @@ export const walletActivityMethods = [
       { name: 'fromIndex', kind: 'integer', default: 0, min: 0, description: 'Records to skip' },
       { name: 'count', kind: 'integer', default: 50, min: 0, max: MAX_ACTIVITY_PAGE, description: 'Maximum number of records' },
       { name: 'type', kind: 'integer', default: -1, min: -1, max: 202, description: '-1 every type, else 100 received, 101 sent, 200 mining, 201 signing, 202 fee reward' },
-      { name: 'descending', kind: 'string', default: 'true', description: "Newest first unless not exactly 'true'" },
+      // The reference reads `descending` as true only when it is exactly 'true'; absent, oldest first (GenericAPIServer onActivity).
+      { name: 'descending', kind: 'string', default: 'false', description: "Newest first when exactly 'true'; else (and when absent) oldest first" },
       { name: 'wallet', kind: 'string', description: 'Primary address of one of the node wallets; default all' },
       { name: 'orderBy', kind: 'string', description: 'Accepted for compatibility; records are ordered by block height' },
     ],
