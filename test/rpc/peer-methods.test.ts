@@ -61,7 +61,7 @@ describe('pl powSolution', () => {
     chain: { getBlock: (n: bigint) => (blocks.has(n) ? { checksum: blocks.get(n) } : null) },
     light: undefined,
   }) as never;
-  const run = (def: typeof pl, params: unknown, m: unknown) => (def.handler as (p: unknown, m: unknown) => unknown)(params, m);
+  const run = (def: { handler: unknown }, params: unknown, m: unknown) => (def.handler as (p: unknown, m: unknown) => unknown)(params, m);
 
   it('shows blockNum, solution, signingPubKey, checksum, difficulty and bits of the newest keep-alive', () => {
     const e = entry([device(10, null), device(20, encodeSignerPowSolution(solution))]);
