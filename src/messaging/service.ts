@@ -44,7 +44,7 @@ import {
   type ReceiveResult,
 } from './handshake.js';
 import { secureRandom } from './crypto.js';
-import { contactToJson, createStoredMessage, FriendMessageType, messageToJson } from './json.js';
+import { contactToJson, createStoredMessage, FriendMessageType, messageToJson, type StoredMessage } from './json.js';
 import type { MqBridge } from './mq/bridge.js';
 import { streamEventObject, type ReceivedForMq } from './mq/payload.js';
 import { Outbox, PENDING_RETRY_INTERVAL_S, sendFlagsFor, type OutboxEntry } from './outbox.js';
@@ -271,9 +271,10 @@ export class MessagingService {
     const { contact, request } = await this.contactRequest(address, now);
     const stored: StoredContact = { record: contact, extras: {} };
     this.contacts.set(hex(address), stored);
-    await this.putContactWithFrame(stored, request);
-    // §3.1: a local message of type requestAddSent (11), empty text, channel 0.
-    await this.db.addMessage(address, 0, createStoredMessage({ id: secureRandom(MESSAGE_ID_LENGTH), message: '', timestamp: now, localSender: true, type: FriendMessageType.requestAddSent, senderNick: '', receivedTimestamp: now }));
+    // §3.1: a local message of type requestAddSent (11), empty text, channel 0, written with the
+    // contact and its request (one write: a kill -9 between two would lose the history entry).
+    const message = createStoredMessage({ id: secureRandom(MESSAGE_ID_LENGTH), message: '', timestamp: now, localSender: true, type: FriendMessageType.requestAddSent, senderNick: '', receivedTimestamp: now });
+    await this.putContactWithFrame(stored, request, { channel: 0, message });
     return this.contactJson(stored);
   }
 
@@ -393,8 +394,8 @@ export class MessagingService {
    * one write (store.putContactWithOutbox: a kill -9 between two writes would leave the record
    * waiting for a frame never queued), then sends the frame if nothing is ahead of it.
    */
-  private putContactWithFrame(c: StoredContact, m: StreamMessage): Promise<void> {
-    return this.enqueue(c.record.address, this.frameEntry(m), (queue) => this.db.putContactWithOutbox(c, queue));
+  private putContactWithFrame(c: StoredContact, m: StreamMessage, history?: { channel: number; message: StoredMessage }): Promise<void> {
+    return this.enqueue(c.record.address, this.frameEntry(m), (queue) => this.db.putContactWithOutbox(c, queue, history));
   }
 
   /**

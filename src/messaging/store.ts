@@ -118,11 +118,14 @@ export class MessagingStore {
    * waits for (accept, keys2) is queued with it, or neither is (a kill -9 between two writes would
    * leave a contact waiting for a frame that was never queued, §3.5, §3.7).
    */
-  putContactWithOutbox(c: StoredContact, entries: readonly OutboxEntry<OutboxPayload>[]): Promise<void> {
+  putContactWithOutbox(c: StoredContact, entries: readonly OutboxEntry<OutboxPayload>[], history?: { channel: number; message: StoredMessage }): Promise<void> {
     const key = Buffer.from(c.record.address);
+    // With `history` (addContact's requestAddSent entry, §3.1), that message goes in the same write.
+    const putMessage = history ? this.messageWriter(c.record.address, history.channel, history.message) : null;
     return this.store.write(() => {
       void this.contacts.put(key, c);
       this.putOutbox(key, entries);
+      putMessage?.();
     });
   }
 
@@ -149,14 +152,22 @@ export class MessagingStore {
    * kept for sending, even across a kill -9 (§3.7).
    */
   addMessage(address: Uint8Array, channel: number, m: StoredMessage, outbox?: readonly OutboxEntry<OutboxPayload>[]): Promise<void> {
+    const putMessage = this.messageWriter(address, channel, m);
+    return this.store.write(() => {
+      putMessage();
+      if (outbox) this.putOutbox(Buffer.from(address), outbox);
+    });
+  }
+
+  /** Takes the message's sequence number now; the returned function stores it, inside a write. */
+  private messageWriter(address: Uint8Array, channel: number, m: StoredMessage): () => void {
     const key = messageKey(address, channel, ++this.seq);
     const seq = this.seq;
-    return this.store.write(() => {
+    return () => {
       void this.messages.put(key, m);
       void this.ids.put(Buffer.concat([prefix(address), m.id]), key);
       void this.store.meta.put(SEQ_KEY, seq);
-      if (outbox) this.putOutbox(Buffer.from(address), outbox);
-    });
+    };
   }
 
   /** Inside a write: one contact's queue (empty = removed). */

@@ -96,6 +96,17 @@ describe('a client killed -9 and restarted', () => {
     }
   }, 120_000);
 
+  it("keeps addContact's request-sent history entry (type 11) with the contact across a kill in addContact", async () => {
+    const pairs = await Promise.all([0, 1].map((n) => Promise.all([net.party(`hist-a${n}`), net.party(`hist-b${n}`)])));
+    for (const [n, [a, b]] of pairs.entries()) {
+      await killDuring(a, n, () => a.svc.addContact(b.address));
+      // Either nothing of the contact was committed, or the contact with its history entry.
+      if (a.svc.listContacts().length === 0) continue;
+      const history = a.svc.lastMessages(b.address, 100, 0);
+      expect(history.map((m) => m.type), `killed at write ${n}`).toEqual([11]);
+    }
+  }, 60_000);
+
   it('sends its nick when the acceptor is killed while the handshake completes', async () => {
     const pairs = await Promise.all(CRASH_POINTS.map((n) => Promise.all([net.party(`nick-a${n}`, { nick: `Alice${n}` }), net.party(`nick-b${n}`, { nick: `Bob${n}` })])));
     for (const [i, [a, b]] of pairs.entries()) {
