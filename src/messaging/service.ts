@@ -651,7 +651,11 @@ export class MessagingService {
     // Handshake answers (accept, keys2) wait in the outbox for their receipts; receipts go once.
     const handshakeAnswers = r.outgoing.filter((out) => out.id.length === 1 && out.requireRcvConfirmation);
     const receipts = r.outgoing.filter((out) => !handshakeAnswers.includes(out));
-    const queued = handshakeAnswers.map((out) => this.frameEntry(out)).filter((entry) => this.outbox.enqueue(key, entry).sendNow);
+    const queued: OutboxEntry<OutboxPayload>[] = [];
+    for (const out of handshakeAnswers) {
+      const entry = this.frameEntry(out);
+      if (this.outbox.enqueue(key, entry).sendNow) queued.push(entry);
+    }
     // §3.5 steps 4–5: the side whose handshake completes (accept at the requester, keys2 at the
     // acceptor) sends its nick; it goes out with the pass the event below starts.
     const completes = r.events.some((e) => e.type === 'AcceptAdd2' || e.type === 'HandshakeComplete');
