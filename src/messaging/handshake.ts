@@ -300,6 +300,11 @@ export interface ReceiveResult {
 export interface ReceiveOptions {
   /** Network Unix seconds (for the timestamps of what we send back). */
   now: number;
+  /**
+   * Our nick (UTF-8): a getNick from a contact we hold no session keys with is answered at once
+   * under rsa2 (CoreStreamProcessor.sendNickname); without it the caller answers (spixi2, queued).
+   */
+  nick?: Uint8Array;
   /** Has this contact already delivered a message with this id? (storage-level duplicate check) */
   isDuplicate?: (contact: ContactRecord, id: Uint8Array) => boolean;
 }
@@ -387,8 +392,12 @@ export function receiveFrame(self: Identity, contact: ContactRecord | undefined,
     return onAccept(self, contact, m, acc, result, now);
   }
   if (m.encryptionType === EncryptionType.rsa2) {
-    if (contact.publicKey === null) throw err('ERR_HANDSHAKE_STATE', 'rsa2 frame from a contact whose public key we do not have');
-    if (!verifyStreamMessage(m, contact.publicKey)) throw err('ERR_SIGNATURE', 'rsa2 frame has a missing or wrong signature');
+    // The acceptor asks for our nick (rsa2, [3]) before its accept brings us its key: the reference
+    // answers a getNick from any known contact without a signature check (handleGetNick); it only
+    // queues our nick to that contact, which goes under the session keys.
+    const unverifiableGetNick = contact.publicKey === null && spixi.type === SpixiMessageCode.getNick;
+    if (contact.publicKey === null && !unverifiableGetNick) throw err('ERR_HANDSHAKE_STATE', 'rsa2 frame from a contact whose public key we do not have');
+    if (contact.publicKey !== null && !verifyStreamMessage(m, contact.publicKey)) throw err('ERR_SIGNATURE', 'rsa2 frame has a missing or wrong signature');
   }
   if (spixi.type === SpixiMessageCode.keys2) {
     if (m.encryptionType !== EncryptionType.rsa2) throw err('ERR_HANDSHAKE_STATE', 'keys2 must be rsa2-encrypted');
@@ -418,8 +427,32 @@ export function receiveFrame(self: Identity, contact: ContactRecord | undefined,
     return result;
   }
   if (options.isDuplicate?.(contact, m.id)) return ignore(result, 'ERR_DUPLICATE', 'message id already received');
+  if (spixi.type === SpixiMessageCode.getNick && options.nick !== undefined && (contact.aesKey === null || contact.chachaKey === null) && contact.publicKey !== null) {
+    result.outgoing.push(buildNickRsa2(self, contact, options.nick, now));
+  }
   result.events.push({ type: 'Message', contact, message: opened, spixi });
   return result;
+}
+
+/**
+ * Our nick to a contact we hold no session keys with (CoreStreamProcessor.sendNickname): id [5],
+ * info, rsa2 to its public key, signed; queued until its receipt like the handshake frames.
+ */
+function buildNickRsa2(self: Identity, contact: ContactRecord, nick: Uint8Array, now: number): StreamMessage {
+  const spixi = encodeSpixiMessage({ type: SpixiMessageCode.nick, data: nick, channel: 0 });
+  const m = baseMessage(self, contact.address, Uint8Array.of(HandshakeId.nick), StreamMessageCode.info, EncryptionType.none, spixi, now);
+  return rsa2Seal(self, m, contact.publicKey!);
+}
+
+/**
+ * The getNick [3] an acceptor sends a new contact as soon as its request is stored
+ * (CoreStreamProcessor.handleRequestAdd2 → requestNickname): payload one zero byte (§3.6), rsa2
+ * to the requester's key (no session keys yet), signed, queued until its receipt.
+ */
+function buildGetNick(self: Identity, contact: ContactRecord, now: number): StreamMessage {
+  const spixi = encodeSpixiMessage({ type: SpixiMessageCode.getNick, data: Uint8Array.of(0), channel: 0 });
+  const m = baseMessage(self, contact.address, Uint8Array.of(HandshakeId.getNick), StreamMessageCode.info, EncryptionType.none, spixi, now);
+  return rsa2Seal(self, m, contact.publicKey!);
 }
 
 /** An S2 relay's "recipient not connected" answer (reference-network §7.1 step 6). */
@@ -472,7 +505,8 @@ function addReceipt(self: Identity, contact: ContactRecord, m: StreamMessage, sp
 
 function onRequest(self: Identity, known: ContactRecord | undefined, m: StreamMessage, pubKey: Uint8Array, version: number, result: ReceiveResult, now: number): ReceiveResult {
   if (known === undefined) {
-    // First request from an unknown sender: not acknowledged (receipts go to known contacts only).
+    // First request from an unknown sender: not acknowledged (receipts go to known contacts only);
+    // we ask for the new contact's nick at once (§3.5 step 2).
     const c = newContact(m.sender!, now);
     c.publicKey = pubKey.slice();
     c.approved = false;
@@ -482,6 +516,7 @@ function onRequest(self: Identity, known: ContactRecord | undefined, m: StreamMe
     c.lastReceivedHandshakeMessageTimestamp = m.timestamp;
     result.contact = c;
     result.created = true;
+    result.outgoing.push(buildGetNick(self, c, now));
     result.events.push({ type: 'RequestAdd2', contact: c });
     return result;
   }

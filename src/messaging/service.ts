@@ -375,8 +375,8 @@ export class MessagingService {
   /** Authenticates a frame: signed ones (requests, rsa2) in the pool, the others (spixi2 chat, receipts) here. */
   private async authenticate(m: StreamMessage, bytes: Uint8Array, contact: ContactRecord | undefined): Promise<ReceiveResult> {
     const now = this.nowSeconds();
-    if (!this.o.crypto || m.signature === null) return receiveFrame(this.identity, contact, m, { now, isDuplicate: (c, id) => this.db.hasMessage(c.address, id) });
-    const r = await this.inPool({ op: 'receive', identity: this.poolIdentity, contact, frame: bytes, now });
+    if (!this.o.crypto || m.signature === null) return receiveFrame(this.identity, contact, m, { now, nick: this.nickBytes, isDuplicate: (c, id) => this.db.hasMessage(c.address, id) });
+    const r = await this.inPool({ op: 'receive', identity: this.poolIdentity, contact, frame: bytes, now, nick: this.nickBytes });
     if (!r.ok) throw new MessagingError(r.code, r.message);
     if (r.op !== 'receive') throw new Error('messagingCrypto answered another operation');
     return { ...r.result, ignored: r.ignored ? new MessagingError(r.ignored.code, r.ignored.message) : null };
@@ -648,7 +648,7 @@ export class MessagingService {
     if (m.type !== StreamMessageCode.error) contact.extras.online = true;
     // spixi2 frames (chat, app data, receipts after the handshake) do not change the record.
     const stateChanged = r.events.some((e) => e.type !== 'Message' && (e.type !== 'MsgReceived' || e.statusStep));
-    // Handshake answers (accept, keys2) wait in the outbox for their receipts; receipts go once.
+    // Handshake answers (accept, keys2, getNick, an rsa2 nick) wait in the outbox for their receipts; receipts go once.
     const handshakeAnswers = r.outgoing.filter((out) => out.id.length === 1 && out.requireRcvConfirmation);
     const receipts = r.outgoing.filter((out) => !handshakeAnswers.includes(out));
     const queued: OutboxEntry<OutboxPayload>[] = [];
@@ -780,10 +780,12 @@ export class MessagingService {
         return;
       }
       case SpixiMessageCode.getNick:
-        // The reference answers a contact's getNick with its nick (CoreStreamProcessor.handleGetNick);
-        // we answer contacts we approved, as it broadcasts a changed nick only to approved friends
-        // (FriendList.broadcastNicknameChange). The payload (a bot user's address) means nothing here.
-        if (c.record.approved) await this.sendOwnNick(c.record.address);
+        // The reference answers a getNick from any known contact, approved or not
+        // (CoreStreamProcessor.handleGetNick checks only that the sender is a friend). Without
+        // session keys the answer was built under rsa2 with the frame (receiveFrame) and is queued
+        // already with id [5]; this queues the spixi2 one otherwise (one [5] per contact). The
+        // payload (a bot user's address) means nothing here.
+        await this.sendOwnNick(c.record.address);
         this.o.events.emit('spixiMessage', payload());
         return;
       case SpixiMessageCode.appData:

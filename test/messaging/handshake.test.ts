@@ -14,8 +14,8 @@ import {
   type Identity,
   type ReceiveResult,
 } from '../../src/messaging/handshake.js';
-import { decodeStreamMessage, encodeStreamMessage, EncryptionType, signStreamMessage, type StreamMessage } from '../../src/messaging/stream-message.js';
-import { encodeSpixiMessage, SpixiMessageCode } from '../../src/messaging/spixi-message.js';
+import { decodeStreamMessage, encodeStreamMessage, EncryptionType, signStreamMessage, StreamMessageCode, verifyStreamMessage, type StreamMessage } from '../../src/messaging/stream-message.js';
+import { decodeSpixiMessage, encodeSpixiMessage, SpixiMessageCode } from '../../src/messaging/spixi-message.js';
 import { MessagingError } from '../../src/messaging/errors.js';
 
 interface Party {
@@ -86,7 +86,19 @@ describe('contact handshake between two simulated parties', () => {
     expect([bA.handshakeStatus, bA.state, bA.approved]).toEqual([1, FriendState.requestReceived, false]);
     expect(hex(bA.publicKey!)).toBe(hex(A.id.publicKey));
     expect(r1.events.map((e) => e.type)).toEqual(['RequestAdd2']);
-    expect(r1.outgoing).toEqual([]);
+    // ... and B asks for A's nick at once (requestNickname): getNick [3], info, rsa2 to A's key, signed
+    expect(r1.outgoing).toHaveLength(1);
+    const ask = r1.outgoing[0]!;
+    expect([hex(ask.id), ask.type, ask.encryptionType, ask.requireRcvConfirmation]).toEqual(['03', StreamMessageCode.info, EncryptionType.rsa2, true]);
+    expect(verifyStreamMessage(ask, B.id.publicKey)).toBe(true);
+    // A holds no key of B's yet and takes it all the same (handleGetNick checks no signature): an
+    // unencrypted receipt for [3]; its answer is the caller's (the nick goes under the session keys)
+    const rAsk = deliver(A, ask);
+    expect(rAsk.ignored).toBeNull();
+    expect(rAsk.events.map((e) => e.type)).toEqual(['Message']);
+    expect(rAsk.outgoing).toHaveLength(1);
+    expect(rAsk.outgoing[0]!.encryptionType).toBe(EncryptionType.none);
+    expect(hex(decodeSpixiMessage(rAsk.outgoing[0]!.data!).data!)).toBe('03');
 
     // the re-sent copy is a replay, but now acknowledged (unencrypted receipt of id [0])
     now += 5;

@@ -10,14 +10,44 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Address } from '../../src/formats/address.js';
 import { HandshakeId } from '../../src/messaging/handshake.js';
 import { SpixiMessageCode } from '../../src/messaging/spixi-message.js';
-import { decodeStreamMessage, EncryptionType, StreamMessageCode } from '../../src/messaging/stream-message.js';
+import { rsa2Encrypt } from '../../src/messaging/crypto.js';
+import { decodeSpixiMessage, encodeSpixiMessage } from '../../src/messaging/spixi-message.js';
+import { decodeStreamMessage, EncryptionType, encodeStreamMessage, signStreamMessage, STREAM_MESSAGE_VERSION, streamMessageAad, StreamMessageCode, type StreamMessage } from '../../src/messaging/stream-message.js';
 import { serviceParties, until, type Party } from './service-pair.js';
 
 const net = serviceParties('dltnode-msgnick');
 const addrText = (p: Party): string => new Address(p.address).base58Address;
 
-/** The nick frames `p` sent (id [5]), decoded; their data stays sealed. */
-const nickFrames = (p: Party) => p.sent.map((f) => decodeStreamMessage(f)).filter((m) => m.id.length === 1 && m.id[0] === HandshakeId.nick);
+/** The frames `p` sent with the one-byte handshake id `id`, decoded; their data stays sealed. */
+const framesWithId = (p: Party, id: number) => p.sent.map((f) => decodeStreamMessage(f)).filter((m) => m.id.length === 1 && m.id[0] === id);
+/** The nick frames `p` sent (id [5]). */
+const nickFrames = (p: Party) => framesWithId(p, HandshakeId.nick);
+/** The unencrypted receipts `p` sent, as the acknowledged ids (hex). */
+const plainReceipts = (p: Party): string[] =>
+  p.sent
+    .map((f) => decodeStreamMessage(f))
+    .filter((m) => m.encryptionType === EncryptionType.none && m.data !== null)
+    .map((m) => decodeSpixiMessage(m.data!))
+    .filter((sm) => sm.type === SpixiMessageCode.msgReceived)
+    .map((sm) => Buffer.from(sm.data ?? []).toString('hex'));
+
+/** A getNick [3] from `from` to `to` as the reference sends it before session keys: rsa2 to `to`'s key, signed by `from`. */
+function rsa2GetNick(from: Party, to: Party, timestamp: number): Uint8Array {
+  const m: StreamMessage = {
+    version: STREAM_MESSAGE_VERSION,
+    id: Uint8Array.of(HandshakeId.getNick),
+    type: StreamMessageCode.info,
+    encryptionType: EncryptionType.rsa2,
+    sender: from.address,
+    recipient: to.address,
+    data: null,
+    timestamp,
+    signature: null,
+    requireRcvConfirmation: true,
+  };
+  const plain = encodeSpixiMessage({ type: SpixiMessageCode.getNick, data: Uint8Array.of(0), channel: 0 });
+  return encodeStreamMessage(signStreamMessage({ ...m, data: rsa2Encrypt(plain, to.identity.publicKey, streamMessageAad(m)) }, from.identity.privateKey));
+}
 /** The nick texts `p` received as bus events, in order. */
 const nicksReceived = (p: Party): unknown[] =>
   p.seen
@@ -41,9 +71,11 @@ let alice: Party;
 let bob: Party;
 let carol: Party;
 let dave: Party;
+let erin: Party;
+let frank: Party;
 
 beforeAll(async () => {
-  [alice, bob, carol, dave] = await Promise.all([net.party('alice', { nick: 'Alice' }), net.party('bob', { nick: 'Bob ✓' }), net.party('carol'), net.party('dave')]);
+  [alice, bob, carol, dave, erin, frank] = await Promise.all([net.party('alice', { nick: 'Alice' }), net.party('bob', { nick: 'Bob ✓' }), net.party('carol'), net.party('dave'), net.party('erin', { nick: 'Erin' }), net.party('frank', { nick: 'Frank' })]);
 }, 60_000);
 
 afterAll(() => net.close());
@@ -86,5 +118,40 @@ describe('our nickname to contacts', () => {
     expect(nicksReceived(dave)).toContain('');
     expect(carol.svc.getContact(dave.address).nickname).toBe(addrText(dave));
     expect(dave.svc.getContact(carol.address).nickname).toBe(addrText(carol));
+  });
+
+  it("asks a new contact for its nick as soon as its request is stored: getNick [3], info, rsa2, signed; the requester acknowledges it", async () => {
+    await erin.svc.addContact(frank.address);
+    await until(() => frank.seen.some((e) => e.event === 'contactRequest'), 'the request at frank', net.passes);
+    await until(() => framesWithId(frank, HandshakeId.getNick).length > 0, "frank's getNick", net.passes);
+    const [ask] = framesWithId(frank, HandshakeId.getNick);
+    expect(ask!.type).toBe(StreamMessageCode.info);
+    expect(ask!.encryptionType).toBe(EncryptionType.rsa2);
+    expect(ask!.signature).not.toBeNull();
+    expect(ask!.requireRcvConfirmation).toBe(true);
+    // Erin has no key of frank's yet (the accept brings it) and answers all the same (handleGetNick).
+    await until(() => plainReceipts(erin).includes('03'), "erin's receipt for [3]", net.passes);
+    // Acknowledged: it leaves frank's queue (not sent again).
+    const asked = framesWithId(frank, HandshakeId.getNick).length;
+    await net.passes();
+    await net.passes();
+    expect(framesWithId(frank, HandshakeId.getNick).length).toBe(asked);
+    // Once frank accepts, erin's nick (queued by the getNick, waiting for the keys) reaches him.
+    await frank.svc.acceptContact(erin.address);
+    await until(() => frank.svc.getContact(erin.address).nickname === 'Erin' && erin.svc.getContact(frank.address).nickname === 'Frank', 'both nicknames', net.passes);
+  });
+
+  it('answers a getNick from a contact it knows but has not approved: our nick at once, rsa2 to its key (no session keys yet)', async () => {
+    const [gina, hank] = await Promise.all([net.party('gina', { nick: 'Gina' }), net.party('hank', { nick: 'Hank' })]);
+    await gina.svc.addContact(hank.address);
+    await until(() => hank.seen.some((e) => e.event === 'contactRequest'), 'the request at hank', net.passes);
+    expect(hank.svc.getContact(gina.address).approved).toBe(false);
+    const before = nickFrames(hank).length;
+    await hank.svc.receive(null, hank.address, rsa2GetNick(gina, hank, 1_767_225_600));
+    const frames = nickFrames(hank);
+    expect(frames.length).toBe(before + 1);
+    expect(frames.at(-1)!.encryptionType).toBe(EncryptionType.rsa2);
+    expect(frames.at(-1)!.type).toBe(StreamMessageCode.info);
+    expect(frames.at(-1)!.signature).not.toBeNull();
   });
 });

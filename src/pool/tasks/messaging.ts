@@ -27,7 +27,8 @@ export interface MessagingIdentityItem {
 export type MessagingCryptoItem =
   | { op: 'request'; identity: MessagingIdentityItem; contactAddress: Uint8Array; now: number }
   | { op: 'accept'; identity: MessagingIdentityItem; contact: ContactRecord; now: number }
-  | { op: 'receive'; identity: MessagingIdentityItem; contact: ContactRecord | undefined; frame: Uint8Array; now: number };
+  /** `nick`: our nick, for a getNick answered under rsa2 (ReceiveOptions.nick). */
+  | { op: 'receive'; identity: MessagingIdentityItem; contact: ContactRecord | undefined; frame: Uint8Array; now: number; nick?: Uint8Array };
 
 export type MessagingCryptoResult =
   | { ok: true; op: 'request'; contact: ContactRecord; request: StreamMessage }
@@ -66,7 +67,7 @@ export function runMessagingCrypto(item: MessagingCryptoItem): MessagingCryptoRe
       }
       case 'receive': {
         const m = decodeStreamMessage(item.frame);
-        const result = receiveFrame(self, item.contact, m, { now: item.now });
+        const result = receiveFrame(self, item.contact, m, { now: item.now, nick: item.nick });
         const ignored = result.ignored ? { code: result.ignored.code, message: result.ignored.message } : null;
         return { ok: true, op: 'receive', result: { ...result, ignored: null }, ignored };
       }
