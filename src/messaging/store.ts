@@ -77,6 +77,13 @@ function fixMessage(m: StoredMessage): StoredMessage {
   return { ...m, id: u8(m.id)!, senderAddress: u8(m.senderAddress) };
 }
 
+/**
+ * The record as it is now: LMDB runs a write's callback later (its next transaction), and the
+ * service keeps changing the same object (acceptContact sets `acceptSent` before writing it with
+ * its frame); serialized then, an earlier write would commit that change without the frame.
+ */
+const snapshot = (c: StoredContact): StoredContact => structuredClone(c);
+
 export class MessagingStore {
   private readonly contacts: Database<unknown, Buffer>;
   private readonly messages: Database<unknown, Buffer>;
@@ -108,8 +115,9 @@ export class MessagingStore {
   }
 
   putContact(c: StoredContact): Promise<void> {
+    const value = snapshot(c);
     return this.store.write(() => {
-      void this.contacts.put(Buffer.from(c.record.address), c);
+      void this.contacts.put(Buffer.from(c.record.address), value);
     });
   }
 
@@ -122,8 +130,9 @@ export class MessagingStore {
     const key = Buffer.from(c.record.address);
     // With `history` (addContact's requestAddSent entry, §3.1), that message goes in the same write.
     const putMessage = history ? this.messageWriter(c.record.address, history.channel, history.message) : null;
+    const value = snapshot(c);
     return this.store.write(() => {
-      void this.contacts.put(key, c);
+      void this.contacts.put(key, value);
       this.putOutbox(key, entries);
       putMessage?.();
     });
