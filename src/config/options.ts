@@ -298,7 +298,7 @@ export const OPTIONS: readonly OptionDef[] = [
   def({
     key: 'nick', flag: 'nick', env: 'DLTNODE_NICK', group: 'Messaging', valueName: 'NAME',
     description:
-      "Nickname this client sends its contacts (the nick message, as Spixi and QuIXI's --name: once the contact handshake completes and in answer to a contact's getNick); without it the nick sent is empty and contacts show this node's address",
+      "Nickname this client sends its contacts (the nick message, as Spixi and QuIXI's --name: once the contact handshake completes and in answer to any contact's getNick); without it the nick sent is empty and contacts show this node's address",
     defaultValue: () => '', defaultText: 'none (contacts show the address)', normalise: nickname,
   }),
   def({
