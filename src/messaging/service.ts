@@ -723,12 +723,15 @@ export class MessagingService {
           const acked = this.outbox.acknowledge(key, idHex);
           this.sentAt.delete(sentKey(key, idHex));
           if (acked) await this.persistOutbox(key);
-          // A resent message is acknowledged again: only the receipt that changes something (the
-          // stored message, the queue, the handshake status) is an event, not every copy.
+          // A resent message is acknowledged again: on the bus only the receipt that changes
+          // something (the stored message, the queue, the handshake status) is an event, not every copy.
           if (changed || (updated === null && (acked !== null || e.statusStep))) {
             this.o.events.emit('messageReceipt', { contact: contactText, id: b64(e.id), channel: e.channel, confirmed: updated !== null });
-            if (publishesMsgReceived(e)) void this.o.bridge?.publishReceived(received);
           }
+          // QuIXI publishes every receipt a known contact sends (reference-quixi-events §1.6:
+          // MsgReceived for 16-byte ids always, handshake ids when they move the status; MsgRead
+          // for any read receipt, handleMsgRead), copies and unknown ids included.
+          if (e.read === true || publishesMsgReceived(e)) void this.o.bridge?.publishReceived(received);
           // The next queued message of this contact goes now (order kept).
           if (acked) void this.pass();
           break;

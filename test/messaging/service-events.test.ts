@@ -153,7 +153,7 @@ describe('messaging service events', () => {
     expect(a.mq.some(([t]) => t === 'MsgRead')).toBe(true);
   });
 
-  it('a receipt repeated for a resent message is no second messageReceipt nor MQ MsgReceived', async () => {
+  it('a receipt repeated for a resent message is no second messageReceipt, but a second MQ MsgReceived (QuIXI publishes every receipt, §1.6)', async () => {
     const receipts = () => a.seen.filter((e) => e.event === 'messageReceipt').length;
     const mqReceipts = () => a.mq.filter(([t]) => t === 'MsgReceived').length;
     const [r0, q0] = [receipts(), mqReceipts()];
@@ -165,7 +165,17 @@ describe('messaging service events', () => {
     const receipt = wire.filter((w) => w.from === b).at(-1)!;
     await a.svc.receive(null, a.address, receipt.frame);
     await settle();
-    expect([receipts(), mqReceipts()]).toEqual([r0 + 1, q0 + 1]);
+    expect([receipts(), mqReceipts()]).toEqual([r0 + 1, q0 + 2]);
+  });
+
+  it('a read receipt for an id we never sent is published on MQ MsgRead (handleMsgRead: any read receipt from a contact), no bus event', async () => {
+    const receipts = () => a.seen.filter((e) => e.event === 'messageReceipt').length;
+    const mqReads = () => a.mq.filter(([t]) => t === 'MsgRead').length;
+    const [r0, q0] = [receipts(), mqReads()];
+    await b.svc.sendSpixiMessage(a.address, 8, new Uint8Array(16).fill(7), 0, { requireChannel: true });
+    await until(() => mqReads() > q0, 'MsgRead at a');
+    expect(mqReads()).toBe(q0 + 1);
+    expect(receipts()).toBe(r0);
   });
 
   it("received messages carry the contact's nickname at receipt as senderNick (interface.md)", async () => {
