@@ -187,6 +187,9 @@ export class ConsensusEngine {
     const syncing = peers?.isSynchronizing ?? false;
     if (syncing) {
       this.wasSyncing = true;
+      // §5.7's timer runs whatever the sync does (DLT `Node.update`): a sync that imports nothing
+      // for 900 s gets fresh links; each block it imports restarts the timer (`blockImported`).
+      this.redialIfQuiet();
       return;
     }
     if (this.wasSyncing) {
@@ -217,14 +220,12 @@ export class ConsensusEngine {
   }
 
   /**
-   * §5.7 (DLT `Node.update`): no block for 900 s → drop and redial every link, at most every
-   * 1800 s (scaled). Reads the network and the clock afresh: it runs after the tick's awaits, and
-   * a node resumed after a long pause may have begun syncing meanwhile, whose fresh links bring
-   * the blocks it lacks (the reference's quiet timer restarts with each block sync appends).
+   * §5.7 (DLT `Node.update`): no block imported (produced, received or synchronized) for 900 s →
+   * drop and redial every link, at most every 1800 s (scaled), syncing or not. Reads the clock
+   * afresh: it runs after the tick's awaits.
    */
   private redialIfQuiet(): void {
     const peers = this.o.peers();
-    if (peers?.isSynchronizing) return;
     const now = this.o.clock.now();
     const quiet = this.o.timing.redialAfter * 1000;
     if (now - this.lastAcceptedAt <= quiet || now - this.lastRedial <= 2 * quiet) return;
