@@ -123,6 +123,13 @@ export class BlockSync {
   private rr = 0;
   /** Reached the network height once since start (later lags up to `resyncLag` are followed, not synchronized). */
   private caughtUp = false;
+  /**
+   * Reached the height its linked peers gave, once since start: the reference's block processor
+   * `operating` (set when the start-up sync is done, never cleared), which is what a master's
+   * server asks before taking a link (DLT `isAcceptingConnections`, §1). A node alone has no
+   * network sync to finish and stays not operating until a peer reported a height.
+   */
+  private operating = false;
   /** Blocks behind that count as falling out of step again: ~5 s of blocks, at least 1. */
   private get resyncLag(): bigint {
     return BigInt(Math.max(1, Math.ceil(RESYNC_LAG_SECONDS / (this.o.secondsPerBlock ?? 30))));
@@ -180,17 +187,34 @@ export class BlockSync {
     this.timer = null;
   }
 
-  /** True while the node is behind the network (a syncing master accepts no links and serves no blocks). */
+  /** True while the node is behind the network (a syncing master serves no blocks). */
   get synchronizing(): boolean {
     return this.syncing;
   }
 
-  networkHeight(): bigint {
+  /**
+   * Whether a master takes new links (notReady otherwise, §1, §2.3 step 6): the reference refuses
+   * only until its start-up sync is done (`operating`). A master that falls behind later keeps
+   * taking links, so masters left behind a height whose holders are gone can link to each other
+   * and learn the network height from each other (DLT `isAcceptingConnections`).
+   */
+  get acceptsLinks(): boolean {
+    return !this.syncing || this.operating;
+  }
+
+  /**
+   * §6 network height, never below our tip. With `withPeer` (the height a master's helloData gave),
+   * over the linked peers and that one, not the height kept from peers gone: CORE
+   * `determineHighestNetworkBlockNum` runs over the links, the new one included, before the
+   * tooFarBehind test (§2.3).
+   */
+  networkHeight(withPeer?: bigint): bigint {
     const tip = this.o.chain.tip();
     // A light node counts only the peers it follows: its clients report the heights they took
     // from it, and with two of them the middle third of the heights would be theirs, so a relay
     // would wait for its own clients and stop (the reference's light nodes follow masters).
     const types = this.o.headers ? (this.o.sources ?? MASTER_TYPES) : undefined;
+    if (withPeer !== undefined) return this.o.network.networkHeight(tip.height, tip.timestampSeconds, this.o.secondsPerBlock, types, withPeer);
     if (this.o.network.links(types).length === 0) return this.lastKnownNetworkHeight > tip.height ? this.lastKnownNetworkHeight : tip.height;
     this.lastKnownNetworkHeight = this.o.network.networkHeight(tip.height, tip.timestampSeconds, this.o.secondsPerBlock, types);
     return this.lastKnownNetworkHeight;
@@ -241,6 +265,7 @@ export class BlockSync {
     if (this.syncing) this.syncing = target > tip + 1n;
     else this.syncing = target > tip + (this.caughtUp ? this.resyncLag : 1n);
     if (!this.syncing && target <= tip + 1n) this.caughtUp = true;
+    if (!this.syncing && this.o.network.links(this.o.sources ?? MASTER_TYPES).length > 0) this.operating = true;
     this.measure();
     if (wasSyncing !== this.syncing) this.o.onProgress?.(this.progress());
     if (!behind || this.importing) return;

@@ -94,8 +94,12 @@ export interface LocalNode {
   sign: HelloSigner;
   /** Current tip height and checksum. */
   tip(): { height: bigint; checksum: Uint8Array };
-  /** The highest height the node knows of on the network (§6 network height). */
-  networkHeight(): bigint;
+  /**
+   * The highest height the node knows of on the network (§6 network height); with `withPeer`, the
+   * height the linked peers and a peer whose hello gave that height make, as §2.3's tooFarBehind
+   * test counts it.
+   */
+  networkHeight(withPeer?: bigint): bigint;
   /** False while the node must refuse new inbound links (a syncing master: notReady, §2.3 step 6). */
   acceptingPeers(): boolean;
 }
@@ -496,8 +500,9 @@ export class Link {
       if (this.expectedAddress && !equalBytes(this.expectedAddress, hello.address)) {
         return this.close(CloseReason.addressMismatch, `expected ${addressToText(this.expectedAddress)}`);
       }
-      if ((hello.nodeType === 'M' || hello.nodeType === 'H') && hello.height + TOO_FAR_BEHIND_BLOCKS < l.networkHeight()) {
-        return this.close(CloseReason.tooFarBehind, `height ${hello.height}, network ${l.networkHeight()}`);
+      const network = hello.nodeType === 'M' || hello.nodeType === 'H' ? l.networkHeight(hello.height) : 0n;
+      if (hello.height + TOO_FAR_BEHIND_BLOCKS < network) {
+        return this.close(CloseReason.tooFarBehind, `height ${hello.height}, network ${network}`);
       }
     }
 

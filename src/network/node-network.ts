@@ -354,9 +354,9 @@ export class NodeNetwork {
           const t = syncSource.tip();
           return { height: t.height, checksum: t.checksum };
         },
-        networkHeight: () => this.networkHeight(),
-        // A syncing master refuses new links (notReady, §2.3 step 6).
-        acceptingPeers: () => !(this.role === 'master' && this.sync.synchronizing),
+        networkHeight: (withPeer) => this.sync.networkHeight(withPeer),
+        // A master refuses new links until its start-up sync is done (notReady, §1, §2.3 step 6).
+        acceptingPeers: () => this.role !== 'master' || this.sync.acceptsLinks,
       },
       clock,
       peers: o.peers,

@@ -712,8 +712,10 @@ export class PeerNetwork {
   }
 
   /** §6 network height from the peers' reported heights. */
-  networkHeight(tip: bigint, tipTimestampSeconds: number, secondsPerBlock?: number, types?: readonly NodeType[]): bigint {
-    return networkHeight(this.links(types).map((l) => l.peerHeight), tip, tipTimestampSeconds, Math.floor(this.clock.now() / 1000), secondsPerBlock);
+  networkHeight(tip: bigint, tipTimestampSeconds: number, secondsPerBlock?: number, types?: readonly NodeType[], withPeer?: bigint): bigint {
+    const heights = this.links(types).map((l) => l.peerHeight);
+    if (withPeer !== undefined) heights.push(withPeer);
+    return networkHeight(heights, tip, tipTimestampSeconds, Math.floor(this.clock.now() / 1000), secondsPerBlock);
   }
 
   /**

@@ -51,18 +51,18 @@ class FakeChain implements SyncChain {
   }
 }
 
-function node(id: TestIdentity, port: number, clock: ManualClock, chain: FakeChain) {
+function node(id: TestIdentity, port: number, clock: ManualClock, chain: FakeChain, serve = true) {
   let sync!: BlockSync;
   const progress: SyncProgress[] = [];
   const local: LocalNode = {
     network: 'reg', genesisChecksum: GENESIS, nodeType: 'M', address: id.address, publicKey: id.publicKey,
     productVersion: 't', endpoint: `127.0.0.1:${port}`, sign: id.sign,
     tip: () => ({ height: chain.tip().height, checksum: new Uint8Array(64) }),
-    networkHeight: () => (sync ? sync.networkHeight() : 0n),
-    acceptingPeers: () => !sync?.synchronizing,
+    networkHeight: (withPeer) => (sync ? sync.networkHeight(withPeer) : 0n),
+    acceptingPeers: () => !sync || sync.acceptsLinks,
   };
   const network = new PeerNetwork({ local, clock, onMessage: (link, m) => void sync.handle(link, m) });
-  sync = new BlockSync({ network, chain, clock, serve: true, onProgress: (p) => progress.push(p), batchBlocks: 50 });
+  sync = new BlockSync({ network, chain, clock, serve, onProgress: (p) => progress.push(p), batchBlocks: 50 });
   network.start();
   return { network, sync, chain, progress };
 }
@@ -130,6 +130,63 @@ describe('BlockSync', () => {
     expect(b.progress.at(-1)?.status).toBe('Synchronizing');
     b.sync.stop();
     b.network.stop();
+  });
+
+  it('masters left behind a height whose holders are gone take links from each other and go on from their own heights (DLT isAcceptingConnections, determineHighestNetworkBlockNum)', async () => {
+    const clock = new ManualClock();
+    const c = node(ids[2]!, 3, clock, new FakeChain(clock, 100), false); // gives its height, serves nothing
+    const a = node(ids[0]!, 1, clock, new FakeChain(clock, 100));
+    const b = node(ids[1]!, 2, clock, new FakeChain(clock, 100));
+    const toC = [...wire(a.network, c.network, '127.0.0.1:3'), ...wire(b.network, c.network, '127.0.0.1:3')];
+    await pump(...toC);
+    for (const n of [a, b]) {
+      n.sync.tick();
+      expect(n.sync.status()).toBe('Active'); // its start-up sync is done
+    }
+    // c reaches 130 and goes before a and b got any of it: both stay Synchronizing at 130.
+    for (const n of [a, b]) n.network.links()[0]!.peerHeight = 130n;
+    for (const n of [a, b]) n.sync.tick();
+    c.network.stop();
+    await pump(...toC);
+    for (const n of [a, b]) {
+      expect(n.network.links()).toHaveLength(0);
+      expect(n.sync.networkHeight()).toBe(130n);
+      expect(n.sync.status()).toBe('Synchronizing');
+    }
+    // a dials b: b takes the link (no notReady after its start-up sync), and a does not call b
+    // too far behind the 130 that nobody linked reports any more.
+    const ab = wire(a.network, b.network, '127.0.0.1:2');
+    await pump(...ab);
+    expect(a.network.links()).toHaveLength(1);
+    expect(b.network.links()).toHaveLength(1);
+    for (const n of [a, b]) {
+      n.sync.tick();
+      expect(n.sync.networkHeight()).toBe(100n);
+      expect(n.sync.status()).toBe('Active');
+    }
+    for (const n of [a, b, c]) {
+      n.sync.stop();
+      n.network.stop();
+    }
+  });
+
+  it('a master still in its start-up sync refuses new links (notReady, §1)', async () => {
+    const clock = new ManualClock();
+    const c = node(ids[2]!, 3, clock, new FakeChain(clock, 100), false);
+    const a = node(ids[0]!, 1, clock, new FakeChain(clock, 50));
+    const b = node(ids[1]!, 2, clock, new FakeChain(clock, 50));
+    const toC = wire(a.network, c.network, '127.0.0.1:3');
+    await pump(...toC);
+    a.sync.tick();
+    expect(a.sync.status()).toBe('Synchronizing');
+    expect(a.sync.acceptsLinks).toBe(false);
+    const ba = wire(b.network, a.network, '127.0.0.1:1');
+    await pump(...ba);
+    expect(a.network.links()).toHaveLength(1); // c only
+    for (const n of [a, b, c]) {
+      n.sync.stop();
+      n.network.stop();
+    }
   });
 
   it('a peer serving an invalid block is banned; sync continues from another peer', async () => {
