@@ -360,9 +360,18 @@ export function masterRelayClient(prefix: string) {
     genesisPath = prepared.genesisPath;
     for (const name of ['master-1', 'relay-1', 'client-1']) await start(name);
     const client = node('client-1');
-    await client.waitFor(async () => (await client.call('getBalance', { address: byName('client-1').address })) !== '0.00000000', 'the client to see its funds', 30_000);
-    // Linked to its relay (relay outputs go to the relays a client is linked to).
+    // Linked to its relay (relay outputs go to the relays a client is linked to); a client asks
+    // its balance over that link, and answers -32005 (try again) before it has one.
     await client.waitFor(async () => (await client.call('status'))['Network Servers'].length > 0, 'the client linked to its relay', 20_000);
+    const funded = async () => {
+      try {
+        return (await client.call('getBalance', { address: byName('client-1').address })) !== '0.00000000';
+      } catch (err) {
+        if (err instanceof RpcCallError && err.code === -32005) return false;
+        throw err;
+      }
+    };
+    await client.waitFor(funded, 'the client to see its funds', 30_000);
   }
   return { running, byName, node, start, startAll };
 }
