@@ -100,7 +100,7 @@ export interface LocalNode {
    * test counts it.
    */
   networkHeight(withPeer?: bigint): bigint;
-  /** False while the node must refuse new inbound links (a syncing master: notReady, §2.3 step 6). */
+  /** False while the node must refuse new inbound links (a master in its start-up sync: notReady, §2.3 step 6). */
   acceptingPeers(): boolean;
 }
 
@@ -121,8 +121,8 @@ export interface LinkHandler {
   /** The link ended (called once, whether or not it was open). */
   onClose(link: Link, info: CloseInfo): void;
   /**
-   * We refused a peer whose hello checked out because we accept no links now (a syncing master,
-   * notReady): who it is, so a node that must catch up over links it dials can dial it.
+   * We refused a peer whose hello checked out because we accept no links now (a master in its
+   * start-up sync, notReady): who it is, so a node that must catch up over links it dials can dial it.
    */
   onRefusedNotReady?(link: Link, peer: PeerInfo): void;
   /** A handler threw (our bug, not the peer's): log it. */
@@ -487,7 +487,7 @@ export class Link {
       observedOwnAddress: hello.observedAddress ?? '',
     };
     // §2.3 acceptor step 6: a node not ready refuses after the hello's checks, so it knows who it
-    // refused (a syncing master catches up only over links it dials, §6).
+    // refused (a master in its start-up sync catches up only over links it dials, §6).
     if (this.direction === 'inbound' && !l.acceptingPeers()) {
       try {
         this.ctx.handler.onRefusedNotReady?.(this, peer);
