@@ -19,6 +19,7 @@ import { decodeVarUint } from '../formats/varint.js';
 import { FOUNDATION_FEE_PERCENT, TransactionType } from '../formats/constants.js';
 import type { Mempool, MempoolEvents } from '../mempool/mempool.js';
 import type { Emitter } from '../events.js';
+import { claimPayout } from '../mining/payout.js';
 import { miningReward } from '../mining/reward.js';
 import { latin1Key } from '../state/keys.js';
 import { indexedBlocks, senderOf, type IndexedBlock } from './address-index.js';
@@ -105,7 +106,7 @@ export class ActivityIndex {
       if (fee) records.push(fee);
       for (let i = b.txIds.length - 1; i >= 0; i--) {
         const k = this.chain.getTransaction(b.txIds[i]!);
-        if (k) records.push(...activityRecords(k, own, ActivityStatus.Final, b.height, Number(b.timestamp)));
+        if (k) records.push(...activityRecords(k, own, ActivityStatus.Final, b.height, Number(b.timestamp), (id) => claimPayout(this.chain.store, id)));
       }
       if (!newestFirst) records.reverse();
       yield* records;
@@ -178,8 +179,19 @@ export function ownAddresses(wallet: NodeWallet, only?: WalletKey): Map<string, 
   return out;
 }
 
-/** The records of one transaction for the own addresses, newest member first. */
-export function activityRecords(k: KnownTx, own: Map<string, WalletKey>, status: number, blockHeight: bigint, timestamp: number): Activity[] {
+/**
+ * The records of one transaction for the own addresses, newest member first. A mining claim's value
+ * is the block's full reward until the claim is paid, then the share it was paid (`paidShare`: the
+ * reference's `ActivityStorage.updateValue` when `rewardMinersV10` pays it).
+ */
+export function activityRecords(
+  k: KnownTx,
+  own: Map<string, WalletKey>,
+  status: number,
+  blockHeight: bigint,
+  timestamp: number,
+  paidShare?: (txid: Uint8Array) => bigint | null,
+): Activity[] {
   const tx = k.tx;
   const out: Activity[] = [];
   const toList: Record<string, string> = {};
@@ -192,7 +204,7 @@ export function activityRecords(k: KnownTx, own: Map<string, WalletKey>, status:
   });
   if (tx.type === TransactionType.PoWSolution) {
     const key = sender && own.get(latin1Key(sender));
-    if (key && sender) out.push(record(key, sender, ActivityType.MiningReward, claimBlockReward(tx.outputs[0]?.data), ''));
+    if (key && sender) out.push(record(key, sender, ActivityType.MiningReward, paidShare?.(k.id) ?? claimBlockReward(tx.outputs[0]?.data), ''));
     return out;
   }
   const fromText = sender ? addressToText(sender) : '';

@@ -1,9 +1,11 @@
 /**
  * Mining claims as a chain extension (src/chain/extensions.ts; reference-formats.md §11.3): the
  * type-1 hook checks a claim against the committed chain (target block stored, inside the claim
- * window, its PoW field still empty, one claim per block, Argon2 below argon2ExpirationBlockHeight,
- * the solution valid for the block's own difficulty and the claimant's address), and applying it
- * sets the block's PoW field and credits the reward to the solver.
+ * window, its PoW field still empty, Argon2 below argon2ExpirationBlockHeight, the solution valid
+ * for the block's own difficulty and the claimant's address), and applying it sets the block's PoW
+ * field. One block may apply several distinct solutions (solver, nonce) for the same target; the
+ * same solution twice is refused (DLT `applyPowTransaction`). The reward is not paid then: block
+ * m + rewardMaturity pays the claims of block m (src/mining/payout.ts, DLT `rewardMinersV10`).
  *
  * It also gives the mining difficulty every block must carry (src/mining/difficulty.ts; a reg
  * network may fix it from block 2 on, `--mining-difficulty`).
@@ -14,20 +16,21 @@
  */
 import { blockChecksum, decodeStoredHeader } from '../chain/block.js';
 import { TxError, TxErrorCode } from '../chain/errors.js';
-import type { ChainExtension, TxView } from '../chain/extensions.js';
+import type { BlockWriter, ChainExtension, TxView } from '../chain/extensions.js';
 import type { Transaction } from '../codec/types.js';
 import { signerAddressOf } from '../consensus/signer-pow.js';
 import type { PowClaim } from '../core/pow.js';
 import { addressWithChecksum } from '../formats/address.js';
 import { concatBytes, equalBytes } from '../formats/bytes.js';
 import { binaryTransactionId, transactionChecksum } from '../codec/transaction.js';
-import { BLOCK_VERSION_V10, REDACTED_WINDOW } from '../formats/constants.js';
+import { BLOCK_VERSION_V10, REDACTED_WINDOW, REWARD_MATURITY } from '../formats/constants.js';
 import { latin1Key, u64Key } from '../state/keys.js';
 import { decodeClaimData, INFINIMINE, ClaimDataError } from './claim.js';
 import { lowestClaimable } from './index.js';
 import { countSolved, POW_FIELD_DB, powFieldOf, recordSolvedIn, setPowField, SOLVED_IN_DB, solvedIn } from './pow-field.js';
 import { HASHRATE_BLOCKS, MIN_MINING_DIFFICULTY, nextMiningDifficulty } from './difficulty.js';
-import { ARGON2_EXPIRATION_BLOCK_HEIGHT, miningReward } from './reward.js';
+import { ARGON2_EXPIRATION_BLOCK_HEIGHT } from './reward.js';
+import { CLAIMS_IN_DB, PAYOUT_DB, payMatureClaims, recordClaimsIn, solutionKey, type AppliedClaim } from './payout.js';
 
 /** Claim verdicts remembered (a claim is checked on admission and again in its block). */
 const MAX_VERDICTS = 4096;
@@ -49,7 +52,12 @@ export interface MiningExtensionDeps {
    * reference's computation; every node of the network must be given the same value.
    */
   fixedDifficulty?: bigint;
+  /** Blocks between a claim's block and the one that pays it (default the reference's 960; a genesis file may shorten it). */
+  rewardMaturity?: bigint;
 }
+
+/** The solutions applied so far in the block being applied: solved block → solution keys ({@link solutionKey}). */
+type ClaimedInBlock = Map<string, Set<string>>;
 
 /** The difficulty the block at `view.height` must carry (reference `calculateDifficulty_v4`). */
 export function miningDifficultyAt(view: TxView): bigint {
@@ -74,6 +82,7 @@ function storedBlock(view: TxView, num: bigint): { checksum: Uint8Array; version
 export interface CheckedClaim {
   blockNum: bigint;
   solver: Uint8Array;
+  nonce: Uint8Array;
 }
 
 /**
@@ -81,7 +90,7 @@ export interface CheckedClaim {
  * proof of work itself: what to verify for it.
  * @throws TxError TX_TYPE_RULE naming the broken rule.
  */
-function claimTarget(tx: Transaction, view: TxView, claimedInBlock?: Set<string>): CheckedClaim & { pow: PowClaim } {
+function claimTarget(tx: Transaction, view: TxView, claimedInBlock?: ClaimedInBlock): CheckedClaim & { pow: PowClaim } {
   if (tx.outputs.length !== 1) rule(`a mining claim has exactly one output (to InfiniMine), got ${tx.outputs.length}`);
   const out = tx.outputs[0]!;
   if (!equalBytes(out.address, INFINIMINE)) rule('a mining claim pays its one output to the InfiniMine address');
@@ -97,22 +106,24 @@ function claimTarget(tx: Transaction, view: TxView, claimedInBlock?: Set<string>
   if (tip >= ARGON2_EXPIRATION_BLOCK_HEIGHT) rule(`Argon2 mining ended at block ${ARGON2_EXPIRATION_BLOCK_HEIGHT}`);
   if (data.blockNum < 1n || data.blockNum > tip) rule(`claim for block ${data.blockNum}, which is not stored (the tip is ${tip})`);
   if (data.blockNum < lowestClaimable(tip)) rule(`claim for block ${data.blockNum} is outside the claim window (lowest claimable ${lowestClaimable(tip)})`);
-  if (powFieldOf(view.store, data.blockNum)) rule(`block ${data.blockNum} is already solved: its PoW field is set`);
-  if (claimedInBlock?.has(String(data.blockNum))) rule(`block ${data.blockNum} is already claimed by an earlier transaction of this block`);
+  // The PoW field is set by the first claim this block applied for the target: further distinct solutions still join it.
+  const sameBlock = claimedInBlock?.get(String(data.blockNum));
+  if (!sameBlock && powFieldOf(view.store, data.blockNum)) rule(`block ${data.blockNum} is already solved: its PoW field is set`);
   const solver = tx.pubKey ? signerAddressOf(tx.pubKey) : null;
   if (!solver) rule('a mining claim names no solver (pubKey)');
+  if (sameBlock?.has(solutionKey(solver!, data.nonce))) rule(`the same solution (solver and nonce) for block ${data.blockNum} is already in this block`);
   const target = storedBlock(view, data.blockNum)!;
   const solverAddress = target.version >= BLOCK_VERSION_V10 ? solver! : addressWithChecksum(solver!);
   const pow = { blockChecksum: target.checksum, solverAddress, nonce: data.nonce, difficulty: target.difficulty, blockVersion: target.version };
-  return { blockNum: data.blockNum, solver: solver!, pow };
+  return { blockNum: data.blockNum, solver: solver!, nonce: data.nonce, pow };
 }
 
 /**
  * The rules of §11.3 for a claim entering block `view.height` (tip = height − 1).
  * @throws TxError TX_TYPE_RULE naming the broken rule.
  */
-export function checkClaim(tx: Transaction, view: TxView, verify: (c: PowClaim) => boolean, claimedInBlock?: Set<string>): CheckedClaim {
-  const { blockNum, solver, pow } = claimTarget(tx, view, claimedInBlock);
+export function checkClaim(tx: Transaction, view: TxView, verify: (c: PowClaim) => boolean, claimedInBlock?: ClaimedInBlock): CheckedClaim {
+  const { blockNum, solver, nonce, pow } = claimTarget(tx, view, claimedInBlock);
   let ok = false;
   try {
     ok = verify(pow);
@@ -120,7 +131,7 @@ export function checkClaim(tx: Transaction, view: TxView, verify: (c: PowClaim) 
     ok = false;
   }
   if (!ok) rule(`the nonce does not solve block ${blockNum} at its difficulty ${pow.difficulty} for its solver`);
-  return { blockNum, solver };
+  return { blockNum, solver, nonce };
 }
 
 export function createMiningExtension(deps: MiningExtensionDeps): ChainExtension {
@@ -139,13 +150,17 @@ export function createMiningExtension(deps: MiningExtensionDeps): ChainExtension
     return v;
   };
   const inPool = deps.verifyInPool;
+  const maturity = deps.rewardMaturity ?? BigInt(REWARD_MATURITY);
   return {
     name: 'mining',
-    subDatabases: [POW_FIELD_DB, SOLVED_IN_DB],
+    subDatabases: [POW_FIELD_DB, SOLVED_IN_DB, CLAIMS_IN_DB, PAYOUT_DB],
     miningDifficulty: (view) => (deps.fixedDifficulty !== undefined && view.height >= 2n ? deps.fixedDifficulty : miningDifficultyAt(view)),
     onBlock(block) {
       const solved = block.local<bigint[]>('mining.solvedDifficulties', () => []);
       if (solved.length > 0) recordSolvedIn(block.store, block.height, solved);
+      const applied = block.local<AppliedClaim[]>('mining.applied', () => []);
+      if (applied.length > 0) recordClaimsIn(block.store, block.height, applied);
+      payMatureClaims(block, maturity, (n) => storedBlock(block, n)?.version ?? null);
     },
     txTypes: {
       1: {
@@ -168,15 +183,25 @@ export function createMiningExtension(deps: MiningExtensionDeps): ChainExtension
           remember(key, ok[0] === true);
         },
         validate(tx, view) {
-          checkClaim(tx, view, verify);
+          // Inside a block (a BlockWriter): the solutions its earlier claims applied.
+          const claimed = 'local' in view ? (view as BlockWriter).local<ClaimedInBlock>('mining.claimed', () => new Map()) : undefined;
+          checkClaim(tx, view, verify, claimed);
         },
         apply(tx, block) {
-          const claimed = block.local('mining.claimed', () => new Set<string>());
+          const claimed = block.local<ClaimedInBlock>('mining.claimed', () => new Map());
           const c = checkClaim(tx, block, verify, claimed);
-          claimed.add(String(c.blockNum));
-          block.local<bigint[]>('mining.solvedDifficulties', () => []).push(storedBlock(block, c.blockNum)!.difficulty);
-          setPowField(block.store, c.blockNum, binaryTransactionId(tx, transactionChecksum(tx, block.network)));
-          block.mint(c.solver, miningReward(c.blockNum));
+          const txid = binaryTransactionId(tx, transactionChecksum(tx, block.network));
+          const target = String(c.blockNum);
+          let solutions = claimed.get(target);
+          if (!solutions) {
+            // The first solution of this block for the target solves it (counted once however many share it).
+            claimed.set(target, (solutions = new Set()));
+            block.local<bigint[]>('mining.solvedDifficulties', () => []).push(storedBlock(block, c.blockNum)!.difficulty);
+            setPowField(block.store, c.blockNum, txid);
+          }
+          solutions.add(solutionKey(c.solver, c.nonce));
+          // Paid rewardMaturity blocks later (onBlock of that block).
+          block.local<AppliedClaim[]>('mining.applied', () => []).push({ target: c.blockNum, solver: c.solver, txid });
         },
       },
     },

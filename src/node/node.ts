@@ -122,6 +122,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       verify: (c) => powVerify(c),
       verifyInPool: (claims) => pool.verifyPow(claims),
       ...(opts.mining?.difficulty !== undefined && opts.network === 'reg' ? { fixedDifficulty: opts.mining.difficulty } : {}),
+      // Claims are paid rewardMaturity blocks after their block, as the signing rewards (960 unless the genesis shortens it).
+      ...(opts.chain.genesis?.rewardMaturity !== undefined ? { rewardMaturity: opts.chain.genesis.rewardMaturity } : {}),
     });
     // A chain in the directory was made with this directory's wallet (the embedded network's
     // block 1 pays it; a master signs with it): a lost keystore is said, never replaced by a new key.

@@ -1,13 +1,14 @@
 /**
  * Mining claims (reference-formats.md §8.10, §11.3) on a real chain and store: the claim data
  * codec, the reward table, and the type-1 rules of the mining chain extension (target stored,
- * window, PoW field empty, one claim per block, the solution verified) with the reward credited
- * and the PoW field set when the claim applies. The Argon2 verification is injected: a nonce
+ * window, PoW field empty, the solution verified, the same solution refused twice in a block) with
+ * the PoW field set when the claim applies and the reward paid rewardMaturity blocks later, shared
+ * by the distinct solutions of one block (DLT `rewardMinersV10`). The Argon2 verification is injected: a nonce
  * "solves" a block here iff its first byte is 0x42, so the rules run without minutes of hashing
  * (the real verification is covered by test/e2e/mining.slow.test.ts and test/core).
  */
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { binaryTransactionId } from '../../src/codec/transaction.js';
 import { powVerify, type PowClaim } from '../../src/core/pow.js';
 import { COIN } from '../../src/formats/amount.js';
@@ -16,6 +17,9 @@ import { createMiningExtension } from '../../src/mining/chain-extension.js';
 import { buildClaim, ClaimDataError, decodeClaimData, encodeClaimData } from '../../src/mining/claim.js';
 import { CLAIM_WINDOW, lowestClaimable, Mining } from '../../src/mining/index.js';
 import { countSolved, powFieldOf } from '../../src/mining/pow-field.js';
+import { claimPayout, claimsIn } from '../../src/mining/payout.js';
+import { generateWalletKey } from '../../src/formats/rsa.js';
+import { WalletKey } from '../../src/wallet/wallet.js';
 import { ARGON2_EXPIRATION_BLOCK_HEIGHT, miningReward } from '../../src/mining/reward.js';
 import { systemClock } from '../../src/clock.js';
 import { knownTx, type KnownTx } from '../../src/chain/tx-codec.js';
@@ -24,7 +28,10 @@ import { Address } from '../../src/formats/address.js';
 const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
 import { ActivityIndex } from '../../src/explorer/activity.js';
 import { createAddressIndex } from '../../src/explorer/address-index.js';
-import { admitReasons, commitBlock, openTestChain, type TestChain } from '../chain/fixture.js';
+import { admitReasons, codeOf, commitBlock, openTestChain, type TestChain } from '../chain/fixture.js';
+import { REG_SIGNER_BITS } from '../../src/chain/constants.js';
+import { blockChecksum, encodeBlockHeader, txIdRoot } from '../../src/chain/block.js';
+import { sha3_512sq } from '../../src/core/hash.js';
 
 const fakeVerify = (c: PowClaim): boolean => c.nonce[0] === 0x42;
 const GOOD = Uint8Array.of(0x42, 1, 2, 3);
@@ -66,11 +73,18 @@ describe('reward (§11.3)', () => {
   });
 });
 
+/** A short reward maturity (a devnet genesis may shorten the reference's 960). */
+const MATURITY = 3n;
+
 describe('claims on a chain (mining chain extension)', () => {
   let t: TestChain;
   let mining: Mining;
+  let other: WalletKey;
+  beforeAll(async () => {
+    other = new WalletKey({ privateKey: (await generateWalletKey()).privateKey, nonces: [] });
+  }, 60_000);
   beforeEach(async () => {
-    t = await openTestChain((_, wallet) => [createMiningExtension({ verify: fakeVerify }), createAddressIndex(wallet)]);
+    t = await openTestChain((_, wallet) => [createMiningExtension({ verify: fakeVerify, rewardMaturity: MATURITY }), createAddressIndex(wallet)]);
     mining = new Mining(t.chain, (a) => t.wallet.keys.some((k) => k.nonceOf(a) !== null), t.events, systemClock);
     await commitBlock(t, []);
     await commitBlock(t, []);
@@ -78,9 +92,13 @@ describe('claims on a chain (mining chain extension)', () => {
   afterEach(async () => {
     await t.close();
   });
-  const claim = (blockNum: bigint, nonce: Uint8Array) => buildClaim(t.chain, 'reg', t.wallet.primary, { blockNum, nonce }, Date.now());
+  const claim = (blockNum: bigint, nonce: Uint8Array, key: WalletKey = t.wallet.primary) => buildClaim(t.chain, 'reg', key, { blockNum, nonce }, Date.now());
+  /** Empty blocks up to height `h`. */
+  const commitUpTo = async (h: bigint): Promise<void> => {
+    while (t.chain.height < h) await commitBlock(t, []);
+  };
 
-  it('a valid claim applies: PoW field set to its id, the reward credited and minted, counted as solved', async () => {
+  it('a valid claim applies: PoW field set to its id, counted as solved, nothing paid in its block; block claim + rewardMaturity pays the reward, minted', async () => {
     const me = t.wallet.primary.primary;
     const before = t.chain.wallet(me).balance;
     const supplyBefore = t.chain.supply();
@@ -89,32 +107,99 @@ describe('claims on a chain (mining chain extension)', () => {
     expect(k.tx.outputs[0]!.amount).toBe(0n);
     expect(await admitReasons(t, [k])).toEqual([null]);
     const { applied } = await commitBlock(t, [k]);
+    const claimBlock = t.chain.height;
     expect(applied.map((a) => a.textId)).toEqual([k.textId]);
     expect(toHex(powFieldOf(t.store, 2n)!)).toBe(toHex(binaryTransactionId(k.tx, k.checksum)));
+    expect(countSolved(t.store, 1n, t.chain.height)).toBe(1);
+    // Not paid in its block, nor before block claimBlock + rewardMaturity.
+    await commitUpTo(claimBlock + MATURITY - 1n);
+    expect(t.chain.wallet(me).balance).toBe(before);
+    expect(t.chain.supply()).toBe(supplyBefore);
+    expect(claimPayout(t.store, k.id)).toBeNull();
+    const activity = new ActivityIndex(t.chain, t.mempool, t.wallet, t.events);
+    // Before the payment the record shows the block's full reward (the reference's value on admission).
+    expect(activity.query({ fromIndex: 0, count: 10, type: 200, descending: true })).toMatchObject([
+      { type: 200, status: 2, value: '10.01300000', txid: k.textId, blockHeight: Number(claimBlock) },
+    ]);
+    await commitBlock(t, []);
+    expect(t.chain.height).toBe(claimBlock + MATURITY);
     expect(t.chain.wallet(me).balance - before).toBe(miningReward(2n));
     expect(t.chain.supply() - supplyBefore).toBe(miningReward(2n));
-    expect(countSolved(t.store, 1n, t.chain.height)).toBe(1);
+    expect(claimPayout(t.store, k.id)).toBe(miningReward(2n));
     const s = mining.minerStats();
     expect(s['Solved Blocks (Local)']).toBe(1);
     expect(s['Solved Blocks (Network)']).toBe(1);
     expect(s['Empty Blocks']).toBe(Number(t.chain.height) - 1);
     expect(s['Last Solved Block']).toBe(2n);
     expect(s['Last Solved Block Time']).toMatch(/^(\d+ seconds|one second) ago$/);
-    // The activity shows the mining reward.
-    const activity = new ActivityIndex(t.chain, t.mempool, t.wallet, t.events);
+    // The activity shows the mining reward, in the claim's block.
     expect(activity.query({ fromIndex: 0, count: 10, type: 200, descending: true })).toMatchObject([
-      { type: 200, status: 2, value: '10.01300000', txid: k.textId },
+      { type: 200, status: 2, value: '10.01300000', txid: k.textId, blockHeight: Number(claimBlock) },
     ]);
   });
 
-  it('a second claim for a solved block is refused with the reason; two claims in one block: the second is left out', async () => {
-    await commitBlock(t, [claim(2n, GOOD)]);
+  it('distinct solutions (solver, nonce) for one block in one block share its reward, rounded down; the same solution twice is refused; a later block\'s claim for it is refused', async () => {
+    const me = t.wallet.primary.primary;
+    const before = { me: t.chain.wallet(me).balance, other: t.chain.wallet(other.primary).balance, supply: t.chain.supply() };
+    const a = claim(2n, GOOD);
+    const b = claim(2n, GOOD, other); // the same nonce by another solver: another solution
+    const dup = claim(2n, GOOD); // a's solution again, in another transaction
+    expect(dup.textId).not.toBe(a.textId);
+    const c = claim(2n, Uint8Array.of(0x42, 7)); // the same solver with another nonce: another solution
+    const { applied, rejected } = await commitBlock(t, [a, b, dup, c]);
+    const claimBlock = t.chain.height;
+    expect(applied.map((x) => x.textId)).toEqual([a.textId, b.textId, c.textId]);
+    expect(rejected.map((r) => r.reason)).toEqual(['the same solution (solver and nonce) for block 2 is already in this block']);
+    expect(toHex(powFieldOf(t.store, 2n)!)).toBe(toHex(a.id));
+    expect(countSolved(t.store, 1n, t.chain.height)).toBe(1);
+    expect(claimsIn(t.store, claimBlock).map((x) => [x.target, toHex(x.solver), toHex(x.txid)])).toEqual(
+      [a, b, c].map((k) => [2n, toHex(k === b ? other.primary : me), toHex(k.id)]),
+    );
     expect(await admitReasons(t, [claim(2n, Uint8Array.of(0x42, 9))])).toEqual(['block 2 is already solved: its PoW field is set']);
-    const a = claim(1n, GOOD);
-    const b = claim(1n, Uint8Array.of(0x42, 7));
-    const { applied, rejected } = await commitBlock(t, [a, b]);
-    expect(applied.map((x) => x.textId)).toEqual([a.textId]);
-    expect(rejected.map((r) => r.reason)).toEqual(['block 1 is already solved: its PoW field is set']);
+    await commitUpTo(claimBlock + MATURITY - 1n);
+    expect(t.chain.wallet(me).balance).toBe(before.me);
+    await commitBlock(t, []);
+    // 1 001 300 000 raw units in three: 333 766 666 each, the remaining 2 never created.
+    const share = miningReward(2n) / 3n;
+    expect(share).toBe(333_766_666n);
+    expect(t.chain.wallet(me).balance - before.me).toBe(2n * share);
+    expect(t.chain.wallet(other.primary).balance - before.other).toBe(share);
+    expect(t.chain.supply() - before.supply).toBe(3n * share);
+    const activity = new ActivityIndex(t.chain, t.mempool, t.wallet, t.events);
+    expect(activity.query({ fromIndex: 0, count: 10, type: 200, descending: true }).map((r) => [r.txid, r.value])).toEqual([
+      [c.textId, '3.33766666'],
+      [a.textId, '3.33766666'],
+    ]);
+  });
+
+  it('the same solution twice in an imported block fails the block', async () => {
+    const a = claim(2n, GOOD);
+    const dup = claim(2n, GOOD);
+    const produced = await t.chain.produceBlock({ candidates: [a], timestamp: BigInt(Math.floor(Date.now() / 1000)), proposer: t.signer.address, signerBits: REG_SIGNER_BITS });
+    // The block as a peer would send it: both claims listed, the root and the signature over them.
+    produced.block.txIds = [a.id, dup.id];
+    produced.block.pitRoot = txIdRoot(produced.block.txIds);
+    const checksum = blockChecksum(encodeBlockHeader(produced.block));
+    produced.block.signatures = [{ signer: t.signer.address, powSolution: null, signature: await t.signer.sign(sha3_512sq(checksum)) }];
+    expect(await codeOf(t.chain.importBlock(produced.block, [a, dup], { source: 'local' }))).toBe('BLOCK_INVALID_TRANSACTION');
+    expect(t.chain.height).toBe(3n);
+  });
+
+  it('a revert of the paying block takes the payment back; the block made again pays it again', async () => {
+    const me = t.wallet.primary.primary;
+    const k = claim(2n, GOOD);
+    await commitBlock(t, [k]);
+    await commitUpTo(t.chain.height + MATURITY - 1n);
+    const before = { balance: t.chain.wallet(me).balance, supply: t.chain.supply() };
+    await commitBlock(t, []);
+    expect(t.chain.wallet(me).balance - before.balance).toBe(miningReward(2n));
+    expect(claimPayout(t.store, k.id)).toBe(miningReward(2n));
+    await t.chain.revertTip();
+    expect(t.chain.wallet(me).balance).toBe(before.balance);
+    expect(t.chain.supply()).toBe(before.supply);
+    expect(claimPayout(t.store, k.id)).toBeNull();
+    await commitBlock(t, []);
+    expect(t.chain.wallet(me).balance - before.balance).toBe(miningReward(2n));
   });
 
   it('refuses a nonce that does not solve, a block not stored, bad data and a wrong output', async () => {
