@@ -820,7 +820,8 @@ export class Chain {
         const e = err as TxError;
         throw new BlockError(BlockErrorCode.InvalidTransaction, `transaction ${k.textId} fails: ${e.message}`, { txid: k.textId, code: e.code });
       }
-      if (signer.keyOfPrimary) introduced.set(latin1Key(signer.primary), signer.publicKey);
+      // A mining claim stores no key (src/chain/state-transition.ts): later transactions cannot lean on it.
+      if (signer.keyOfPrimary && k.tx.type !== TransactionType.PoWSolution) introduced.set(latin1Key(signer.primary), signer.publicKey);
       const verdict = this.signatureVerdict(k.id, k.tx.signature);
       if (verdict === true) continue;
       checked.push(k);

@@ -185,9 +185,17 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
       supply += sumOutputs(tx);
       return 0n;
     }
+    const hook = extensions.txType(tx.type);
+    if (tx.type === TransactionType.PoWSolution && hook) {
+      // A mining claim (v10+) changes no wallet where it applies: it moves no coins (its hook
+      // checks every amount is 0) and stores no public key (DLT `applyTransactionsFromBlock` skips
+      // the key for PoW claims from v10); its reward comes rewardMaturity blocks later.
+      hook.validate(tx, writer);
+      hook.apply(tx, writer);
+      return 0n;
+    }
     const walletOf = (a: Uint8Array): WalletState => touch(a).state;
     const signer = resolveTxSigner(tx, walletOf, extensions);
-    const hook = extensions.txType(tx.type);
     hook?.validate(tx, writer);
     const sources = inputSources(tx, signer.primary);
     checkSourceWallets(tx, sources, walletOf, extensions);

@@ -172,6 +172,22 @@ describe('claims on a chain (mining chain extension)', () => {
     ]);
   });
 
+  it('a claim changes no wallet in its block (v10+): no public key stored, no wallet created for the solver, its source or InfiniMine', async () => {
+    const before = { checksum: toHex(t.chain.walletStateChecksum()), count: t.chain.walletCount() };
+    expect(t.chain.wallet(other.primary).publicKey).toBeNull();
+    const k = claim(2n, GOOD, other);
+    expect(await admitReasons(t, [k])).toEqual([null]);
+    const { applied } = await commitBlock(t, [k]);
+    expect(applied.map((x) => x.textId)).toEqual([k.textId]);
+    expect(toHex(t.chain.walletStateChecksum())).toBe(before.checksum);
+    expect(t.chain.walletCount()).toBe(before.count);
+    expect(t.chain.wallet(other.primary).publicKey).toBeNull();
+    // Paid later: the payment creates the solver's wallet, with its balance and no key (the reference's setWalletBalance).
+    await commitUpTo(t.chain.height + MATURITY);
+    expect(t.chain.walletCount()).toBe(before.count + 1);
+    expect(t.chain.wallet(other.primary)).toMatchObject({ balance: miningReward(2n), publicKey: null });
+  });
+
   it('the same solution twice in an imported block fails the block', async () => {
     const a = claim(2n, GOOD);
     const dup = claim(2n, GOOD);
