@@ -59,7 +59,10 @@ export class Mining {
     });
   }
 
-  /** A claim for block `num` waiting in the pool, if any (one claim per block, §11.3). */
+  /**
+   * A claim for block `num` waiting in the pool, if any: this node submits one claim per block (a
+   * block may apply several distinct solutions for one target, which then share its reward).
+   */
   pendingClaimFor(pending: readonly KnownTx[], num: bigint): KnownTx | undefined {
     return pending.find((k) => claimedBlockOf(k) === num);
   }
