@@ -18,7 +18,7 @@
 import type { Network } from '../codec/types.js';
 import { sha3_512sq } from '../core/hash.js';
 import { addressFromText } from '../formats/address.js';
-import { concatBytes } from '../formats/bytes.js';
+import { concatBytes, equalBytes } from '../formats/bytes.js';
 import { FOUNDATION_ADDRESS, FOUNDATION_FEE_PERCENT, TransactionType } from '../formats/constants.js';
 import { bytesKey, latin1Key } from '../state/keys.js';
 import type { Store } from '../state/store.js';
@@ -77,10 +77,17 @@ function xorInto(acc: Uint8Array, h: Uint8Array): void {
 /** Hash of one wallet entry; the wallet-state checksum is the XOR of these over all wallets. */
 const walletEntryHash = (address: Uint8Array, encoded: Uint8Array): Uint8Array => sha3_512sq(concatBytes(address, encoded));
 
-/** A wallet touched by the block being applied. */
+/**
+ * A wallet the block being applied read or changed. The reference stores a wallet only when
+ * something is set on it and removes it when its balance is set to 0, whatever key or signers it
+ * held (DLT `WalletState.setWalletBalanceInternal`, block v8+; Core `Wallet.isEmptyWallet`);
+ * reading one stores nothing (`getWallet` returns a fresh empty wallet).
+ */
 interface WalletEntry {
   address: Uint8Array;
   state: WalletState;
+  /** Is it in the wallet state now (false: read only, never stored, or removed at balance 0)? */
+  exists: boolean;
   /** Stored bytes before this block; null for a wallet the block creates. */
   before: Uint8Array | null;
   /** Number of the last transaction of the block that touched it (undo journal). */
@@ -105,14 +112,14 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
   // touches (stamp = that transaction's number), and the entries it created. The multisig
   // members are kept by reference: `setMultisig` replaces the signer array, never edits it.
   let stamp = 0;
-  const journal: { e: WalletEntry; prior: WalletState }[] = [];
+  const journal: { e: WalletEntry; prior: WalletState; existed: boolean }[] = [];
   const created: string[] = [];
   const entry = (address: Uint8Array): WalletEntry => {
     const key = latin1Key(address);
     let e = changed.get(key);
     if (!e) {
       const before = wallets.getBinary(bytesKey(address)) ?? null;
-      e = { address, state: before ? decodeWalletState(before) : emptyWallet(), before: before ? Uint8Array.from(before) : null, stamp: -1 };
+      e = { address, state: before ? decodeWalletState(before) : emptyWallet(), exists: !!before, before: before ? Uint8Array.from(before) : null, stamp: -1 };
       changed.set(key, e);
       created.push(key);
     }
@@ -122,9 +129,19 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
     const e = entry(address);
     if (e.stamp !== stamp) {
       e.stamp = stamp;
-      journal.push({ e, prior: { ...e.state } });
+      journal.push({ e, prior: { ...e.state }, existed: e.exists });
     }
     return e;
+  };
+  /** Sets a balance as the reference does: the wallet is stored, or removed when the balance is 0. */
+  const setBalance = (e: WalletEntry, balance: bigint): void => {
+    if (balance === 0n) {
+      e.state = emptyWallet();
+      e.exists = false;
+    } else {
+      e.state.balance = balance;
+      e.exists = true;
+    }
   };
   let supply = input.supply;
   let totalFee = 0n;
@@ -148,22 +165,28 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
     balanceOf: (a) => entry(a).state.balance,
     wallet: (a) => entry(a).state,
     credit: (a, amount) => {
-      touch(a).state.balance += amount;
+      const e = touch(a);
+      setBalance(e, e.state.balance + amount);
     },
     mint: (a, amount) => {
-      touch(a).state.balance += amount;
+      const e = touch(a);
+      setBalance(e, e.state.balance + amount);
       supply += amount;
     },
     debit: (a, amount) => {
       const e = touch(a);
       if (e.state.balance < amount) throw balanceTooLow({ address: a, needed: amount, balance: e.state.balance });
-      e.state.balance -= amount;
+      setBalance(e, e.state.balance - amount);
     },
     setMultisig: (a, m) => {
-      const w = touch(a).state;
-      w.type = m.type;
-      w.requiredSigs = m.requiredSigs;
-      w.allowedSigners = [...m.allowedSigners];
+      const e = touch(a);
+      // The reference changes the members before it takes the fee from the wallet; a fee that
+      // empties it removes the wallet with its members (here the fee was taken first).
+      if (e.state.balance === 0n) return setBalance(e, 0n);
+      e.state.type = m.type;
+      e.state.requiredSigs = m.requiredSigs;
+      e.state.allowedSigners = [...m.allowedSigners];
+      e.exists = true;
     },
     position: () => ({ txs: input.txs, index: current }),
   };
@@ -199,15 +222,20 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
     hook?.validate(tx, writer);
     const sources = inputSources(tx, signer.primary);
     checkSourceWallets(tx, sources, walletOf, extensions);
+    // The key first, then the coins (DLT `applyTransactionsFromBlock`): a sender spending all it
+    // holds is removed with the key just stored.
+    if (signer.keyOfPrimary) {
+      const primary = touch(signer.primary);
+      if (!primary.state.publicKey) {
+        primary.state.publicKey = signer.publicKey;
+        primary.exists = true;
+      }
+    }
     for (const s of sources) writer.debit(s.address, s.amount);
     for (let i = 0; i < tx.outputs.length; i++) {
       const o = tx.outputs[i]!;
       if (hook?.credits && !hook.credits(tx, i)) uncredited += o.amount;
       else writer.credit(o.address, o.amount);
-    }
-    if (signer.keyOfPrimary) {
-      const primary = touch(signer.primary).state;
-      if (!primary.publicKey) primary.publicKey = signer.publicKey;
     }
     hook?.apply(tx, writer);
     return sumInputs(tx) - sumOutputs(tx);
@@ -240,8 +268,9 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
       }
       // A rejected transaction leaves no trace: restore what it touched, forget what it created.
       for (let j = journal.length - 1; j >= 0; j--) {
-        const { e, prior } = journal[j]!;
+        const { e, prior, existed } = journal[j]!;
         e.state = prior;
+        e.exists = existed;
       }
       for (const key of created) changed.delete(key);
       rejected.push({ tx: k, error });
@@ -259,11 +288,20 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
   }
   extensions.onApplied(applied, totalFee, writer);
 
-  // Wallet state: write changed wallets, keep the XOR checksum and the wallet count current.
+  // Wallet state: write the wallets the block set, remove the ones it emptied, keep the XOR
+  // checksum and the wallet count current. A wallet only read is left as it was.
   const ws = Uint8Array.from(input.walletStateChecksum);
   let walletCount = input.walletCount;
   for (const e of changed.values()) {
+    if (!e.exists) {
+      if (!e.before) continue;
+      xorInto(ws, walletEntryHash(e.address, e.before));
+      walletCount--;
+      wallets.remove(bytesKey(e.address));
+      continue;
+    }
     const encoded = encodeWalletState(e.state);
+    if (e.before && equalBytes(e.before, encoded)) continue;
     if (e.before) xorInto(ws, walletEntryHash(e.address, e.before));
     else walletCount++;
     xorInto(ws, walletEntryHash(e.address, encoded));
