@@ -223,6 +223,26 @@ describe('multisig wallets on the chain', () => {
     for (const k of [spend, spendCo, req2]) expect(s.t.mempool.has(k.id)).toBe(true);
   });
 
+  it('a change whose fee empties the wallet removes it with its members (reference: members first, then the fee; balance 0 removes the wallet)', async () => {
+    const s = await setup();
+    const add = () => s.ms.change(s.d1, { kind: MultisigChangeType.AddSigner, address: s.d2 });
+    const changeFee = fee(add());
+    // Leave d1 exactly the change's fee.
+    const spendFee = COIN / 100n;
+    const drain = s.t.builder.buildSigned({ key: s.t.wallet.primary, from: [{ address: s.d1, amount: 100n * COIN - changeFee }], outputs: [{ address: s.p, amount: 100n * COIN - changeFee - spendFee }], fee: spendFee });
+    expect(await admit(s, drain)).toBeNull();
+    await block(s);
+    expect(s.t.chain.wallet(s.d1).balance).toBe(changeFee);
+    const c = add();
+    expect(fee(c)).toBe(changeFee);
+    const count = s.t.chain.walletCount();
+    const r = await commitBlock(s.t, [c]);
+    expect(r.rejected).toEqual([]);
+    expect(s.t.chain.wallet(s.d1)).toMatchObject({ type: WalletType.Normal, balance: 0n, allowedSigners: [], requiredSigs: 1 });
+    expect(s.t.store.db('wallets').getBinary(Buffer.from(s.d1))).toBeUndefined();
+    expect(s.t.chain.walletCount()).toBe(count - 1);
+  });
+
   it('getWallet members come from the state: type, requiredSigs and the reference allowedSigners text', async () => {
     const s = await setup();
     await twoOfThree(s);
