@@ -171,7 +171,7 @@ describe('status and blocks', () => {
     }
     expect((await node.call('getBlock', { num: 1 }))['Last Block Checksum']).toBe('null');
     expect(await node.call<string>('getBlock', { num: 1, bytes: true })).toMatch(/^[0-9a-f]+$/);
-    await expectError('getBlock', { num: h + 1000 }, -32602, /does not exist/);
+    await expectError('getBlock', { num: h + 1000 }, -32602, /^Block not found\.$/);
     await expectError('getBlock', {}, -32602, "Parameter 'num' is missing");
     await expectError('getBlock', { num: '18446744073709551616' }, -32602, "Parameter 'num' must be at most 18446744073709551615");
   });
