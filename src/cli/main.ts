@@ -72,17 +72,25 @@ async function benchCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
+/**
+ * A failure is one line on stderr: messages that quote a file (JSON.parse's quotes the start of a
+ * broken config, genesis or keystore file, line breaks included) are joined into one.
+ */
+function oneLine(message: string): string {
+  return message.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (e: unknown) => {
     if (e instanceof ConfigError) {
-      process.stderr.write(`dltnode: ${e.message}\n`);
+      process.stderr.write(`dltnode: ${oneLine(e.message)}\n`);
       process.exitCode = USAGE_ERROR_CODE;
       return;
     }
-    process.stderr.write(`dltnode: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(`dltnode: ${oneLine(e instanceof Error ? e.message : String(e))}\n`);
     if (e instanceof Error && e.stack && process.env.DLTNODE_DEBUG) process.stderr.write(`${e.stack}\n`);
     process.exitCode = 1;
   },

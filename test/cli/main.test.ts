@@ -1,6 +1,9 @@
 // The built `dltnode` command: help, version, print-config and usage errors (no node is started).
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -45,6 +48,27 @@ describe('dltnode command', () => {
       const bad = run(args);
       expect(bad.status, args.join(' ')).toBe(2);
       expect(bad.stderr).toMatch(/^dltnode: /);
+    }
+  });
+  it('says a broken config, genesis or keystore file in one line, whatever the file holds', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dltnode-cli-'));
+    try {
+      const broken = join(dir, 'broken.json');
+      writeFileSync(broken, 'garbage\nmore\n');
+      mkdirSync(join(dir, 'data'));
+      writeFileSync(join(dir, 'data', 'wallet.json'), 'garbage\nmore\n');
+      for (const [args, code] of [
+        [['start', '--config', broken], 2],
+        [['start', '--genesis', broken, '--print-config'], 2],
+        [['wallet', 'address', '--data-dir', join(dir, 'data')], 1],
+      ] as const) {
+        const r = run([...args]);
+        expect(r.status, args.join(' ')).toBe(code);
+        expect(r.stderr, args.join(' ')).toMatch(/^dltnode: .*not valid JSON.*\n$/);
+        expect(r.stderr.trimEnd().split('\n'), args.join(' ')).toHaveLength(1);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
   it('exits 2 with a message on bad usage', () => {
