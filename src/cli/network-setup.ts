@@ -48,19 +48,27 @@ Writes the genesis file of a new network. Start every node of that network with 
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
-/** node:util parseArgs with --help, its errors as ConfigError (exit code 2). */
-function parse(argv: string[], options: OptionSpec): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] } {
+/**
+ * node:util parseArgs with --help, its errors as ConfigError (exit code 2) naming `command`'s help.
+ * Positionals only where the command takes some (`wallet address`): a stray word is refused, not ignored.
+ */
+function parse(argv: string[], options: OptionSpec, command: 'init' | 'wallet'): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] } {
   try {
-    const r = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true });
+    const r = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: command === 'wallet' });
     return { values: r.values as Record<string, string | boolean | string[] | undefined>, positionals: r.positionals };
   } catch (err) {
-    throw new ConfigError((err as Error).message);
+    const e = err as Error & { code?: string };
+    // node's texts for these two suggest passing the word after `--`, which no command here takes.
+    const word = /'([^']*)'/.exec(e.message)?.[1];
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && word) throw new ConfigError(`Unknown option '${word}'; see dltnode ${command} --help`);
+    if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && word) throw new ConfigError(`Unexpected argument '${word}'; options start with --, see dltnode ${command} --help`);
+    throw new ConfigError(`${e.message}; see dltnode ${command} --help`);
   }
 }
 
 /** `dltnode wallet <subcommand>`; resolves with the exit code. */
 export async function walletCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values, positionals } = parse(argv, { 'data-dir': { type: 'string' }, 'wallet-password': { type: 'string' } });
+  const { values, positionals } = parse(argv, { 'data-dir': { type: 'string' }, 'wallet-password': { type: 'string' } }, 'wallet');
   if (values.help) {
     console.log(WALLET_HELP);
     return 0;
@@ -89,7 +97,7 @@ export function genesisFromArgs(argv: string[], nowS = Math.floor(Date.now() / 1
     'superblock-period': { type: 'string' },
     'sign-with': { type: 'string' },
     'wallet-password': { type: 'string' },
-  });
+  }, 'init');
   if (values.help) return 'help';
   const out = values.out as string | undefined;
   if (!out) throw new ConfigError('dltnode init needs --out FILE');

@@ -42,6 +42,12 @@ describe('genesis file', () => {
     expect(() => genesisFromJson({ ...genesisToJson(r.spec), signature: 'ab'.repeat(1025) })).toThrow(/"signature" must be lowercase hex of 1 to 1024 bytes/);
   });
 
+  it('dltnode init refuses a stray argument or an unknown option instead of ignoring it, naming it and --help', () => {
+    const ok = ['--out', 'g.json', '--fund', `${A}=1`, '--master', A];
+    expect(() => genesisFromArgs([...ok, 'lab'])).toThrow(/^Unexpected argument 'lab'; options start with --, see dltnode init --help$/);
+    expect(() => genesisFromArgs([...ok, '--nme', 'lab'])).toThrow(/^Unknown option '--nme'; see dltnode init --help$/);
+  });
+
   it('reward maturity and superblock period: absent by default (960 and 1000), settable by init, round-tripping in the file', () => {
     const plain = genesisFromArgs(['--out', 'g.json', '--fund', `${A}=1`, '--master', A]);
     if (plain === 'help') throw new Error('unexpected help');
