@@ -148,6 +148,11 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
       throw new ConfigError(`--${opt.flag} applies to --network reg only (the ${full.network} network uses the consensus value)`);
     }
   }
+  // Contact messaging, and with it the broker bridge and the nick, runs on clients only (src/node/node.ts).
+  if (full.role !== 'client') {
+    const set = full.mqDriver !== 'none' ? 'mq-driver' : full.nick !== '' ? 'nick' : null;
+    if (set) throw new ConfigError(`--${set} applies to --role client only (contact messaging runs on clients; this node is a ${full.role})`);
+  }
   return { config: full, sources, configFile };
 }
 

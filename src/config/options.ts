@@ -277,7 +277,7 @@ export const OPTIONS: readonly OptionDef[] = [
   }),
   def({
     key: 'mqDriver', flag: 'mq-driver', env: 'DLTNODE_MQ_DRIVER', group: 'Messaging', valueName: 'none|mqtt|rabbitmq',
-    description: "Publish incoming messaging events to a message broker as QuIXI does (topics RequestAdd2, Chat, AppData, …)",
+    description: "Publish a client's incoming messaging events to a message broker as QuIXI does (topics RequestAdd2, Chat, AppData, …; --role client only)",
     defaultValue: () => 'none' as const, defaultText: 'none', normalise: oneOf(['none', 'mqtt', 'rabbitmq'] as const),
   }),
   def({

@@ -67,16 +67,23 @@ describe('option precedence', () => {
     });
   });
   it('--nick (flag, DLTNODE_NICK, config "nick") is the nickname the messaging service sends; none by default', () => {
+    const client = ['--role', 'client'];
     expect(resolve([]).config.nick).toBe('');
     expect(toNodeOptions(resolve([]).config).messaging).toBeUndefined();
-    expect(resolve(['--nick', 'Alice ünï']).config.nick).toBe('Alice ünï');
-    expect(resolve([], { DLTNODE_NICK: 'Bob' }).config.nick).toBe('Bob');
-    expect(resolve(['--config', 'f'], {}, { nick: 'Carol' }).config.nick).toBe('Carol');
-    expect(toNodeOptions(resolve(['--nick', 'Alice']).config).messaging).toEqual({ nick: 'Alice' });
+    expect(resolve([...client, '--nick', 'Alice ünï']).config.nick).toBe('Alice ünï');
+    expect(resolve(client, { DLTNODE_NICK: 'Bob' }).config.nick).toBe('Bob');
+    expect(resolve([...client, '--config', 'f'], {}, { nick: 'Carol' }).config.nick).toBe('Carol');
+    expect(toNodeOptions(resolve([...client, '--nick', 'Alice']).config).messaging).toEqual({ nick: 'Alice' });
     expect(() => resolve(['--config', 'f'], {}, { nick: 7 })).toThrow(/"nick": expected a text of at most 524288 UTF-8 bytes, got 7/);
     // One byte past a message payload (a two-byte letter at the end): refused, naming the option.
-    expect(() => resolve(['--nick', `${'a'.repeat(524_287)}é`])).toThrow(/--nick.*expected a text of at most 524288 UTF-8 bytes/);
-    expect(resolve(['--nick', 'a'.repeat(524_288)]).config.nick).toHaveLength(524_288);
+    expect(() => resolve([...client, '--nick', `${'a'.repeat(524_287)}é`])).toThrow(/--nick.*expected a text of at most 524288 UTF-8 bytes/);
+    expect(resolve([...client, '--nick', 'a'.repeat(524_288)]).config.nick).toHaveLength(524_288);
+  });
+  it('--nick and --mq-driver on a master or relay are refused: contact messaging runs on clients only', () => {
+    expect(() => resolve(['--nick', 'Alice'])).toThrow(/^--nick applies to --role client only \(contact messaging runs on clients; this node is a master\)$/);
+    expect(() => resolve(['--role', 'relay'], { DLTNODE_MQ_DRIVER: 'mqtt' })).toThrow(/^--mq-driver applies to --role client only .*this node is a relay/);
+    expect(() => resolve(['--config', 'f'], {}, { 'mq-driver': 'rabbitmq', nick: 'Carol' })).toThrow(/^--mq-driver applies to --role client only/);
+    expect(toNodeOptions(resolve(['--role', 'client', '--mq-driver', 'mqtt', '--nick', 'Alice']).config)).toMatchObject({ mq: { driver: 'mqtt' }, messaging: { nick: 'Alice' } });
   });
   it('masks secrets in --print-config and reports sources', () => {
     const printed = printableConfig(resolve(['--rpc-user', 'alice:secret'], { DLTNODE_WALLET_PASSWORD: 'pw' }));
