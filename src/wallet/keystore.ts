@@ -60,6 +60,7 @@ export function readKeystore(dataDir: string, password?: string): StoredKey[] | 
   if (typeof file !== 'object' || file === null || Array.isArray(file)) {
     throw new KeystoreError(`keystore ${path} is not a keystore: it holds ${JSON.stringify(file)} instead of an object`);
   }
+  if (file.version === undefined) throw new KeystoreError(`keystore ${path} is not a keystore: it has no "version" member`);
   if (file.version !== KEYSTORE_VERSION) {
     throw new KeystoreError(`keystore ${path} has version ${file.version}; this node reads version ${KEYSTORE_VERSION}`);
   }

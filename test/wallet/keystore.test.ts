@@ -44,6 +44,8 @@ describe('keystore', () => {
     const cases: [string, RegExp][] = [
       ['null', /is not a keystore: it holds null instead of an object/],
       ['[]', /is not a keystore: it holds \[\] instead of an object/],
+      ['{}', /is not a keystore: it has no "version" member$/],
+      ['{"version":2}', /has version 2; this node reads version 1$/],
       ['{"version":1,"encrypted":false,"secret":{"keys":[]}}', /lacks its keys/],
       ['{"version":1,"encrypted":false,"secret":{}}', /lacks its keys/],
       ['{"version":1,"encrypted":false,"secret":{"keys":[{"privateKey":"zz","nonces":[]}]}}', /key 1: "privateKey" is not a hex string/],
