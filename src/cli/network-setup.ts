@@ -8,7 +8,7 @@
  *
  * Both answer a bad argument with exit code 2 and a sentence naming it.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { genesisSignature, type GenesisSpec } from '../chain/genesis.js';
 import { addressFromText, addressToText } from '../formats/address.js';
@@ -16,6 +16,7 @@ import { parseAmount } from '../formats/amount.js';
 import { writeGenesisFile, genesisFromJson, genesisToJson } from '../config/genesis-file.js';
 import { ConfigError } from '../config/options.js';
 import { NodeWallet } from '../wallet/wallet.js';
+import { createDataDir } from '../node/data-dir-lock.js';
 
 export const WALLET_HELP = `Usage: dltnode wallet address --data-dir DIR [--wallet-password PASSWORD]
 
@@ -76,7 +77,7 @@ export async function walletCommand(argv: string[], env: NodeJS.ProcessEnv): Pro
   if (positionals[0] !== 'address' || positionals.length > 1) throw new ConfigError(`Unknown wallet command '${positionals.join(' ')}'; dltnode wallet address --data-dir DIR`);
   const dataDir = values['data-dir'] as string | undefined;
   if (!dataDir) throw new ConfigError('dltnode wallet address needs --data-dir DIR');
-  mkdirSync(dataDir, { recursive: true });
+  createDataDir(dataDir);
   const wallet = await NodeWallet.open(dataDir, (values['wallet-password'] as string | undefined) ?? env.DLTNODE_WALLET_PASSWORD);
   console.log(wallet.primary.primaryText);
   return 0;
@@ -165,7 +166,7 @@ export async function initCommand(argv: string[], env: NodeJS.ProcessEnv = proce
     throw new ConfigError(`${parsed.out} exists: a network's genesis is fixed once its nodes have started from it; give another --out, or remove the file first`);
   }
   if (parsed.signWith) {
-    mkdirSync(parsed.signWith.dataDir, { recursive: true });
+    createDataDir(parsed.signWith.dataDir);
     const wallet = await NodeWallet.open(parsed.signWith.dataDir, parsed.signWith.password ?? env.DLTNODE_WALLET_PASSWORD);
     parsed.spec.signature = genesisSignature(parsed.spec, (checksum) => wallet.primary.sign(checksum));
   }

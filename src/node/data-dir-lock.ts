@@ -22,9 +22,9 @@
  * nodes that both found the same stale lock cannot both replace it.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 export const LOCK_FILE = 'dltnode.lock';
 /** How often the owner touches its lock, so that a node that cannot check the pid can tell it is alive. */
@@ -36,7 +36,7 @@ const TAKEOVER_STALE_MS = 10_000;
 /** How long to wait for another node's takeover of the same stale lock to finish. */
 const TAKEOVER_WAIT_MS = 3_000;
 
-export type DataDirLockCode = 'DATA_DIR_IN_USE' | 'DATA_DIR_LOCK_BUSY';
+export type DataDirLockCode = 'DATA_DIR_IN_USE' | 'DATA_DIR_LOCK_BUSY' | 'DATA_DIR_UNUSABLE';
 
 export class DataDirLockError extends Error {
   override name = 'DataDirLockError';
@@ -75,13 +75,31 @@ export interface DataDirLock {
 const heldHere = new Map<string, { token: string; release: () => void }>();
 let exitHookInstalled = false;
 
+/** mkdir -p of a data directory, its failure said as one sentence naming the path (a file in the way, no permission). */
+export function createDataDir(dataDir: string): void {
+  const absolute = resolve(dataDir);
+  try {
+    mkdirSync(absolute, { recursive: true });
+  } catch (e) {
+    // The deepest existing part of the path: a file there is what stopped mkdir (EEXIST, ENOTDIR).
+    let file: string | null = null;
+    for (let p = absolute; dirname(p) !== p; p = dirname(p)) {
+      if (!existsSync(p)) continue;
+      if (!statSync(p).isDirectory()) file = p;
+      break;
+    }
+    const why = file !== null ? `${file} is a file, not a directory` : (e as Error).message;
+    throw new DataDirLockError(`data directory ${dataDir} cannot be created: ${why}; give another --data-dir`, 'DATA_DIR_UNUSABLE', null);
+  }
+}
+
 /**
  * Takes the lock of `dataDir` (creating the directory if needed), or throws DataDirLockError with
  * a one-line message naming the directory and the process that holds it.
  */
 export function lockDataDir(dataDir: string, o: { command?: string } = {}): DataDirLock {
   const shown = resolve(dataDir);
-  mkdirSync(shown, { recursive: true });
+  createDataDir(dataDir);
   const dir = realpathSync(shown);
   const path = join(dir, LOCK_FILE);
   const owner: LockOwner = {

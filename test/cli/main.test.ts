@@ -71,6 +71,24 @@ describe('dltnode command', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('wallet address and init --sign-with name a data directory that a file is in the way of', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dltnode-cli-'));
+    try {
+      const file = join(dir, 'a-file');
+      writeFileSync(file, 'x');
+      const address = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
+      for (const args of [
+        ['wallet', 'address', '--data-dir', join(file, 'x')],
+        ['init', '--out', join(dir, 'g.json'), '--fund', `${address}=1`, '--master', address, '--sign-with', file],
+      ]) {
+        const r = run(args);
+        expect(r.status, args.join(' ')).toBe(1);
+        expect(r.stderr, args.join(' ')).toMatch(/^dltnode: data directory .* cannot be created: .*a-file is a file, not a directory; give another --data-dir\n$/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
   it('exits 2 with a message on bad usage', () => {
     for (const args of [['start', '--rpc-port', 'x'], ['frobnicate'], ['start', '--nope']]) {
       const r = run(args);

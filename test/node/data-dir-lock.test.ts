@@ -110,6 +110,22 @@ describe('data directory lock', () => {
     expect(existsSync(lockPath(dir))).toBe(true);
   });
 
+  it('a data directory path that names a file is refused in one sentence naming the path, not with mkdir\'s EEXIST', () => {
+    const file = join(newDir(), 'a-file');
+    writeFileSync(file, 'x');
+    for (const dir of [file, join(file, 'below')]) {
+      let err: unknown;
+      try {
+        take(dir);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, dir).toBeInstanceOf(DataDirLockError);
+      expect((err as DataDirLockError).code).toBe('DATA_DIR_UNUSABLE');
+      expect((err as Error).message).toBe(`data directory ${dir} cannot be created: ${file} is a file, not a directory; give another --data-dir`);
+    }
+  });
+
   it('refuses a directory another live process holds, naming it and the pid, and changes nothing there; takes it over once that process is SIGKILLed', async () => {
     const dir = newDir();
     const holder = contender(dir, 0, 60_000);
