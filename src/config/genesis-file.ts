@@ -192,5 +192,10 @@ export function readGenesisFile(path: string): GenesisSpec {
 }
 
 export function writeGenesisFile(path: string, spec: GenesisSpec): void {
-  writeFileSync(path, `${JSON.stringify(genesisToJson(spec), null, 2)}\n`);
+  try {
+    writeFileSync(path, `${JSON.stringify(genesisToJson(spec), null, 2)}\n`);
+  } catch (err) {
+    // node's text alone ("ENOENT: …, open 'PATH'") does not say what was being written.
+    throw new Error(`cannot write the genesis file ${path}: ${(err as Error).message}`);
+  }
 }

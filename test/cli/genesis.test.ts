@@ -42,6 +42,13 @@ describe('genesis file', () => {
     expect(() => genesisFromJson({ ...genesisToJson(r.spec), signature: 'ab'.repeat(1025) })).toThrow(/"signature" must be lowercase hex of 1 to 1024 bytes/);
   });
 
+  it('a genesis file that cannot be written is said with its path', () => {
+    const r = genesisFromArgs(['--out', 'g.json', '--fund', `${A}=1`, '--master', A]);
+    if (r === 'help') throw new Error('unexpected help');
+    const out = join(tmp, 'no-such-dir', 'g.json');
+    expect(() => writeGenesisFile(out, r.spec)).toThrow(`cannot write the genesis file ${out}: ENOENT: no such file or directory`);
+  });
+
   it('dltnode init refuses a stray argument or an unknown option instead of ignoring it, naming it and --help', () => {
     const ok = ['--out', 'g.json', '--fund', `${A}=1`, '--master', A];
     expect(() => genesisFromArgs([...ok, 'lab'])).toThrow(/^Unexpected argument 'lab'; options start with --, see dltnode init --help$/);
