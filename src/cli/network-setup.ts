@@ -74,6 +74,7 @@ export async function walletCommand(argv: string[], env: NodeJS.ProcessEnv): Pro
     console.log(WALLET_HELP);
     return 0;
   }
+  if (positionals.length === 0) throw new ConfigError('dltnode wallet needs a command: dltnode wallet address --data-dir DIR');
   if (positionals[0] !== 'address' || positionals.length > 1) throw new ConfigError(`Unknown wallet command '${positionals.join(' ')}'; dltnode wallet address --data-dir DIR`);
   const dataDir = values['data-dir'] as string | undefined;
   if (!dataDir) throw new ConfigError('dltnode wallet address needs --data-dir DIR');

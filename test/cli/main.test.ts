@@ -95,5 +95,8 @@ describe('dltnode command', () => {
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/^dltnode: /);
     }
+    const wallet = run(['wallet', '--data-dir', 'x']);
+    expect(wallet.status).toBe(2);
+    expect(wallet.stderr).toBe('dltnode: dltnode wallet needs a command: dltnode wallet address --data-dir DIR\n');
   });
 });
