@@ -312,7 +312,7 @@ export const OPTIONS: readonly OptionDef[] = [
   }),
   def({
     key: 'rpcUser', flag: 'rpc-user', env: 'DLTNODE_RPC_USER', group: 'RPC', valueName: 'USER:PASSWORD', repeatable: true,
-    description: 'HTTP Basic user allowed to call the RPC (repeatable; comma-separated in the environment)',
+    description: 'HTTP Basic user allowed to call the RPC (comma-separated in the environment)',
     defaultValue: () => [], defaultText: 'none (no authentication)', secret: true,
     normalise: list((s, where) => {
       try {
@@ -324,7 +324,7 @@ export const OPTIONS: readonly OptionDef[] = [
   }),
   def({
     key: 'rpcAllow', flag: 'rpc-allow', env: 'DLTNODE_RPC_ALLOW', group: 'RPC', valueName: 'IP|CIDR', repeatable: true,
-    description: 'Remote address or range allowed to call the RPC (repeatable; others get 403)',
+    description: 'Remote address or range allowed to call the RPC (others get 403)',
     defaultValue: () => [], defaultText: 'any',
     normalise: list((s, where) => {
       try {
