@@ -43,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
   // Imported here so --help and --version never load LMDB or the worker pool.
   const [{ createNode }, { METHODS, LIGHT_METHODS }] = await Promise.all([import('../node/node.js'), import('../rpc/methods/index.js')]);
   // Relays and clients follow headers only: their table answers from headers, their own transactions and masters.
-  const running = await runStart(resolved.config, { createNode, methods: resolved.config.role === 'master' ? METHODS : LIGHT_METHODS });
+  const running = await runStart(resolved.config, { createNode, unused: resolved.unused, methods: resolved.config.role === 'master' ? METHODS : LIGHT_METHODS });
   return running.stopped;
 }
 

@@ -46,6 +46,8 @@ export interface StartDeps<Ctx> {
   log?: NodeLogger;
   /** Clock in ms (default Date.now), for telling a repeated signal from a second one. */
   now?: () => number;
+  /** Options given that take no effect (`ResolvedConfig.unused`), logged as warnings at start. */
+  unused?: readonly string[];
 }
 
 /** Exit code of a run stopped by a second signal (128 + SIGINT). */
@@ -177,6 +179,7 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     // Listen first: a taken port fails fast, before LMDB is opened, and probes answer during startup.
     const url = await server.listen();
     log.info({ network: config.network, dataDir: config.dataDir, transport: server.transportName }, 'starting node');
+    for (const note of deps.unused ?? []) log.warn(note);
     node = await deps.createNode(toNodeOptions(config), log);
     const started = node;
     if (started.networkMetrics) metrics.setNetworkSource(() => started.networkMetrics!());

@@ -111,6 +111,24 @@ export interface ResolvedConfig {
   config: DltnodeConfig;
   sources: Record<OptionKey, OptionSource>;
   configFile: string | undefined;
+  /** Options the user set that take no effect (a genesis file fixes them), one sentence each: `start` logs them as warnings. */
+  unused: string[];
+}
+
+/**
+ * The options a genesis file overrides, given by the user: a network's block interval and its
+ * funded addresses are the genesis's (every master must produce on the same beat, §6 item 6), so
+ * `--block-interval` and `--genesis-balance` only apply to the embedded network.
+ */
+function unusedWithGenesis(config: DltnodeConfig, sources: Record<OptionKey, OptionSource>): string[] {
+  if (config.genesis === undefined) return [];
+  const notes: string[] = [];
+  if (sources.blockInterval !== 'default') {
+    const own = readGenesisFile(config.genesis).blockIntervalSeconds;
+    if (config.blockInterval !== own) notes.push(`--block-interval ${config.blockInterval} is not used: the genesis file ${config.genesis} sets ${own} s between blocks`);
+  }
+  if (sources.genesisBalance !== 'default') notes.push(`--genesis-balance is not used: the genesis file ${config.genesis} names the funded addresses`);
+  return notes;
 }
 
 /** Applies flags > env > config file > defaults, normalising every value. */
@@ -153,7 +171,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     const set = full.mqDriver !== 'none' ? 'mq-driver' : full.nick !== '' ? 'nick' : null;
     if (set) throw new ConfigError(`--${set} applies to --role client only (contact messaging runs on clients; this node is a ${full.role})`);
   }
-  return { config: full, sources, configFile };
+  return { config: full, sources, configFile, unused: unusedWithGenesis(full, sources) };
 }
 
 function normaliseFlag(opt: OptionDef, values: string[]): unknown {
@@ -228,7 +246,7 @@ export function toNodeOptions(config: DltnodeConfig): NodeOptions {
  * The effective configuration for --print-config: `config` is usable as a --config file (secrets
  * masked), `sources` tells where each value came from.
  */
-export function printableConfig(resolved: ResolvedConfig): { config: Record<string, unknown>; sources: Record<string, OptionSource> } {
+export function printableConfig(resolved: ResolvedConfig): { config: Record<string, unknown>; sources: Record<string, OptionSource>; unused?: string[] } {
   const config: Record<string, unknown> = {};
   const sources: Record<string, OptionSource> = {};
   for (const opt of OPTIONS) {
@@ -241,5 +259,5 @@ export function printableConfig(resolved: ResolvedConfig): { config: Record<stri
     if (value !== undefined) config[opt.flag] = value;
     sources[opt.flag] = resolved.sources[opt.key];
   }
-  return { config, sources };
+  return resolved.unused.length > 0 ? { config, sources, unused: resolved.unused } : { config, sources };
 }

@@ -144,6 +144,21 @@ describe('genesis file', () => {
     expect(resolveConfig({ args: parseArgs(['--genesis', file]), env: {} }).config.network).toBe('test');
   });
 
+  it('names --block-interval and --genesis-balance as not used when a genesis file fixes them (start logs it)', () => {
+    const file = join(tmp, 'g-unused.json');
+    writeFileSync(file, JSON.stringify({ dltnodeGenesis: 1, name: 'x', network: 'reg', timestamp: 1, blockIntervalSeconds: 2, allocations: [{ address: A, amount: '1' }], masters: [A] }));
+    const unused = (args: string[], env: NodeJS.ProcessEnv = {}) => resolveConfig({ args: parseArgs(args), env }).unused;
+    expect(unused(['--genesis', file])).toEqual([]);
+    // the genesis's own interval given again changes nothing
+    expect(unused(['--genesis', file, '--block-interval', '2'])).toEqual([]);
+    expect(unused(['--genesis', file, '--block-interval', '0.5'], { DLTNODE_GENESIS_BALANCE: '5' })).toEqual([
+      `--block-interval 0.5 is not used: the genesis file ${file} sets 2 s between blocks`,
+      `--genesis-balance is not used: the genesis file ${file} names the funded addresses`,
+    ]);
+    // the embedded network takes both
+    expect(unused(['--block-interval', '0.5', '--genesis-balance', '5'])).toEqual([]);
+  });
+
   it('minSignerDifficulty: the reference floor by default, set by init, written small by devnet, the floor of the node\'s signer PoW', async () => {
     const args = ['--out', 'g.json', '--fund', `${A}=1`, '--master', A];
     const plain = genesisFromArgs(args);
