@@ -53,7 +53,18 @@ export interface Peer {
   blacklisted: number;
 }
 
-export function peerToJson(p: Peer): Record<string, unknown> {
+/** The reference Peer object (§3.3). Type aliases, not interfaces, so they stay assignable to `Record<string, unknown>`. */
+export type PeerJson = {
+  hostname: string;
+  walletAddress: AddressJson | null;
+  lastSeen: number;
+  lastConnectAttempt: number;
+  lastConnected: number;
+  rating: number;
+  blacklisted: number;
+};
+
+export function peerToJson(p: Peer): PeerJson {
   return {
     hostname: p.hostname,
     walletAddress: p.walletAddress ? addressToJson(p.walletAddress) : null,
@@ -114,9 +125,37 @@ export function createStoredMessage(fields: Pick<StoredMessage, 'id' | 'message'
   };
 }
 
+/**
+ * Message JSON (interface.md §Message + §3.4): the result type of `getLastMessages`, which the
+ * typed client (src/client/) declares from it.
+ */
+export type MessageJson = {
+  message: string;
+  timestamp: number;
+  localSender: boolean;
+  read: boolean;
+  confirmed: boolean;
+  sent: boolean;
+  errorSending: boolean;
+  type: number;
+  transferId: string;
+  completed: boolean;
+  filePath: string;
+  fileSize: number;
+  senderAddress: AddressJson | null;
+  senderNick: string;
+  receivedTimestamp: number;
+  transactionId: string;
+  payableDataLen: number;
+  /** Reactions by emoji/key: who reacted and with what data. */
+  reactions: Record<string, { sender: AddressJson; data: string | null }[]>;
+  /** Base64 message id. */
+  id: string;
+};
+
 /** Message JSON (interface.md §Message + §3.4), members in the reference order. */
-export function messageToJson(m: StoredMessage): Record<string, unknown> {
-  const reactions: Record<string, unknown> = {};
+export function messageToJson(m: StoredMessage): MessageJson {
+  const reactions: MessageJson['reactions'] = {};
   for (const [k, list] of Object.entries(m.reactions)) reactions[k] = list.map((r) => ({ sender: addressToJson(r.sender), data: r.data }));
   return {
     message: m.message,
@@ -137,7 +176,7 @@ export function messageToJson(m: StoredMessage): Record<string, unknown> {
     transactionId: m.transactionId,
     payableDataLen: m.payableDataLen,
     reactions,
-    id: b64(m.id),
+    id: b64(m.id)!,
   };
 }
 
@@ -178,8 +217,50 @@ export interface ContactExtras {
   addressTextQuirk?: boolean;
 }
 
+/**
+ * Contact JSON (interface.md §Contact + §3.3): the result type of `contacts`, `addContact` and the
+ * other contact operations, which the typed client (src/client/) declares from it.
+ */
+export type ContactJson = {
+  keyGeneratedTime: number;
+  online: boolean;
+  isTyping: boolean;
+  forcePush: boolean;
+  addedTimestamp: number;
+  users: null;
+  groups: null;
+  channels: null;
+  metaData: {
+    botInfo: null;
+    /** Base64 id of the last message received, by channel. */
+    lastReceivedMessageIds: Record<string, string | null>;
+    unreadMessageCount: number;
+    lastMessage: MessageJson | null;
+    lastMessageChannel: number;
+  };
+  /** The secure channel is established (interface.md), or the reference's consent flag. */
+  approved: boolean;
+  handshakePushed: boolean;
+  lastReceivedHandshakeMessageTimestamp: number;
+  pendingDeletion: boolean;
+  state: number;
+  updatedSectorNodes: number;
+  sectorNodes: PeerJson[];
+  requestedPresence: number;
+  updatedStreamingNodes: number;
+  relayNode: PeerJson | null;
+  protocolVersion: number;
+  streamCapabilities: number;
+  supportedProtocols: (string | null)[];
+  walletAddress: AddressJson;
+  publicKey: string | null;
+  bot: boolean;
+  handshakeStatus: number;
+  nickname: string;
+};
+
 /** Contact JSON (interface.md §Contact + §3.3), members in the reference order. */
-export function contactToJson(c: ContactRecord, x: ContactExtras = {}): Record<string, unknown> {
+export function contactToJson(c: ContactRecord, x: ContactExtras = {}): ContactJson {
   const address = new Address(c.address);
   const lastIds: Record<string, string | null> = {};
   for (const [ch, id] of Object.entries(x.lastReceivedMessageIds ?? {})) lastIds[ch] = b64(id);

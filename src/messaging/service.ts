@@ -44,7 +44,7 @@ import {
   type ReceiveResult,
 } from './handshake.js';
 import { secureRandom } from './crypto.js';
-import { contactToJson, createStoredMessage, FriendMessageType, messageToJson, type StoredMessage } from './json.js';
+import { contactToJson, createStoredMessage, FriendMessageType, messageToJson, type ContactJson, type MessageJson, type StoredMessage } from './json.js';
 import type { MqBridge } from './mq/bridge.js';
 import { streamEventObject, type ReceivedForMq } from './mq/payload.js';
 import { Outbox, PENDING_RETRY_INTERVAL_S, sendFlagsFor, type OutboxEntry } from './outbox.js';
@@ -251,20 +251,20 @@ export class MessagingService {
     return c;
   }
 
-  contactJson(c: StoredContact): Record<string, unknown> {
+  contactJson(c: StoredContact): ContactJson {
     return contactToJson(c.record, { nickname: c.extras.nickname, online: c.extras.online ?? false });
   }
 
   /** `contacts`: every contact, sorted by nickname (§3.1). */
-  listContacts(): Record<string, unknown>[] {
-    return [...this.contacts.values()].map((c) => this.contactJson(c)).sort((a, b) => String(a.nickname).localeCompare(String(b.nickname)));
+  listContacts(): ContactJson[] {
+    return [...this.contacts.values()].map((c) => this.contactJson(c)).sort((a, b) => a.nickname.localeCompare(b.nickname));
   }
 
-  getContact(address: Uint8Array): Record<string, unknown> {
+  getContact(address: Uint8Array): ContactJson {
     return this.contactJson(this.contactOf(address));
   }
 
-  async addContact(address: Uint8Array): Promise<Record<string, unknown>> {
+  async addContact(address: Uint8Array): Promise<ContactJson> {
     if (this.contacts.has(hex(address))) throw new MessagingRequestError(ALREADY_ADDED);
     if (Buffer.compare(Buffer.from(address), Buffer.from(this.identity.address)) === 0) throw new MessagingRequestError('Invalid address: a node cannot add itself as a contact');
     const now = this.nowSeconds();
@@ -278,7 +278,7 @@ export class MessagingService {
     return this.contactJson(stored);
   }
 
-  async acceptContact(address: Uint8Array): Promise<Record<string, unknown>> {
+  async acceptContact(address: Uint8Array): Promise<ContactJson> {
     const c = this.contactOf(address);
     const accept = await this.accept(c, this.nowSeconds());
     if (accept) await this.putContactWithFrame(c, accept);
@@ -286,7 +286,7 @@ export class MessagingService {
     return this.contactJson(c);
   }
 
-  async removeContact(address: Uint8Array): Promise<Record<string, unknown>> {
+  async removeContact(address: Uint8Array): Promise<ContactJson> {
     const c = this.contactOf(address);
     const json = this.contactJson(c);
     this.contacts.delete(hex(address));
@@ -297,7 +297,7 @@ export class MessagingService {
   }
 
   /** `sendChatMessage`: stored, queued until its receipt (§3.1, §3.7). Returns the contact (reference). */
-  async sendChatMessage(address: Uint8Array, text: string, channel: number): Promise<Record<string, unknown>> {
+  async sendChatMessage(address: Uint8Array, text: string, channel: number): Promise<ContactJson> {
     checkChannel(channel);
     const c = this.contactOf(address);
     const data = Buffer.from(text, 'utf8');
@@ -314,7 +314,7 @@ export class MessagingService {
    * `sendSpixiMessage` (QuIXI: queued and retried, nothing stored) and `sendAppMessage`
    * (interface.md: fire-and-forget, needs the secure channel, DESIGN decision 6).
    */
-  async sendSpixiMessage(address: Uint8Array, type: number, data: Uint8Array, channel: number, o: { requireChannel: boolean }): Promise<Record<string, unknown>> {
+  async sendSpixiMessage(address: Uint8Array, type: number, data: Uint8Array, channel: number, o: { requireChannel: boolean }): Promise<ContactJson> {
     checkChannel(channel, true);
     if (!Number.isInteger(type) || type < 0 || type > 0xff) throw new MessagingRequestError(`Invalid type ${type}: an AppMessageCode is an integer 0–255`);
     checkPayload(data.length);
@@ -330,7 +330,7 @@ export class MessagingService {
   }
 
   /** `sendAppData` (§3.8): app data by session id or protocol id, fire-and-forget. */
-  sendAppData(address: Uint8Array, target: { appId?: string; protocolId?: string }, text: string): Record<string, unknown> {
+  sendAppData(address: Uint8Array, target: { appId?: string; protocolId?: string }, text: string): ContactJson {
     const c = this.contactOf(address);
     const data = Buffer.from(text, 'utf8');
     checkPayload(data.length);
@@ -341,7 +341,7 @@ export class MessagingService {
   }
 
   /** `getLastMessages` (§3.9). */
-  lastMessages(address: Uint8Array, count: number, channel: number): Record<string, unknown>[] {
+  lastMessages(address: Uint8Array, count: number, channel: number): MessageJson[] {
     this.contactOf(address);
     return this.db.lastMessages(address, channel, Math.min(count, MAX_LAST_MESSAGES)).map(messageToJson);
   }
