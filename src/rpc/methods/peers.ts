@@ -29,7 +29,7 @@ const b64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byt
  * of the wallet's newest keep-alive (CORE `PresenceList.receiveKeepAlive` sets the presence's
  * solution from each keep-alive it takes).
  */
-export function presenceJson(p: PresenceEntry, blockChecksum: BlockChecksumLookup): Record<string, unknown> {
+export function presenceJson(p: PresenceEntry, blockChecksum: BlockChecksumLookup) {
   let newest: PresenceAddress | undefined;
   for (const d of p.devices.values()) if (!newest || d.lastSeen > newest.lastSeen) newest = d;
   return {
@@ -49,6 +49,9 @@ export function presenceJson(p: PresenceEntry, blockChecksum: BlockChecksumLooku
     powSolution: newest?.powSolution ? signerPowSolutionJson(newest.powSolution, p.address, blockChecksum) : null,
   };
 }
+
+/** A Presence object (`pl`, `getpresence`): its type, inferred from {@link presenceJson}, is what the typed client declares. */
+export type PresenceJson = ReturnType<typeof presenceJson>;
 
 const network = (m: PeerModules) => {
   if (!m.p2p) throw invalidParams('This node is not on a peer network (start it with --p2p-port, --peer or --genesis)');
@@ -97,7 +100,7 @@ export const peerMethods = [
     summary: 'The presence list: every known node with its addresses, types and last keep-alive',
     params: [],
     result: { description: 'array of Presence objects' },
-    handler: (_p, m): Record<string, unknown>[] => m.p2p?.peers.presence.all().map((p) => presenceJson(p, blockChecksumLookup(m))) ?? [],
+    handler: (_p, m): PresenceJson[] => m.p2p?.peers.presence.all().map((p) => presenceJson(p, blockChecksumLookup(m))) ?? [],
   }),
   method({
     name: 'getpresence',
@@ -105,7 +108,7 @@ export const peerMethods = [
     summary: 'The presence of one wallet, or null',
     params: [{ name: 'wallet', kind: 'string', required: true, description: 'Base58 wallet address', missingMessage: "Parameter 'wallet' is missing" }],
     result: { description: 'Presence object or null' },
-    handler: (p, m): Record<string, unknown> | null => {
+    handler: (p, m): PresenceJson | null => {
       const address = walletParam(p.wallet);
       const entry = m.p2p?.peers.presence.get(address);
       return entry ? presenceJson(entry, blockChecksumLookup(m)) : null;
