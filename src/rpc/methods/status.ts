@@ -74,10 +74,10 @@ function headOf(ctx: StatusModules): StatusHead {
 const method = methodFor<StatusModules>();
 
 /**
- * The status record: the members every answer has, typed; `verbose` and `vv` add more members
+ * The status record's first members, typed; `verbose` and `vv` add more members
  * (Wallets, Supply, Queues, the checksums, …), reachable through the index signature.
  */
-export interface StatusRecord {
+export interface StatusHeadRecord {
   'Core Version': string;
   'Node Version': string;
   'Network type': string;
@@ -100,6 +100,18 @@ export interface StatusRecord {
   Connectable: boolean;
   [member: string]: unknown;
 }
+
+/** The members every answer ends with (after the verbose ones, in the reference's order). */
+export interface StatusTail {
+  /** Always false and 0: this node keeps no activity scanner (the reference's members, kept for their readers). */
+  'Blockchain Scanning Active': boolean;
+  'Activity Scanner Last Block': number;
+  /** Incoming and outgoing peer links as ip:port (as the `clients` and `servers` operations). */
+  'Network Clients': string[];
+  'Network Servers': string[];
+}
+
+export type StatusRecord = StatusHeadRecord & StatusTail;
 
 export const statusMethods = [
   method({
@@ -124,7 +136,7 @@ export const statusMethods = [
       // A lone node (no peer network) reports what is true of it: no peers, its own height, itself as the one master.
       const net = ctx.p2p?.statusMembers();
       const networkHeight = ctx.p2p ? ctx.p2p.networkHeight() : head.height;
-      const out: StatusRecord = {
+      const out: StatusHeadRecord = {
         'Core Version': CORE_VERSION,
         'Node Version': NODE_VERSION,
         'Network type': ctx.network,
@@ -188,13 +200,13 @@ export const statusMethods = [
           'RN Checksum': (ctx.light ? undefined : ctx.chain.extensions.statusFields(ctx.chain.view())['RN Checksum']) ?? toHex(head.regNameStateChecksum ?? new Uint8Array(0)),
         });
       }
-      Object.assign(out, {
+      const tail: StatusTail = {
         'Blockchain Scanning Active': false,
         'Activity Scanner Last Block': 0,
         'Network Clients': net?.['Network Clients'] ?? [],
         'Network Servers': net?.['Network Servers'] ?? [],
-      });
-      return out;
+      };
+      return Object.assign(out, tail);
     },
   }),
 ];
