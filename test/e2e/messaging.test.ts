@@ -110,7 +110,7 @@ describe.skipIf(!MOSQUITTO)('contact messaging between clients on different rela
     await expectRpcError(c1, 'sendAppMessage', { address: addr('client-2'), type: 21, channel: 0 }, -32602, 'data parameter is missing');
     await expectRpcError(c1, 'addContact', { address: 'notAnAddress' }, -32602, /^Invalid address/);
     await expectRpcError(c1, 'getLastMessages', { address: addr('client-2'), channel: 'x' }, -32602, /channel/);
-    await expectRpcError(node('master-1'), 'addContact', { address: addr('client-2') }, -32602, /client nodes/);
+    await expectRpcError(node('master-1'), 'addContact', { address: addr('client-2') }, -32601, /client nodes/);
   });
 
   it('completes the handshake across relays: both approved, status 3', async () => {

@@ -7,6 +7,7 @@ import { formatAmount } from '../../src/formats/amount.js';
 import { encodeVarUint } from '../../src/formats/varint.js';
 import { toJson } from '../../src/rpc/envelope.js';
 import { blacklistHostParam, peerMethods } from '../../src/rpc/methods/peers.js';
+import { messagingMethods } from '../../src/rpc/methods/messaging.js';
 import { RpcError } from '../../src/rpc/types.js';
 
 const blacklistpeer = peerMethods.find((m) => m.name === 'blacklistpeer')!;
@@ -88,5 +89,34 @@ describe('pl powSolution', () => {
     expect(none!.powSolution).toBeNull();
     const [unknown] = run(pl, {}, modules(entry([device(20, bytes)]), new Map())) as Record<string, unknown>[];
     expect(unknown!.powSolution).toMatchObject({ blockNum: 300n, checksum: null, difficulty: null, bits: null });
+  });
+});
+
+/**
+ * An operation this node cannot serve answers -32601, the code a program reads as "not here" (the
+ * web wallet does; a light node's refusals use it): peer operations on a node without a peer
+ * network, messaging on a node that is not a client. They answered -32602, "fix your parameters".
+ */
+describe('operations this node does not serve', () => {
+  const run = (def: { handler: unknown }, params: unknown, m: unknown) => (def.handler as (p: unknown, m: unknown) => unknown)(params, m);
+  const codeOf = async (f: () => unknown): Promise<number | undefined> => {
+    try {
+      await f();
+    } catch (e) {
+      return e instanceof RpcError ? e.code : undefined;
+    }
+    return undefined;
+  };
+  it('peer operations without a peer network answer -32601', async () => {
+    for (const name of ['connect', 'isolate', 'reconnect', 'blacklistpeer', 'clearpeerblacklist']) {
+      const def = peerMethods.find((m) => m.name === name)!;
+      expect(await codeOf(() => run(def, { to: '127.0.0.1:1', host: '10.0.0.1' }, {})), name).toBe(-32601);
+    }
+  });
+  it('messaging without the messaging service (a master or relay) answers -32601', async () => {
+    for (const def of messagingMethods) {
+      const params = { address: '4qGpsaNAo2KDBe456a7L671Vd5jwEDubtNXVufG8jiaMGgJhSH9xwdiUWN4vPiR41', message: 'm', channel: 0, type: 0, data: new Uint8Array(1), appId: 'a', count: 1 };
+      expect(await codeOf(() => run(def, params, {})), def.name).toBe(-32601);
+    }
   });
 });

@@ -5,11 +5,12 @@
  * `sendAppData`. Every refusal is -32602 with interface.md's exact text where it has one
  * (`contact doesn't exist`, `contact already added`, `data parameter is missing`, `address
  * parameter is missing`), the reference's for QuIXI's methods, and a sentence naming the rule for
- * bad addresses, oversized payloads and out-of-range channels. The service lives on client nodes.
+ * bad addresses, oversized payloads and out-of-range channels. The service lives on client nodes;
+ * elsewhere every operation answers -32601.
  */
 import { MessagingRequestError, MessagingService, MAX_CHANNEL, MAX_LAST_MESSAGES } from '../../messaging/service.js';
 import type { NodeModules } from '../../node/modules.js';
-import { invalidParams, methodFor } from '../types.js';
+import { invalidParams, methodFor, RpcCode, RpcError } from '../types.js';
 
 /** The modules these operations use. */
 export type MessagingModules = Pick<NodeModules, 'messaging'>;
@@ -18,8 +19,13 @@ const method = methodFor<MessagingModules>();
 
 const GROUP = 'Messaging';
 
+/**
+ * The node's messaging service. A master or relay has none: -32601 as for any operation this node
+ * does not serve (a reference DLT node has no such method; a light node's refusals use the same
+ * code), not -32602, which tells the caller its parameters are wrong.
+ */
 function service(m: MessagingModules): MessagingService {
-  if (!m.messaging) throw invalidParams('Contact messaging runs on client nodes: start the node with --role client');
+  if (!m.messaging) throw new RpcError(RpcCode.MethodNotFound, 'Contact messaging runs on client nodes: start the node with --role client');
   return m.messaging;
 }
 

@@ -10,7 +10,7 @@ import { Address } from '../../formats/address.js';
 import { parseTarget, targetKey } from '../../network/dial.js';
 import type { PresenceAddress, PresenceEntry } from '../../network/presence.js';
 import type { NodeModules } from '../../node/modules.js';
-import { invalidParams, methodFor } from '../types.js';
+import { invalidParams, methodFor, RpcCode, RpcError } from '../types.js';
 import { signerPowSolutionJson, type BlockChecksumLookup } from './pow-json.js';
 
 /** The modules these operations use. */
@@ -53,8 +53,9 @@ export function presenceJson(p: PresenceEntry, blockChecksum: BlockChecksumLooku
 /** A Presence object (`pl`, `getpresence`): its type, inferred from {@link presenceJson}, is what the typed client declares. */
 export type PresenceJson = ReturnType<typeof presenceJson>;
 
+/** The peer network; a lone node has none: -32601, as for any operation this node does not serve (see messaging.ts). */
 const network = (m: PeerModules) => {
-  if (!m.p2p) throw invalidParams('This node is not on a peer network (start it with --p2p-port, --peer or --genesis)');
+  if (!m.p2p) throw new RpcError(RpcCode.MethodNotFound, 'This node is not on a peer network (start it with --p2p-port, --peer or --genesis)');
   return m.p2p;
 };
 
