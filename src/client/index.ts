@@ -49,9 +49,20 @@ export interface ClientOptions {
 /** Default per-call timeout: long enough for a PoW verification behind a busy pool. */
 export const DEFAULT_CLIENT_TIMEOUT_MS = 30_000;
 
-/** A failed call: the JSON-RPC error of the node, or a transport failure (code 0 then). */
+/**
+ * What made a call fail, for a program to branch on:
+ * - `rpc`: the node answered with a JSON-RPC error (`code` is the node's, e.g. -32602, -32001);
+ * - `network`: no connection (the node is down or restarting) or it broke before the answer was read;
+ * - `timeout`: no whole answer within `timeoutMs` (the node may still have run the call);
+ * - `http`: the answer was not JSON (e.g. a proxy's error page; `httpStatus` says which).
+ * The last three have `code` 0.
+ */
+export type RpcClientErrorKind = 'rpc' | 'network' | 'timeout' | 'http';
+
+/** A failed call: the JSON-RPC error of the node, or a transport failure (code 0 then); `kind` says which. */
 export class RpcClientError extends Error {
   override name = 'RpcClientError';
+  readonly kind: RpcClientErrorKind;
   constructor(
     message: string,
     readonly code: number,
@@ -59,9 +70,10 @@ export class RpcClientError extends Error {
     readonly url: string,
     readonly httpStatus: number | undefined,
     readonly data?: unknown,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; kind?: RpcClientErrorKind },
   ) {
     super(`${message}\n  method: ${method}\n  url: ${url}${httpStatus ? `\n  http status: ${httpStatus}` : ''}\n  client: dltnode ${CLIENT_VERSION}`, options);
+    this.kind = options?.kind ?? 'rpc';
   }
   /** The node's message alone. */
   get shortMessage(): string {
@@ -158,19 +170,26 @@ export function createClient<S extends RpcSchema = NodeRpcSchema>(opts: ClientOp
   async function call(method: string, params: object = {}): Promise<unknown> {
     const url = `${base}/${encodeURIComponent(method)}`;
     const request: RpcRequestBody = { method, params: wireParams(params), id: nextId++ };
-    let res: Response;
+    let res: Response | undefined;
+    let text: string;
     try {
       res = await doFetch(url, { method: 'POST', headers, body: JSON.stringify(request), signal: AbortSignal.timeout(timeoutMs) });
+      // Inside the try: the timeout also covers the body, and a body cut off is a transport failure too.
+      text = await res.text();
     } catch (e) {
-      const reason = (e as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `cannot reach the node (${(e as Error).message})`;
-      throw new RpcClientError(reason, 0, method, url, undefined, undefined, { cause: e });
+      const timedOut = (e as Error).name === 'TimeoutError';
+      const reason = timedOut
+        ? `no answer within ${timeoutMs} ms`
+        : res
+          ? `the connection broke while reading the answer (${(e as Error).message})`
+          : `cannot reach the node (${(e as Error).message})`;
+      throw new RpcClientError(reason, 0, method, url, res?.status, undefined, { cause: e, kind: timedOut ? 'timeout' : 'network' });
     }
-    const text = await res.text();
     let body: Partial<RpcResponseBody>;
     try {
       body = parseJson(text) as Partial<RpcResponseBody>;
     } catch (e) {
-      throw new RpcClientError(`the node answered HTTP ${res.status} with a body that is not JSON`, 0, method, url, res.status, text.slice(0, 200), { cause: e });
+      throw new RpcClientError(`the node answered HTTP ${res.status} with a body that is not JSON`, 0, method, url, res.status, text.slice(0, 200), { cause: e, kind: 'http' });
     }
     if (body.error) throw new RpcClientError(body.error.message, body.error.code, method, url, res.status, body.error.data);
     return body.result;

@@ -1,4 +1,6 @@
 // Typed client against a loopback server with the fake table.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, RpcClientError } from '../../src/client/index.js';
 import { createRpcServer, type RpcServer } from '../../src/rpc/server.js';
@@ -72,5 +74,38 @@ describe('RPC client', () => {
     const down = (await createClient({ url: 'http://127.0.0.1:1' }).call('status').catch((x: unknown) => x)) as RpcClientError;
     expect(down.code).toBe(0);
     expect(down.shortMessage).toMatch(/cannot reach the node/);
+  });
+
+  it('says in `kind` what failed: rpc, network, timeout or http', async () => {
+    const kindOf = (p: Promise<unknown>) => p.then(() => 'no error', (e: unknown) => (e instanceof RpcClientError ? [e.kind, e.code] : e));
+    expect(await kindOf(createClient({ url, auth: { user: 'u', password: 'p' } }).call('fail', { kind: 'rpc' }))).toEqual(['rpc', -32602]);
+    expect(await kindOf(createClient({ url: 'http://127.0.0.1:1' }).status())).toEqual(['network', 0]);
+    const html = (async () => new Response('<html>502 Bad Gateway</html>', { status: 502 })) as unknown as typeof fetch;
+    expect(await kindOf(createClient({ url: 'http://node.test', fetch: html }).status())).toEqual(['http', 0]);
+    // A node that never answers, and one that sends its headers and then stalls mid-body: both are
+    // timeouts (the body read used to escape as a bare DOMException, not an RpcClientError).
+    const stalls = http.createServer((req, res) => {
+      if (req.url === '/status') return; // no answer at all
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"result":');
+    });
+    await new Promise<void>((r) => stalls.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(stalls.address() as AddressInfo).port}`;
+    try {
+      const client = createClient({ url: base, timeoutMs: 300 });
+      expect(await kindOf(client.status())).toEqual(['timeout', 0]);
+      const midBody = await client.getBalance({ address: 'a' }).catch((e: unknown) => e);
+      expect(midBody).toBeInstanceOf(RpcClientError);
+      expect([(midBody as RpcClientError).kind, (midBody as RpcClientError).httpStatus]).toEqual(['timeout', 200]);
+    } finally {
+      stalls.closeAllConnections();
+      stalls.close();
+    }
+    // A body cut off by the connection: a network failure, as an RpcClientError.
+    const cut = (async () => new Response(new ReadableStream({ start: (c) => c.error(new TypeError('terminated')) }))) as unknown as typeof fetch;
+    const broken = await createClient({ url: 'http://node.test', fetch: cut }).status().catch((e: unknown) => e);
+    expect(broken).toBeInstanceOf(RpcClientError);
+    expect((broken as RpcClientError).kind).toBe('network');
+    expect((broken as RpcClientError).shortMessage).toMatch(/connection broke while reading the answer \(terminated\)/);
   });
 });
