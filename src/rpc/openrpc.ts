@@ -10,9 +10,14 @@ export const OPENRPC_VERSION = '1.2.6';
 
 type Schema = Record<string, unknown>;
 
-/** Bounds and defaults may be bigints: JSON numbers when exact, decimal strings otherwise. */
-function jsonNumber(v: number | bigint): number | string {
-  return typeof v === 'bigint' ? (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString()) : v;
+/**
+ * Bounds and defaults may be bigints: plain numbers within 2^53, else kept as bigints, which the
+ * envelope writes as exact JSON integers (18446744073709551615). JSON Schema requires `minimum`,
+ * `maximum` and an integer's `default` to be numbers; a decimal string there made the document
+ * invalid for schema tools.
+ */
+function jsonNumber(v: number | bigint): number | bigint {
+  return typeof v === 'bigint' && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
 }
 
 /** JSON Schema of one parameter kind. */

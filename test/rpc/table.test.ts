@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { METHODS } from '../../src/rpc/methods/index.js';
 import { Dispatcher } from '../../src/rpc/dispatch.js';
 import { openRpcDocument } from '../../src/rpc/openrpc.js';
+import { toJson } from '../../src/rpc/envelope.js';
 import { CLIENT_VERSION, OPERATIONS } from '../../src/client/operations.js';
 import { CLIENT_OPERATIONS_FILE, OPS_END, OPS_START, OPTIONS_END, OPTIONS_START, clientOperationsSource, operationsMarkdown } from '../../src/cli/docs-rpc.js';
 import { optionsMarkdown } from '../../src/config/help.js';
@@ -25,6 +26,20 @@ describe('method table', () => {
       for (const p of m.params) expect(p.schema, `${m.name}.${p.name}`).toBeTypeOf('object');
       expect(m.result.schema, m.name).toBeTypeOf('object');
     }
+  });
+
+  it('writes integer bounds and defaults as JSON numbers, exact beyond 2^53 (JSON Schema requires numbers)', () => {
+    const text = toJson(openRpcDocument(METHODS));
+    // `blocknum` of verifyMiningSolution is a u64: its maximum was the string "18446744073709551615".
+    expect(text).toContain('"maximum":18446744073709551615');
+    const bounds: unknown[] = [];
+    const walk = (v: unknown, key = ''): void => {
+      if (['minimum', 'maximum'].includes(key)) bounds.push(v);
+      if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
+    };
+    walk(JSON.parse(text));
+    expect(bounds.length).toBeGreaterThan(20);
+    expect(bounds.filter((b) => typeof b !== 'number')).toEqual([]);
   });
 
   it('rpc.discover serves that document', async () => {
