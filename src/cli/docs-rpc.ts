@@ -24,8 +24,8 @@ export const CLIENT_OPERATIONS_FILE = 'src/client/operations.ts';
 /** Markdown table of the operations, in table order. */
 export function operationsMarkdown(methods: readonly MethodDef<unknown>[]): string {
   const rows = ['| Operation | Area | Maturity | HTTP | Relay/client | Parameters | Summary |', '| --- | --- | --- | --- | --- | --- | --- |'];
-  // How a light node (relay, client: headers only) serves it: alike, its own light form, or not at all.
-  const light = (m: MethodDef<unknown>): string => (m.light === 'same' ? 'yes' : m.light ? 'light' : 'no');
+  // How a light node (relay, client: headers only) serves it: alike, its own light form, on clients only, or not at all.
+  const light = (m: MethodDef<unknown>): string => (m.clientOnly ? 'client only' : m.light === 'same' ? 'yes' : m.light ? 'light' : 'no');
   for (const m of methods) {
     const params = m.params
       .map((p) => {

@@ -74,6 +74,11 @@ export interface MethodDef<Ctx = unknown, P extends readonly ParamDef[] = readon
    * transactions and masters' answers. Absent: the operation is refused there (see `forLightNode`).
    */
   light?: 'same' | LightHandler<ParamsOf<P>, Ctx, Awaited<R>>;
+  /**
+   * Served on client nodes only (contact messaging, whose service only a client runs): a master or
+   * relay answers -32601. The docs' Relay/client column says so instead of `yes`.
+   */
+  clientOnly?: boolean;
 }
 
 /** A light node's handler; declared as a method so a row converts to the run-time table's type, as `handler` does. */

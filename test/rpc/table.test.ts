@@ -52,6 +52,12 @@ describe('method table', () => {
     expect(doc.methods).toHaveLength(METHODS.length);
   });
 
+  it("marks contact messaging 'client only' in the Relay/client column (a relay, like a master, refuses it)", () => {
+    const rows = operationsMarkdown(METHODS).split('\n');
+    for (const name of ['addContact', 'contacts', 'getLastMessages', 'sendAppMessage']) expect(rows.find((r) => r.startsWith(`| \`${name}\` |`))).toContain('| client only |');
+    expect(rows.find((r) => r.startsWith('| `status` |'))).toContain('| yes |');
+  });
+
   it('matches the README operation list (regenerate with npm run docs:rpc)', () => {
     expect(between(OPS_START, OPS_END)).toBe(operationsMarkdown(METHODS));
   });

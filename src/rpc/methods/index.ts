@@ -36,6 +36,8 @@ const discover = methodFor<unknown>()({
 
 /** Groups whose operations read no chain state (utilities, peers, messaging): served alike on light nodes. */
 const sameOnLightNodes = <const T extends readonly NodeMethod[]>(defs: T): T => defs.map((d) => ({ ...d, light: 'same' })) as unknown as T;
+/** Groups only a client node serves (messaging): the same handler there, -32601 on masters and relays (see `clientOnly`). */
+const onClientNodesOnly = <const T extends readonly NodeMethod[]>(defs: T): T => defs.map((d) => ({ ...d, light: 'same', clientOnly: true })) as unknown as T;
 let document: Record<string, unknown> | undefined;
 
 /**
@@ -57,7 +59,7 @@ export const METHODS = [
   ...minerMethods,
   ...miningClaimMethods,
   ...multisigMethods,
-  ...sameOnLightNodes(messagingMethods),
+  ...onClientNodesOnly(messagingMethods),
   discover,
 ] as const satisfies readonly NodeMethod[];
 
