@@ -6,21 +6,22 @@
  *
  * It loads no server code (no uWS, LMDB, Piscina or `fs`): it imports only the envelope's shared
  * shapes (src/rpc/wire.ts) and the generated operation list (./operations.ts); the schema is a
- * type-only import. It runs wherever `fetch` does (Node ≥ 20, browsers).
+ * type-only import of ./schema.ts, generated from the table, so its declarations load none of the
+ * server's either. It runs wherever `fetch` does (Node ≥ 20, browsers).
  *
  * @example
  *   import { createClient } from 'dltnode/client';
  *   const client = createClient({ url: 'http://127.0.0.1:8081' });
  *   const status = await client.status({ verbose: true }); // status['Block Height']: number
  */
-import type { NodeRpcSchema } from '../rpc/methods/index.js';
+import type { NodeRpcSchema } from './schema.js';
 import type { RpcSchemaEntry } from '../rpc/types.js';
 import type { RpcRequestBody, RpcResponseBody } from '../rpc/wire.js';
 import { CLIENT_VERSION, OPERATIONS } from './operations.js';
 
 export { RpcCode, type RpcErrorObject, type RpcId } from '../rpc/wire.js';
 export { CLIENT_VERSION, OPERATIONS } from './operations.js';
-export type { NodeRpcSchema } from '../rpc/methods/index.js';
+export type { NodeRpcSchema } from './schema.js';
 
 /** An operation name of the node's table that is a JavaScript identifier (`rpc.discover` goes through `call`). */
 export type OperationName = (typeof OPERATIONS)[number];

@@ -42,6 +42,30 @@ describe('client isolation', () => {
     expect([...seen].map((f) => relative(ROOT, f)).sort()).toEqual(EXPECTED);
   });
 
+  it("its declarations reference none of the server's either (a project with skipLibCheck false failed on LMDB's)", () => {
+    const seen = new Set<string>();
+    const foreign: string[] = [];
+    const walk = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, 'utf8');
+      for (const spec of [...importsOf(text), ...[...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!)]) {
+        if (spec.startsWith('./') || spec.startsWith('../')) walk(resolve(dirname(file), spec).replace(/\.js$/, '.d.ts'));
+        else foreign.push(`${relative(ROOT, file)} → ${spec}`);
+      }
+      for (const m of text.matchAll(/\/\/\/\s*<reference\s+(?:types|path)="([^"]+)"/g)) foreign.push(`${relative(ROOT, file)} → reference ${m[1]}`);
+    };
+    walk(resolve(ROOT, 'dist/client/index.d.ts'));
+    expect(foreign).toEqual([]);
+    expect([...seen].map((f) => relative(ROOT, f)).sort()).toEqual([
+      'dist/client/index.d.ts',
+      'dist/client/operations.d.ts',
+      'dist/client/schema.d.ts',
+      'dist/rpc/types.d.ts',
+      'dist/rpc/wire.d.ts',
+    ]);
+  });
+
   it('the walker sees server imports (it can fail)', () => {
     expect(importsOf(readFileSync(resolve(ROOT, 'dist/rpc/server.js'), 'utf8')).some((s) => SERVER.test(s))).toBe(true);
   });

@@ -6,7 +6,7 @@ import { Dispatcher } from '../../src/rpc/dispatch.js';
 import { openRpcDocument } from '../../src/rpc/openrpc.js';
 import { toJson } from '../../src/rpc/envelope.js';
 import { CLIENT_VERSION, OPERATIONS } from '../../src/client/operations.js';
-import { CLIENT_OPERATIONS_FILE, OPS_END, OPS_START, OPTIONS_END, OPTIONS_START, clientOperationsSource, operationsMarkdown } from '../../src/cli/docs-rpc.js';
+import { CLIENT_OPERATIONS_FILE, CLIENT_SCHEMA_FILE, clientSchemaSource, OPS_END, OPS_START, OPTIONS_END, OPTIONS_START, clientOperationsSource, operationsMarkdown } from '../../src/cli/docs-rpc.js';
 import { optionsMarkdown } from '../../src/config/help.js';
 import { silentLogger } from '../../src/log/logger.js';
 
@@ -57,6 +57,10 @@ describe('method table', () => {
     for (const name of ['addContact', 'contacts', 'getLastMessages', 'sendAppMessage']) expect(rows.find((r) => r.startsWith(`| \`${name}\` |`))).toContain('| client only |');
     expect(rows.find((r) => r.startsWith('| `status` |'))).toContain('| yes |');
   });
+
+  it('matches the client schema src/client/schema.ts (regenerate with npm run docs:rpc)', async () => {
+    expect(await clientSchemaSource()).toBe(readFileSync(new URL(`../../${CLIENT_SCHEMA_FILE}`, import.meta.url), 'utf8'));
+  }, 60_000);
 
   it('matches the README operation list (regenerate with npm run docs:rpc)', () => {
     expect(between(OPS_START, OPS_END)).toBe(operationsMarkdown(METHODS));
