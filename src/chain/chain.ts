@@ -821,7 +821,7 @@ export class Chain {
         throw new BlockError(BlockErrorCode.InvalidTransaction, `transaction ${k.textId} fails: ${e.message}`, { txid: k.textId, code: e.code });
       }
       // A mining claim stores no key (src/chain/state-transition.ts): later transactions cannot lean on it.
-      if (signer.keyOfPrimary && k.tx.type !== TransactionType.PoWSolution) introduced.set(latin1Key(signer.primary), signer.publicKey);
+      if (k.tx.type !== TransactionType.PoWSolution) introduced.set(latin1Key(signer.primary), signer.primaryKey);
       const verdict = this.signatureVerdict(k.id, k.tx.signature);
       if (verdict === true) continue;
       checked.push(k);

@@ -224,12 +224,10 @@ export function applyBlockBody(input: TransitionInput): TransitionResult {
     checkSourceWallets(tx, sources, walletOf, extensions);
     // The key first, then the coins (DLT `applyTransactionsFromBlock`): a sender spending all it
     // holds is removed with the key just stored.
-    if (signer.keyOfPrimary) {
-      const primary = touch(signer.primary);
-      if (!primary.state.publicKey) {
-        primary.state.publicKey = signer.publicKey;
-        primary.exists = true;
-      }
+    const primary = touch(signer.primary);
+    if (!primary.state.publicKey) {
+      primary.state.publicKey = signer.primaryKey;
+      primary.exists = true;
     }
     for (const s of sources) writer.debit(s.address, s.amount);
     for (let i = 0; i < tx.outputs.length; i++) {

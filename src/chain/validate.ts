@@ -93,24 +93,39 @@ function primaryOfKey(publicKey: Uint8Array): Uint8Array {
 }
 
 export interface Signer {
+  /** `pubKey`'s address: the inputs are relative to it. */
   primary: Uint8Array;
+  /** The key the signature is checked with. */
   publicKey: Uint8Array;
   /**
-   * The key is `primary`'s own: stored with that wallet when it has none yet. False for a type
-   * that names its signer in its payload (a multisig co-signer's key is not the wallet's).
+   * The key of `primary`'s wallet (stored, or carried in `pubKey`): stored with that wallet when it
+   * has none yet. The same as `publicKey`, except for a type that names its signer in its payload
+   * (a multisig co-signer's key is not the wallet's).
    */
-  keyOfPrimary: boolean;
+  primaryKey: Uint8Array;
 }
 
 /**
  * The signer of `tx`: the type's own rule when it names its signer in its payload (multisig,
- * §8.8 last sentence), else {@link resolveSigner}.
+ * §8.8 last sentence), else {@link resolveSigner}. `pubKey`'s wallet needs a key either way: the
+ * reference (DLT `applyTransactionsFromBlock`, block v10+) reads it for every transaction but a
+ * PoW claim, stores the one `pubKey` carries when the wallet has none, and fails the transaction
+ * when `pubKey` is an address whose wallet holds no key — a multisig transaction from such a
+ * wallet (one that never sent a transaction, e.g. a derived address) included.
  */
 export function resolveTxSigner(tx: Transaction, walletOf: (address: Uint8Array) => WalletState, extensions: ChainExtensions): Signer {
   const own = extensions.txType(tx.type)?.signer;
   if (!own) return resolveSigner(tx, walletOf);
-  const s = own(tx);
-  return { primary: s.primary, publicKey: s.publicKey, keyOfPrimary: false };
+  let owner: Signer;
+  try {
+    owner = resolveSigner(tx, walletOf);
+  } catch (err) {
+    if (err instanceof TxError && err.code === TxErrorCode.UnknownSigner) {
+      unknownSigner(`the wallet state holds no public key for ${addressToText(tx.pubKey!)}, the address in pubKey: it must have sent a transaction of its own first (a derived address never has one)`);
+    }
+    throw err;
+  }
+  return { primary: owner.primary, publicKey: own(tx).publicKey, primaryKey: owner.publicKey };
 }
 
 /**
@@ -139,7 +154,7 @@ export function resolveSigner(tx: Transaction, walletOf: (address: Uint8Array) =
   if (isValidAddressBytes(pk) && (pk.length === 33 || pk.length === 45)) {
     const stored = walletOf(pk).publicKey;
     if (!stored) unknownSigner(`the wallet state holds no public key for ${addressToText(pk)}; send the full public key`);
-    return { primary: pk, publicKey: stored!, keyOfPrimary: true };
+    return { primary: pk, publicKey: stored!, primaryKey: stored! };
   }
   let primary: Uint8Array;
   try {
@@ -150,7 +165,7 @@ export function resolveSigner(tx: Transaction, walletOf: (address: Uint8Array) =
   const stored = walletOf(primary).publicKey;
   // Buffer.compare: a native memcmp of the ~528-byte keys.
   if (stored && Buffer.compare(stored, pk) !== 0) reject('pubKey differs from the public key stored for its address');
-  return { primary, publicKey: pk, keyOfPrimary: true };
+  return { primary, publicKey: pk, primaryKey: pk };
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Building the node's own multisig transactions (Ixian-Core `Transaction.multisigTransaction`,
  * `multisigAddTxSignature`, `multisigAddKeyTransaction`, `multisigDelKeyTransaction`,
- * `multisigChangeReqSigs`): the wallet is `pubKey` with input key `[0x00]` and pays everything;
+ * `multisigChangeReqSigs`): the wallet is `pubKey` (its address, or its key while the wallet
+ * state holds none: `pubKeyOf`) with input key `[0x00]` and pays everything;
  * the signer is an address of this node's wallet that may sign for it (`findMyMultisigAddressData`:
  * the wallet itself when it is ours, else the first of its allowed signers that is ours), and its
  * key and nonce go into the payload. The fee is the creation estimate at `feePerKb` (§8.9), added
@@ -79,6 +80,17 @@ export class MultisigBuilder {
   }
 
   /**
+   * What `pubKey` names the wallet by: its address (as the reference's builders), or its full
+   * public key when the wallet state holds none for it yet and it is this node's primary address
+   * of a key. The reference fails a transaction whose `pubKey` is an address without a stored key
+   * (src/chain/validate.ts `resolveTxSigner`); a carried key is stored with the wallet.
+   */
+  private pubKeyOf(wallet: Uint8Array): Uint8Array {
+    if (this.chain.wallet(wallet).publicKey) return wallet;
+    return this.wallet.keys.find((k) => equalBytes(k.primary, wallet))?.publicKey ?? wallet;
+  }
+
+  /**
    * The signed transaction: `type` from `wallet` to `outputs`, paying `outputs` plus the fee at
    * `feePerKb`; `payload(signer)` is the first output's data.
    */
@@ -92,7 +104,7 @@ export class MultisigBuilder {
       inputs: [{ key: PRIMARY_NONCE, amount }],
       outputs: outputs.map((o, i) => (i === 0 ? { address: o.address, amount: o.amount, data: payload } : o)),
       nonce: transactionNonce(now),
-      pubKey: wallet,
+      pubKey: this.pubKeyOf(wallet),
       signature: null,
       applied: 0n,
       timestamp: BigInt(Math.floor(now / 1000)),

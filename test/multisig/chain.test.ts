@@ -21,7 +21,7 @@ import { encodeTransaction } from '../../src/codec/transaction.js';
 import { MultisigBuilder } from '../../src/multisig/builder.js';
 import { createMultisigExtension } from '../../src/multisig/chain-extension.js';
 import { encodeMultisigChange, encodeMultisigTxData, MultisigChangeType } from '../../src/multisig/payload.js';
-import { PRIMARY_NONCE } from '../../src/wallet/wallet.js';
+import { PRIMARY_NONCE, WalletKey } from '../../src/wallet/wallet.js';
 import { walletDictionary } from '../../src/rpc/methods/wallet.js';
 import { toRpcError } from '../../src/rpc/errors.js';
 import { RpcCode } from '../../src/rpc/types.js';
@@ -37,12 +37,15 @@ afterEach(async () => {
 
 /** A second RSA key, not the node's: a stranger (made once for the file). */
 let stranger: { publicKey: Uint8Array; sign(d: Uint8Array): Uint8Array; address: Uint8Array };
+/** A third RSA key, added to the node's wallet in `setup`: its primary address is the multisig wallet. */
+let walletKey: Uint8Array;
 beforeAll(async () => {
   const k = await generateWalletKey();
   const obj = privateKeyFromBytes(k.privateKey);
   const publicKey = publicKeyOf(obj);
   stranger = { publicKey, sign: (d) => signBytes(obj, d), address: primaryAddressFromPublicKey(publicKey) };
-}, 60_000);
+  walletKey = (await generateWalletKey()).privateKey;
+}, 120_000);
 afterAll(() => undefined);
 
 interface Setup {
@@ -50,7 +53,11 @@ interface Setup {
   ms: MultisigBuilder;
   /** The node's primary address (genesis funds). */
   p: Uint8Array;
-  /** Derived addresses of the node's key: d1 becomes the multisig wallet, d2 and d3 its signers. */
+  /**
+   * d1 becomes the multisig wallet: the primary address of the node's second key (a multisig
+   * transaction needs a public key for the address in pubKey; a derived address never has one).
+   * d2 and d3, its signers, are derived addresses of the node's first key.
+   */
   d1: Uint8Array;
   d2: Uint8Array;
   d3: Uint8Array;
@@ -59,7 +66,9 @@ interface Setup {
 async function setup(): Promise<Setup> {
   t = await openTestChain([createMultisigExtension()]);
   const { wallet, builder, mempool, producer } = t;
-  const d1 = wallet.newAddress();
+  const second = new WalletKey({ privateKey: walletKey, nonces: [] });
+  wallet.keys.push(second);
+  const d1 = second.primary;
   const d2 = wallet.newAddress();
   const d3 = wallet.newAddress();
   const fund = builder.buildSigned({ key: wallet.primary, outputs: [{ address: d1, amount: 100n * COIN }] });
@@ -226,10 +235,16 @@ describe('multisig wallets on the chain', () => {
   it('a change whose fee empties the wallet removes it with its members (reference: members first, then the fee; balance 0 removes the wallet)', async () => {
     const s = await setup();
     const add = () => s.ms.change(s.d1, { kind: MultisigChangeType.AddSigner, address: s.d2 });
+    const spendFee = COIN / 100n;
+    const key2 = s.t.wallet.keys[1]!;
+    // d1 sends first (its key is stored: the change names d1 by its address, as sized below).
+    const first = s.t.builder.buildSigned({ key: key2, from: [{ address: s.d1, amount: COIN + spendFee }], outputs: [{ address: s.p, amount: COIN }], fee: spendFee });
+    expect(await admit(s, first)).toBeNull();
+    await block(s);
     const changeFee = fee(add());
     // Leave d1 exactly the change's fee.
-    const spendFee = COIN / 100n;
-    const drain = s.t.builder.buildSigned({ key: s.t.wallet.primary, from: [{ address: s.d1, amount: 100n * COIN - changeFee }], outputs: [{ address: s.p, amount: 100n * COIN - changeFee - spendFee }], fee: spendFee });
+    const held = s.t.chain.wallet(s.d1).balance;
+    const drain = s.t.builder.buildSigned({ key: key2, from: [{ address: s.d1, amount: held - changeFee }], outputs: [{ address: s.p, amount: held - changeFee - spendFee }], fee: spendFee });
     expect(await admit(s, drain)).toBeNull();
     await block(s);
     expect(s.t.chain.wallet(s.d1).balance).toBe(changeFee);
@@ -259,11 +274,15 @@ describe('multisig wallets on the chain', () => {
     const s = await setup();
     expect(await admit(s, s.ms.change(s.d1, { kind: MultisigChangeType.AddSigner, address: s.d2 }))).toBeNull();
     await block(s);
-    const normal = s.t.builder.buildSigned({ key: s.t.wallet.primary, from: [{ address: s.d1, amount: COIN }], outputs: [{ address: s.p, amount: COIN }], autofee: true });
+    const key2 = s.t.wallet.keys[1]!;
+    const normal = s.t.builder.buildSigned({ key: key2, from: [{ address: s.d1, amount: COIN }], outputs: [{ address: s.p, amount: COIN }], autofee: true });
     expect(await admit(s, normal)).toMatchObject({ code: TxErrorCode.Invalid, message: expect.stringContaining('is a multisig wallet') });
-    // Automatic input selection leaves the multisig wallet out (it holds the most after p's spends).
-    const auto = s.t.builder.buildSigned({ key: s.t.wallet.primary, outputs: [{ address: s.d3, amount: COIN }] });
-    expect(auto.tx.inputs.map((i) => addressToText(deriveAddress(s.p, i.key)))).not.toContain(addressToText(s.d1));
+    // Automatic input selection leaves the multisig wallet out (it holds more than e, key2's other address).
+    const e = s.t.wallet.newAddress(key2);
+    expect(await admit(s, s.t.builder.buildSigned({ key: s.t.wallet.primary, outputs: [{ address: e, amount: 5n * COIN }] }))).toBeNull();
+    await block(s);
+    const auto = s.t.builder.buildSigned({ key: key2, outputs: [{ address: s.d3, amount: COIN }] });
+    expect(auto.tx.inputs.map((i) => addressToText(deriveAddress(s.d1, i.key)))).toEqual([addressToText(e)]);
   });
 
   it('refusals name their rule: not multisig, not a signer, no pending transaction, a stranger', async () => {
@@ -349,6 +368,51 @@ describe('multisig wallets on the chain', () => {
     // A co-signature that is not right behind its spend does not count.
     const other = s.t.builder.buildSigned({ key: s.t.wallet.primary, outputs: [{ address: s.d3, amount: COIN }] });
     await expect(run([spend, other, co])).rejects.toMatchObject({ context: { code: TxErrorCode.NotReady } });
+  });
+
+  it('pubKey must name a wallet with a public key (DLT applyTransactionsFromBlock, v10+): a derived address is refused everywhere; a primary address without one carries its key, which the block stores', async () => {
+    const s = await setup();
+    const x = s.t.wallet.newAddress();
+    expect(await admit(s, s.t.builder.buildSigned({ key: s.t.wallet.primary, outputs: [{ address: x, amount: 10n * COIN }] }))).toBeNull();
+    await block(s);
+    const fromDerived = s.ms.change(x, { kind: MultisigChangeType.AddSigner, address: s.d2 });
+    expect(addressToText(fromDerived.tx.pubKey!)).toBe(addressToText(x));
+    expect(await admit(s, fromDerived)).toMatchObject({ code: TxErrorCode.UnknownSigner, message: expect.stringContaining(`no public key for ${addressToText(x)}`) });
+    // The producer leaves it out; a block carrying it fails.
+    const r = await commitBlock(s.t, [fromDerived]);
+    expect(r.rejected.map((e) => e.tx.textId)).toEqual([fromDerived.textId]);
+    await expect(
+      s.t.store.dryRun(() =>
+        applyBlockBody({
+          store: s.t.store,
+          network: 'reg',
+          superBlockPeriod: s.t.chain.superBlockPeriod,
+          extensions: s.t.chain.extensions,
+          mode: 'import',
+          height: s.t.chain.height + 1n,
+          timestamp: BigInt(Math.floor(Date.now() / 1000)),
+          proposer: s.p,
+          txs: [fromDerived],
+          hasTransaction: (id) => s.t.chain.hasTransaction(id),
+          walletStateChecksum: s.t.chain.walletStateChecksum(),
+          walletCount: s.t.chain.walletCount(),
+          supply: s.t.chain.supply(),
+        }),
+      ),
+    ).rejects.toMatchObject({ code: 'BLOCK_INVALID_TRANSACTION', context: { code: TxErrorCode.UnknownSigner } });
+    expect(s.t.chain.wallet(x).type).toBe(WalletType.Normal);
+    // d1 sent nothing yet: the change carries d1's key in pubKey and its block stores it.
+    const key2 = s.t.wallet.keys[1]!;
+    expect(s.t.chain.wallet(s.d1).publicKey).toBeNull();
+    const c = s.ms.change(s.d1, { kind: MultisigChangeType.AddSigner, address: s.d2 });
+    expect(Buffer.from(c.tx.pubKey!).equals(Buffer.from(key2.publicKey))).toBe(true);
+    expect(await admit(s, c)).toBeNull();
+    expect(await block(s)).toContain(c.textId);
+    const w = s.t.chain.wallet(s.d1);
+    expect(w.type).toBe(WalletType.Multisig);
+    expect(Buffer.from(w.publicKey!).equals(Buffer.from(key2.publicKey))).toBe(true);
+    // Stored now: the next change names d1 by its address.
+    expect(addressToText(s.ms.change(s.d1, { kind: MultisigChangeType.AddSigner, address: s.d3 }).tx.pubKey!)).toBe(addressToText(s.d1));
   });
 
   it('a pending spend and its co-signature survive a restart; a dropped spend takes its co-signature with it', async () => {
