@@ -1,6 +1,7 @@
 /**
- * A multisig wallet across two real master processes of one genesis (issue 12 §5): master-1's
- * derived address becomes a 2-of-2 wallet with master-2's address as the second signer. The spend
+ * A multisig wallet across two real master processes of one genesis (issue 12 §5): the primary
+ * address of a second key in master-1's keystore (a derived address has no public key, which the
+ * address in a multisig transaction's pubKey needs) becomes a 2-of-2 wallet with master-2's address as the second signer. The spend
  * made on master-1 reaches master-2's pool and waits on both; master-2 co-signs it with its own
  * key; both apply in one block, which each master imports from the other in its turn (the import
  * path checks the co-signatures of a block it did not make), and both end on the same chain.
@@ -10,7 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { prepareDevnet, type DevnetNode } from '../../src/cli/devnet.js';
+import { addressToText, primaryAddressFromPublicKey } from '../../src/formats/address.js';
 import { parseAmount } from '../../src/formats/amount.js';
+import { generateWalletKey } from '../../src/formats/rsa.js';
+import { readKeystore, writeKeystore } from '../../src/wallet/keystore.js';
 import { freeFixedPort, startNode, type NodeProcess } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dltnode-msig-net-'));
@@ -18,6 +22,8 @@ const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDb
 let plan: DevnetNode[];
 let m1: NodeProcess;
 let m2: NodeProcess;
+/** The multisig wallet: the primary address of master-1's second key. */
+let wallet: string;
 
 afterAll(async () => {
   await m1?.stop(true);
@@ -42,6 +48,9 @@ const waitAppliedOnBoth = async (id: string): Promise<void> => {
 beforeAll(async () => {
   const prepared = await prepareDevnet({ masters: 2, relays: 0, clients: 0, blockInterval: 0.5, dir, json: true, basePort: null });
   plan = prepared.nodes;
+  const second = await generateWalletKey();
+  writeKeystore(plan[0]!.dataDir, [...readKeystore(plan[0]!.dataDir)!, { privateKey: second.privateKey, nonces: [] }]);
+  wallet = addressToText(primaryAddressFromPublicKey(second.publicKey));
   const port1 = await freeFixedPort();
   const port2 = await freeFixedPort();
   m1 = await startNode({ dataDir: plan[0]!.dataDir, args: ['--genesis', prepared.genesisPath, '--role', 'master', '--p2p-port', String(port1)] });
@@ -55,7 +64,6 @@ beforeAll(async () => {
 describe('a 2-of-2 multisig wallet shared by two masters', () => {
   it('the spend waits on both pools; the co-signature made on the other master applies both on both nodes', async () => {
     const cosigner = plan[1]!.address;
-    const wallet = await m1.call<string>('generateNewAddress');
     const fund = await m1.call('addTransaction', { to: `${wallet}_100` });
     await waitAppliedOnBoth(fund.id);
 

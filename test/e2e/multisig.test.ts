@@ -1,26 +1,32 @@
 /**
  * Multisig wallets over a real node process (issue 12 §5; reference-client-methods.md, Ixian-Core
- * `GenericAPIServer.cs` multisig handlers; reference-formats.md §8.1, §8.10): the node's derived
- * address d1 becomes a 2-of-3 wallet with signers d2 and d3 (addresses of the node's wallet: one
- * key, three nonces, three signers as the reference counts them); a spend with one signature
+ * `GenericAPIServer.cs` multisig handlers; reference-formats.md §8.1, §8.10): d1, the primary
+ * address of the node's second key (a multisig transaction needs a public key for the address in
+ * pubKey, which a derived address never has), becomes a 2-of-3 wallet with signers d2 and d3
+ * (derived addresses of the node's first key, two signers as the reference counts them); its
+ * first change carries d1's key, which the block stores; a spend with one signature
  * stays pending block after block, a co-signature makes both apply in one block; a signer is
  * removed with two signatures. Every operation is called with GET and POST, its result checked
  * member by member, and every error it has answered.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Address, encodeBase58 } from '../../src/formats/address.js';
+import { Address, addressToText, encodeBase58, primaryAddressFromPublicKey } from '../../src/formats/address.js';
 import { formatAmount, parseAmount } from '../../src/formats/amount.js';
 import { fromHex, toHex } from '../../src/formats/bytes.js';
 import { formatExtendedAddress, ExtendedAddressFlag } from '../../src/formats/extended-address.js';
 import { parseTransactionId } from '../../src/codec/transaction.js';
 import { decodeMultisigChange, decodeMultisigTxData, MultisigChangeType } from '../../src/multisig/payload.js';
-import { expectRpcError, startNode, type NodeProcess } from './harness.js';
+import { generateWalletKey } from '../../src/formats/rsa.js';
+import { readKeystore, writeKeystore } from '../../src/wallet/keystore.js';
+import { expectRpcError, newDataDir, startNode, type NodeProcess } from './harness.js';
 
 let node: NodeProcess;
 let d1: string;
 let d2: string;
 let d3: string;
 let pubKey: string;
+/** d1's key (hex): the node's second key. */
+let d1Key: string;
 /** A valid address of nobody. */
 const STRANGER = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
 /** The string form's members in the reference order (`Transaction.toDictionary`), `data` present for multisig. */
@@ -37,14 +43,14 @@ const expectErrorBoth = async (method: string, params: Record<string, unknown>, 
 };
 
 /** Checks a multisig transaction's string form member by member; returns it. */
-function expectForm(tx: any, type: number, wallet: string, to: Record<string, string>): any {
+function expectForm(tx: any, type: number, wallet: string, to: Record<string, string>, pubKeyText = wallet): any {
   expect(Object.keys(tx)).toEqual(MEMBERS);
   expect(tx.id).toMatch(/^\d+-[1-9A-HJ-NP-Za-km-z]+$/);
   expect(tx.version).toBe(7);
   expect(tx.blockHeight).toBe(tx.id.split('-')[0]);
   expect(tx.nonce).toMatch(/^\d+$/);
   expect(tx.signature).toMatch(/^[0-9a-f]{1024}$/);
-  expect(tx.pubKey).toBe(wallet); // the wallet's address, not the signer's key
+  expect(tx.pubKey).toBe(pubKeyText); // the wallet's address (or its key while none is stored), not the signer's key
   expect(tx.data).toMatch(/^[0-9a-f]+$/);
   expect(tx.timestamp).toMatch(/^\d+$/);
   expect(tx.type).toBe(String(type));
@@ -59,9 +65,14 @@ function expectForm(tx: any, type: number, wallet: string, to: Record<string, st
 }
 
 beforeAll(async () => {
-  node = await startNode();
+  // A second key in the node's keystore: its primary address d1 becomes the multisig wallet.
+  const { dataDir } = await newDataDir();
+  const second = await generateWalletKey();
+  writeKeystore(dataDir, [...readKeystore(dataDir)!, { privateKey: second.privateKey, nonces: [] }]);
+  d1 = addressToText(primaryAddressFromPublicKey(second.publicKey));
+  d1Key = toHex(second.publicKey);
+  node = await startNode({ dataDir });
   await node.waitForHeight(2);
-  d1 = await node.call<string>('generateNewAddress');
   d2 = await node.call<string>('generateNewAddress');
   d3 = await node.call<string>('generateNewAddress');
   pubKey = await node.call<string>('myPubKey');
@@ -74,12 +85,14 @@ afterAll(async () => {
 
 describe('a 2-of-3 multisig wallet from the node wallet addresses', () => {
   it('addMultiSigKey (GET, then POST) makes d1 a multisig wallet with signers d2 and d3', async () => {
-    const add2 = expectForm(await node.call('addMultiSigKey', { wallet: d1, signer: d2 }, { get: true }), 998, d1, { [d1]: '0.00000000' });
+    // d1 sent nothing yet: the wallet state holds no key for it, so the change carries it in pubKey.
+    expect((await node.call('getWallet', { id: d1 })).publicKey).toBe('null');
+    const add2 = expectForm(await node.call('addMultiSigKey', { wallet: d1, signer: d2 }, { get: true }), 998, d1, { [d1]: '0.00000000' }, encodeBase58(fromHex(d1Key)));
     expect(decodeMultisigChange(fromHex(add2.data))).toEqual({
       kind: MultisigChangeType.AddSigner,
       address: no(d2),
-      signerPubKey: fromHex(pubKey),
-      signerNonce: expect.any(Uint8Array),
+      signerPubKey: fromHex(d1Key), // d1 signs for itself
+      signerNonce: Uint8Array.of(0),
     });
     await node.waitApplied(add2.id);
     expect(await node.call('getWallet', { id: d1 })).toMatchObject({ id: d1, type: 'Multisig', requiredSigs: '1', allowedSigners: `(2 keys): ${d1},${d2}` });
@@ -88,8 +101,8 @@ describe('a 2-of-3 multisig wallet from the node wallet addresses', () => {
     const w = await node.call('getWallet', { id: d1 });
     expect(Object.keys(w)).toEqual(['id', 'balance', 'type', 'requiredSigs', 'allowedSigners', 'extraData', 'publicKey']);
     expect(w).toMatchObject({ type: 'Multisig', requiredSigs: '1', allowedSigners: `(3 keys): ${d1},${d2},${d3}`, extraData: 'null' });
-    // d1 never signed a transaction of its own: its wallet state holds no key.
-    expect(w.publicKey).toBe('null');
+    // The first change stored the key it carried.
+    expect(w.publicKey).toBe(d1Key);
   });
 
   it('changeMultiSigs (POST, one signature suffices while 1 is required) sets 2 of 3', async () => {
@@ -103,7 +116,7 @@ describe('a 2-of-3 multisig wallet from the node wallet addresses', () => {
     const before = await balanceOf(d1);
     const meBefore = await balanceOf(node.address);
     const spend = expectForm(await node.call('addMultiSigTransaction', { to: `${STRANGER}_10`, from: d1 }, { get: true }), 997, d1, { [STRANGER]: '10.00000000' });
-    expect(decodeMultisigTxData(fromHex(spend.data))).toMatchObject({ origTxId: null, signerPubKey: fromHex(pubKey) });
+    expect(decodeMultisigTxData(fromHex(spend.data))).toMatchObject({ origTxId: null, signerPubKey: fromHex(d1Key) });
     // Three blocks later it is still pending, unapplied, and nothing moved.
     const h = await node.height();
     await node.waitForHeight(h + 3);
@@ -115,7 +128,8 @@ describe('a 2-of-3 multisig wallet from the node wallet addresses', () => {
     const co = expectForm(await node.call('addMultiSigTxSignature', { wallet: d1, origtx: spend.id }), 999, d1, { [d1]: '0.00000000' });
     const payload = decodeMultisigTxData(fromHex(co.data));
     expect(toHex(payload.origTxId!)).toBe(toHex(parseTransactionId(spend.id).binary));
-    expect(payload.signerNonce).not.toEqual(decodeMultisigTxData(fromHex(spend.data)).signerNonce); // another signer: d2
+    expect(payload.signerPubKey).toEqual(fromHex(pubKey)); // another signer: d2, of the node's first key
+    expect(payload.signerNonce).not.toEqual(decodeMultisigTxData(fromHex(spend.data)).signerNonce);
     const block = await node.waitApplied(spend.id);
     expect(await node.appliedAt(co.id)).toBe(block);
     expect(await balanceOf(STRANGER)).toBe(parseAmount('10'));
@@ -153,7 +167,7 @@ describe('errors of every multisig operation (GET and POST)', () => {
     const tagged = formatExtendedAddress({ address: Address.fromText(STRANGER), flag: ExtendedAddressFlag.OfflineTag, routingAddress: null, tag: Uint8Array.of(1) });
     await expectErrorBoth('addMultiSigTransaction', { to: `${tagged}_1`, from: d1 }, -32602, /cannot carry an extended-address tag/);
     // A normal payment from the multisig wallet is refused by the pool.
-    await expectErrorBoth('addTransaction', { to: `${STRANGER}_1`, from: `${d1}_1`, autofee: true }, -32602, /is a multisig wallet: it spends only through multisig transactions/);
+    await expectErrorBoth('addTransaction', { to: `${STRANGER}_1`, from: `${d1}_1`, primaryAddress: d1, autofee: true }, -32602, /is a multisig wallet: it spends only through multisig transactions/);
   });
 
   it('addMultiSigTxSignature', async () => {
@@ -190,6 +204,10 @@ describe('errors of every multisig operation (GET and POST)', () => {
     await expectErrorBoth('delMultiSigKey', { wallet: d1, signer: d1 }, -32602, `The transaction was rejected: the owner ${d1} cannot be removed from its own wallet`);
     await expectErrorBoth('delMultiSigKey', { wallet: d1, signer: d3 }, -32602, `The transaction was rejected: ${d3} is not an allowed signer of wallet ${d1}`);
     await expectErrorBoth('delMultiSigKey', { wallet: node.address, signer: d3 }, -32602, `The transaction was rejected: wallet ${node.address} is not a multisig wallet`);
+    // A derived address has no public key in the wallet state: it cannot be a multisig wallet (reference v10+).
+    const derived = await node.call<string>('generateNewAddress');
+    await node.waitApplied((await node.call('addTransaction', { to: `${derived}_1` })).id);
+    await expectErrorBoth('addMultiSigKey', { wallet: derived, signer: d3 }, -32602, `The transaction was rejected: the wallet state holds no public key for ${derived}, the address in pubKey: it must have sent a transaction of its own first (a derived address never has one)`);
   });
 
   it('changeMultiSigs', async () => {
