@@ -178,6 +178,11 @@ export class MessagingService {
    * and the nick's fixed ids ([0]–[2], [5]) are the same for every contact.
    */
   private readonly sentAt = new Map<string, number>();
+  /**
+   * Entries sent at least once: a pass that runs while `enqueue` persists a new entry may send it
+   * first, and `enqueue` must not send it a second time.
+   */
+  private readonly sentEntries = new WeakSet<OutboxEntry<OutboxPayload>>();
   private readonly retryMs: number;
   /** Frames are handled one at a time: a contact record changes through one frame at a time. */
   private inbound: Promise<void> = Promise.resolve();
@@ -427,7 +432,8 @@ export class MessagingService {
     const key = hex(address);
     const { sendNow } = this.outbox.enqueue(key, entry);
     await (persist ? persist(this.outbox.queue(key)) : this.persistOutbox(key));
-    if (sendNow) this.trySend(key, entry);
+    // A pass during the write may have sent it already, or its receipt may even have come back.
+    if (sendNow && !this.sentEntries.has(entry) && this.outbox.queue(key).includes(entry)) this.trySend(key, entry);
   }
 
   private persistOutbox(key: string): Promise<void> {
@@ -437,7 +443,10 @@ export class MessagingService {
   /** Sends a pending entry now if a route exists; false leaves it for the next pass. */
   private trySend(contactKey: string, e: OutboxEntry<OutboxPayload>): boolean {
     const ok = this.trySendNow(contactKey, e);
-    if (ok) this.sentAt.set(sentKey(contactKey, e.id), this.o.now());
+    if (ok) {
+      this.sentAt.set(sentKey(contactKey, e.id), this.o.now());
+      this.sentEntries.add(e);
+    }
     return ok;
   }
 

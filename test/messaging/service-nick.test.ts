@@ -111,6 +111,27 @@ describe('our nickname to contacts', () => {
     expect(bob.svc.getContact(alice.address).nickname).toBe('Alice');
   });
 
+  it('a pass that runs while the answer is being stored sends it once, not again when the store write ends', async () => {
+    const svc = alice.svc as unknown as { persistOutbox(key: string): Promise<void> };
+    const persist = svc.persistOutbox;
+    // One-shot: the first queue write of alice's answer runs a forced pass before it returns.
+    svc.persistOutbox = async function (this: unknown, key: string) {
+      svc.persistOutbox = persist;
+      await persist.call(this, key);
+      await alice.svc.pass({ force: true });
+    };
+    try {
+      const before = nickFrames(alice).length;
+      const received = nicksReceived(bob).length;
+      await bob.svc.sendSpixiMessage(alice.address, SpixiMessageCode.getNick, Uint8Array.of(0), 0, { requireChannel: false });
+      await until(() => nicksReceived(bob).length > received, 'the nick answering getNick', net.passes);
+      await net.passes();
+      expect(nickFrames(alice).length).toBe(before + 1);
+    } finally {
+      svc.persistOutbox = persist;
+    }
+  });
+
   it('without a nick set, sends it empty (as the reference with an empty name); the contact keeps showing the address', async () => {
     await handshake(carol, dave);
     await until(() => nicksReceived(carol).length >= 1 && nicksReceived(dave).length >= 1, 'the empty nicks', net.passes);
