@@ -12,7 +12,7 @@
  */
 import { Address, addressToText, encodeBase58 } from '../formats/address.js';
 import { formatAmount } from '../formats/amount.js';
-import { toHex } from '../formats/bytes.js';
+import { toBase64, toHex } from '../formats/bytes.js';
 import { AddressError } from '../formats/errors.js';
 import { decodeVarUint } from '../formats/varint.js';
 import { TransactionType } from '../formats/constants.js';
@@ -207,8 +207,7 @@ export interface TransactionDecodedForm {
   powSolution: { blockNum: bigint; nonce: string } | null;
 }
 
-const base64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64');
-const base64OrNull = (b: Uint8Array | null | undefined): string | null => (b && b.length > 0 ? base64(b) : null);
+const base64OrNull = (b: Uint8Array | null | undefined): string | null => (b && b.length > 0 ? toBase64(b) : null);
 /** First version whose data checksums use SHA3 (§2: v7 sha3_512sqTrunc, v<7 sha512sqTrunc). */
 const FIRST_SHA3_VERSION = 7;
 const DATA_CHECKSUM_LENGTH = 32;
@@ -225,12 +224,12 @@ export function decodedAddress(pubKey: Uint8Array | null): DecodedAddress | null
   }
   return {
     version: address.version,
-    addressWithChecksum: base64(address.addressWithChecksum),
+    addressWithChecksum: toBase64(address.addressWithChecksum),
     base58Address: address.base58Address,
-    addressNoChecksum: base64(address.addressNoChecksum),
-    sectorPrefix: base64(address.sectorPrefix),
+    addressNoChecksum: toBase64(address.addressNoChecksum),
+    sectorPrefix: toBase64(address.sectorPrefix),
     nonce: null,
-    pubKey: isAddressNoChecksum(pubKey) ? null : base64(pubKey),
+    pubKey: isAddressNoChecksum(pubKey) ? null : toBase64(pubKey),
   };
 }
 
@@ -243,7 +242,7 @@ function powSolutionOf(tx: Transaction): TransactionDecodedForm['powSolution'] {
     const length = decodeVarUint(data, block.next);
     const end = length.next + Number(length.value);
     if (end !== data.length) return null;
-    return { blockNum: block.value, nonce: base64(data.subarray(length.next, end)) };
+    return { blockNum: block.value, nonce: toBase64(data.subarray(length.next, end)) };
   } catch {
     return null;
   }
@@ -257,7 +256,7 @@ export function toDecodedForm(tx: WithChecksum, options: JsonFormOptions = {}): 
   const checksum = checksumOf(tx, options);
   const { amount, fee } = transactionAmounts(tx);
   const fromList: Record<string, DecodedAmount> = {};
-  for (const input of tx.inputs) fromList[base64(input.key)] = { amount: input.amount };
+  for (const input of tx.inputs) fromList[toBase64(input.key)] = { amount: input.amount };
   const toList: Record<string, DecodedOutput> = {};
   const hashData = tx.version >= FIRST_SHA3_VERSION ? sha3_512sqTrunc : sha512sqTrunc;
   for (const output of tx.outputs) {
@@ -265,12 +264,12 @@ export function toDecodedForm(tx: WithChecksum, options: JsonFormOptions = {}): 
     toList[addressToText(output.address)] = {
       amount: { amount: output.amount },
       data: base64OrNull(data),
-      dataChecksum: data ? base64(hashData(data, DATA_CHECKSUM_LENGTH)) : base64OrNull(output.dataChecksum),
+      dataChecksum: data ? toBase64(hashData(data, DATA_CHECKSUM_LENGTH)) : base64OrNull(output.dataChecksum),
     };
   }
   return {
     version: tx.version,
-    id: base64(binaryTransactionId(tx, checksum)),
+    id: toBase64(binaryTransactionId(tx, checksum)),
     type: tx.type,
     amount: { amount },
     fee: { amount: fee },
@@ -279,7 +278,7 @@ export function toDecodedForm(tx: WithChecksum, options: JsonFormOptions = {}): 
     blockHeight: tx.blockHeight,
     nonce: tx.nonce,
     timeStamp: tx.timestamp,
-    checksum: base64(checksum),
+    checksum: toBase64(checksum),
     signature: base64OrNull(tx.signature),
     pubKey: decodedAddress(tx.pubKey),
     readyToApply: 0,

@@ -30,7 +30,7 @@ import { u64le, type BlockSignature } from '../chain/block.js';
 import type { Clock } from '../clock.js';
 import { signerPowChallengePrefix, SIGNER_POW_MAX_BATCH, SIGNER_POW_MINER_SOLUTION } from '../core/signer-pow.js';
 import { formatAmount } from '../formats/amount.js';
-import { equalBytes, toHex } from '../formats/bytes.js';
+import { equalBytes, toBase64, toHex } from '../formats/bytes.js';
 import { generateWalletKey, signBytes } from '../formats/rsa.js';
 import type { Logger } from '../log/logger.js';
 import type { SignerSearchJob, SignerSearchResult } from '../pool/tasks/search-signer-pow.js';
@@ -465,8 +465,8 @@ function solutionStatus(s: SignerSolution | null): SolutionStatus | Record<strin
   if (!s) return {};
   return {
     blockNum: Number(s.solution.blockNum),
-    solution: Buffer.from(s.solution.solution).toString('base64'),
-    checksum: Buffer.from(s.hash).toString('base64'),
+    solution: toBase64(s.solution.solution),
+    checksum: toBase64(s.hash),
     difficulty: formatAmount(s.difficulty),
     bits: toHex(u64le(s.bits)),
   };

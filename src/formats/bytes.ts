@@ -32,6 +32,11 @@ export function toHex(bytes: Uint8Array): string {
   return bufferView(bytes).toString('hex');
 }
 
+/** Standard base64 with padding, as the reference's JSON (Newtonsoft) writes byte arrays. */
+export function toBase64(bytes: Uint8Array): string {
+  return bufferView(bytes).toString('base64');
+}
+
 /**
  * Strict hex decoding: an even number of hex digits (either case), nothing else — no `0x`, no
  * whitespace. The empty string gives an empty array.

@@ -6,9 +6,10 @@
  * (session keys, ephemeral private keys, salts) are never serialized.
  */
 import { Address } from '../formats/address.js';
+import { toBase64 } from '../formats/bytes.js';
 import { isChannelEstablished, NEW_CONTACT_CAPABILITIES, type ContactRecord } from './handshake.js';
 
-const b64 = (b: Uint8Array | null | undefined): string | null => (b ? Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64') : null);
+const b64 = (b: Uint8Array | null | undefined): string | null => (b ? toBase64(b) : null);
 
 /** FriendMessageType (§3.4). */
 export const FriendMessageType = {

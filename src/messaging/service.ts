@@ -20,6 +20,7 @@
  * (`MessagingEvents`, streamed on `/events`) and to the QuIXI message-queue bridge.
  */
 import type { KeyObject } from 'node:crypto';
+import { toBase64 } from '../formats/bytes.js';
 import { privateKeyFromBytes } from '../formats/rsa.js';
 import type { MessagingCryptoItem, MessagingCryptoResult } from '../pool/index.js';
 import { Address } from '../formats/address.js';
@@ -132,7 +133,6 @@ export interface MessagingStats {
 }
 
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
-const b64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
 const addrText = (a: Uint8Array): string => new Address(a).base58Address;
 /** `sentAt`'s key: a pending entry's contact and id. */
 const sentKey = (contactKey: string, idHex: string): string => `${contactKey}/${idHex}`;
@@ -735,7 +735,7 @@ export class MessagingService {
           // A resent message is acknowledged again: on the bus only the receipt that changes
           // something (the stored message, the queue, the handshake status) is an event, not every copy.
           if (changed || (updated === null && (acked !== null || e.statusStep))) {
-            this.o.events.emit('messageReceipt', { contact: contactText, id: b64(e.id), channel: e.channel, confirmed: updated !== null });
+            this.o.events.emit('messageReceipt', { contact: contactText, id: toBase64(e.id), channel: e.channel, confirmed: updated !== null });
           }
           // QuIXI publishes every receipt a known contact sends (reference-quixi-events §1.6:
           // MsgReceived for 16-byte ids always, handshake ids when they move the status; MsgRead

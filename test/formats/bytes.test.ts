@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { concatBytes, equalBytes, fromHex, latin1Key, toHex } from '../../src/formats/bytes.js';
+import { concatBytes, equalBytes, fromHex, latin1Key, toBase64, toHex } from '../../src/formats/bytes.js';
 import { HexError } from '../../src/formats/errors.js';
 
 describe('hex', () => {
@@ -34,6 +34,14 @@ describe('hex', () => {
   it('rejects non-string input with a TypeError', () => {
     expect(() => fromHex(12 as unknown as string)).toThrow(TypeError);
     expect(() => toHex('00' as unknown as Uint8Array)).toThrow(TypeError);
+  });
+});
+
+describe('base64', () => {
+  it('encodes with padding (RFC 4648 vectors), only the bytes of a view', () => {
+    const text = (t: string) => new TextEncoder().encode(t);
+    expect(['', 'f', 'fo', 'foo', 'foob', 'fooba', 'foobar'].map((t) => toBase64(text(t)))).toEqual(['', 'Zg==', 'Zm8=', 'Zm9v', 'Zm9vYg==', 'Zm9vYmE=', 'Zm9vYmFy']);
+    expect(toBase64(text('xxfoox').subarray(2, 5))).toBe('Zm9v');
   });
 });
 

@@ -6,6 +6,7 @@
  * written, non-ASCII unescaped (as Newtonsoft's defaults).
  */
 import { Address } from '../../formats/address.js';
+import { toBase64 } from '../../formats/bytes.js';
 import { addressToJson } from '../json.js';
 import { SpixiMessageCode as C, decodeAcceptAdd2, decodeAppData, decodeAppProtocols, decodeKeys2, decodeReaction, decodeRequestAdd2, type SpixiMessage } from '../spixi-message.js';
 import { SpixiMessageError } from '../errors.js';
@@ -13,7 +14,7 @@ import type { StreamMessage } from '../stream-message.js';
 
 export type PayloadShape = 'A' | 'B';
 
-const b64 = (b: Uint8Array | null | undefined): string | null => (b ? Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64') : null);
+const b64 = (b: Uint8Array | null | undefined): string | null => (b ? toBase64(b) : null);
 const text = (b: Uint8Array | null): string => (b ? new TextDecoder().decode(b) : '');
 
 /** Decoders that throw only SpixiMessageError; a malformed payload falls back to Base64 of the raw bytes. */

@@ -12,7 +12,7 @@ import { requiredSignerDifficulty, signatureDifficulty, signerBitsSourceBlock } 
 import { signerPowDifficulty, signerPowSolutionHash } from '../../consensus/signer-pow.js';
 import { decodedAddress } from '../../codec/json.js';
 import { formatAmount } from '../../formats/amount.js';
-import { toHex } from '../../formats/bytes.js';
+import { toBase64, toHex } from '../../formats/bytes.js';
 import { TransactionType } from '../../formats/constants.js';
 import { hashrateOf } from '../../mining/difficulty.js';
 import { toJson } from '../envelope.js';
@@ -37,7 +37,7 @@ export function superBlockSegmentsText(b: Block): string {
     const first = b.num - BigInt(b.superBlock.segments.length);
     b.superBlock.segments.forEach((c, i) => {
       const blockNum = first + BigInt(i);
-      out[blockNum.toString()] = { blockNum, blockChecksum: c.length > 0 ? Buffer.from(c.buffer, c.byteOffset, c.length).toString('base64') : null };
+      out[blockNum.toString()] = { blockNum, blockChecksum: c.length > 0 ? toBase64(c) : null };
     });
   }
   return toJson(out);
@@ -84,7 +84,7 @@ function signatureJson(chain: Chain, sig: Block['signatures'][number]) {
   return {
     blockNum: 0,
     blockHash: null,
-    signature: sig.signature ? Buffer.from(sig.signature.buffer, sig.signature.byteOffset, sig.signature.length).toString('base64') : null,
+    signature: sig.signature ? toBase64(sig.signature) : null,
     recipientPubKeyOrAddress: decodedAddress(sig.signer),
     powSolution: sig.powSolution && address ? signerPowSolutionJson(sig.powSolution, address, lookup) : null,
   };

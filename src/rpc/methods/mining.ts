@@ -2,6 +2,7 @@
  * Mining (interface.md "Mining"; reference-formats.md §11.3; reference-rpc-messaging.md §2.10).
  */
 import { addressWithChecksum } from '../../formats/address.js';
+import { toBase64 } from '../../formats/bytes.js';
 import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
 import { SEARCH_MODES } from '../../mining/index.js';
 import { pickMiningBlock } from '../../mining/miner.js';
@@ -73,8 +74,8 @@ export const miningMethods = [
         num: block.num,
         ver: block.version,
         dif: block.difficulty,
-        chk: Buffer.from(block.checksum).toString('base64'),
-        adr: Buffer.from(solverAddress(ctx, block.version)).toString('base64'),
+        chk: toBase64(block.checksum),
+        adr: toBase64(solverAddress(ctx, block.version)),
       };
     },
   }),

@@ -12,7 +12,7 @@ import { toStringForm } from '../../chain/tx-json.js';
 import type { TxOutput } from '../../codec/types.js';
 import { Address, primaryAddressFromPublicKey } from '../../formats/address.js';
 import { formatAmount } from '../../formats/amount.js';
-import { equalBytes, fromHex, toHex } from '../../formats/bytes.js';
+import { equalBytes, fromHex, toBase64, toHex } from '../../formats/bytes.js';
 import { checksumLockBytes, TransactionType } from '../../formats/constants.js';
 import { NAME_POOL_ADDRESS, type NameSystem } from '../../names/chain-extension.js';
 import { dataRecordChecksum, dataRecordsRoot, encodeDataRecord, type DataRecord } from '../../names/data-record.js';
@@ -237,7 +237,7 @@ function nameAnswer(r: NameRecord, asBytes: boolean) {
     dataRecords: r.dataRecords.map(recordJson),
     dataMerkleRoot: r.dataMerkleRoot ? toHex(r.dataMerkleRoot) : null,
     signaturePk: r.signaturePk ? toHex(r.signaturePk) : null,
-    signature: r.signature ? Buffer.from(r.signature).toString('base64') : null,
+    signature: r.signature ? toBase64(r.signature) : null,
     expirationBlockHeight: r.expirationBlockHeight.toString(),
     updatedBlockHeight: r.updatedBlockHeight.toString(),
   };
@@ -248,9 +248,9 @@ function nameAnswer(r: NameRecord, asBytes: boolean) {
 const dataRecordsAnswer = (r: NameRecord, asBytes: boolean) => (asBytes ? r.dataRecords.map((d) => toHex(encodeDataRecord(d))) : r.dataRecords.map(recordJson));
 
 const recordJson = (r: DataRecord) => ({
-  key: Buffer.from(r.key).toString('base64'),
+  key: toBase64(r.key),
   type: r.ttl,
-  value: r.data ? Buffer.from(r.data).toString('base64') : null,
+  value: r.data ? toBase64(r.data) : null,
   checksum: r.checksum ? toHex(r.checksum) : null,
 });
 

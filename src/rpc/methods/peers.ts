@@ -7,6 +7,7 @@
 import { isIP } from 'node:net';
 import { decodedAddress } from '../../codec/json.js';
 import { Address } from '../../formats/address.js';
+import { toBase64 } from '../../formats/bytes.js';
 import { parseTarget, targetKey } from '../../network/dial.js';
 import type { PresenceAddress, PresenceEntry } from '../../network/presence.js';
 import type { NodeModules } from '../../node/modules.js';
@@ -22,7 +23,6 @@ const blockChecksumLookup = (m: PeerModules): BlockChecksumLookup =>
 
 const method = methodFor<PeerModules>();
 
-const b64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
 
 /**
  * A Presence object as the reference serialises it (`pl`, `getpresence`). `powSolution` is the one
@@ -35,16 +35,16 @@ export function presenceJson(p: PresenceEntry, blockChecksum: BlockChecksumLooku
   return {
     version: 1,
     wallet: decodedAddress(p.address),
-    pubkey: b64(p.publicKey),
+    pubkey: toBase64(p.publicKey),
     metadata: null,
     addresses: [...p.devices.values()].map((d) => ({
       version: 2,
-      device: b64(d.deviceId),
+      device: toBase64(d.deviceId),
       address: d.host,
       type: d.type,
       nodeVersion: d.nodeVersion,
       lastSeenTime: d.lastSeen,
-      signature: b64(d.signature),
+      signature: toBase64(d.signature),
     })),
     powSolution: newest?.powSolution ? signerPowSolutionJson(newest.powSolution, p.address, blockChecksum) : null,
   };

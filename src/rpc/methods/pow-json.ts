@@ -8,6 +8,7 @@
 import { ConsensusError } from '../../consensus/errors.js';
 import { decodeSignerPowSolution, hashToBits, signerPowDifficulty, signerPowSolutionHash, type SignerPowSolution } from '../../consensus/signer-pow.js';
 import { formatAmount } from '../../formats/amount.js';
+import { toBase64 } from '../../formats/bytes.js';
 
 /** The checksum of block `num` as this node holds it; null when it does not. */
 export type BlockChecksumLookup = (num: bigint) => Uint8Array | null;
@@ -21,7 +22,6 @@ export interface SignerPowSolutionJson {
   bits: bigint | null;
 }
 
-const b64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
 
 /**
  * The JSON of a solution (its bytes or decoded) solved for `recipient` (an addressNoChecksum).
@@ -54,5 +54,5 @@ export function signerPowSolutionJson(
       if (!(e instanceof ConsensusError) && !(e instanceof RangeError)) throw e;
     }
   }
-  return { blockNum: s.blockNum, solution: b64(s.solution), signingPubKey: b64(s.signingPubKey), checksum: checksum && b64(checksum), difficulty, bits };
+  return { blockNum: s.blockNum, solution: toBase64(s.solution), signingPubKey: toBase64(s.signingPubKey), checksum: checksum && toBase64(checksum), difficulty, bits };
 }
