@@ -168,6 +168,15 @@ function rsa2Seal(self: Identity, m: StreamMessage, publicKey: Uint8Array): Stre
   return signStreamMessage(sealed, self.privateKey);
 }
 
+/**
+ * A handshake-class info frame (id [1] accept, [2] keys2, [3] getNick, [5] nick before session
+ * keys): `spixi` rsa2-encrypted to `publicKey`, signed, kept until its receipt.
+ */
+function rsa2InfoFrame(self: Identity, to: Uint8Array, id: number, spixi: SpixiMessage, timestamp: number, publicKey: Uint8Array): StreamMessage {
+  const m = baseMessage(self, to, Uint8Array.of(id), StreamMessageCode.info, EncryptionType.none, encodeSpixiMessage(spixi), timestamp);
+  return rsa2Seal(self, m, publicKey);
+}
+
 function checkIdentity(self: Identity): void {
   if (typeof self !== 'object' || self === null) throw new TypeError('identity must be an object');
   assertBytes(self.address, 'identity.address');
@@ -217,9 +226,7 @@ export function acceptContact(self: Identity, contact: ContactRecord, now: numbe
   contact.state = FriendState.approved;
   contact.acceptSent = true;
   const payload = encodeAcceptAdd2({ version: PROTOCOL_VERSION, rsaPubKey: self.publicKey, ecdhPubKey: ecdh.publicKey, mlkemPubKey: kem.publicKey, aesSalt, capabilities: OUR_CAPABILITIES });
-  const spixi = encodeSpixiMessage({ type: SpixiMessageCode.acceptAdd2, data: payload, channel: 0 });
-  const m = baseMessage(self, contact.address, Uint8Array.of(HandshakeId.accept), StreamMessageCode.info, EncryptionType.none, spixi, handshakeTimestamp(contact, now));
-  return rsa2Seal(self, m, contact.publicKey);
+  return rsa2InfoFrame(self, contact.address, HandshakeId.accept, { type: SpixiMessageCode.acceptAdd2, data: payload, channel: 0 }, handshakeTimestamp(contact, now), contact.publicKey);
 }
 
 /**
@@ -439,9 +446,7 @@ export function receiveFrame(self: Identity, contact: ContactRecord | undefined,
  * info, rsa2 to its public key, signed; queued until its receipt like the handshake frames.
  */
 function buildNickRsa2(self: Identity, contact: ContactRecord, nick: Uint8Array, now: number): StreamMessage {
-  const spixi = encodeSpixiMessage({ type: SpixiMessageCode.nick, data: nick, channel: 0 });
-  const m = baseMessage(self, contact.address, Uint8Array.of(HandshakeId.nick), StreamMessageCode.info, EncryptionType.none, spixi, now);
-  return rsa2Seal(self, m, contact.publicKey!);
+  return rsa2InfoFrame(self, contact.address, HandshakeId.nick, { type: SpixiMessageCode.nick, data: nick, channel: 0 }, now, contact.publicKey!);
 }
 
 /**
@@ -450,9 +455,7 @@ function buildNickRsa2(self: Identity, contact: ContactRecord, nick: Uint8Array,
  * to the requester's key (no session keys yet), signed, queued until its receipt.
  */
 function buildGetNick(self: Identity, contact: ContactRecord, now: number): StreamMessage {
-  const spixi = encodeSpixiMessage({ type: SpixiMessageCode.getNick, data: Uint8Array.of(0), channel: 0 });
-  const m = baseMessage(self, contact.address, Uint8Array.of(HandshakeId.getNick), StreamMessageCode.info, EncryptionType.none, spixi, now);
-  return rsa2Seal(self, m, contact.publicKey!);
+  return rsa2InfoFrame(self, contact.address, HandshakeId.getNick, { type: SpixiMessageCode.getNick, data: Uint8Array.of(0), channel: 0 }, now, contact.publicKey!);
 }
 
 /** An S2 relay's "recipient not connected" answer (reference-network §7.1 step 6). */
@@ -564,9 +567,7 @@ function onAccept(self: Identity, contact: ContactRecord, m: StreamMessage, acc:
   contact.chachaKey = keys.chachaKey;
   contact.handshakeStatus = 2;
   const payload = encodeKeys2({ ecdhPubKey: ecdh.publicKey, mlkemCiphertext: ciphertext, chaChaSalt: chachaSalt, capabilities: OUR_CAPABILITIES });
-  const spixi = encodeSpixiMessage({ type: SpixiMessageCode.keys2, data: payload, channel: 0 });
-  const k = baseMessage(self, contact.address, Uint8Array.of(HandshakeId.keys), StreamMessageCode.info, EncryptionType.none, spixi, handshakeTimestamp(contact, now));
-  result.outgoing.push(rsa2Seal(self, k, contact.publicKey));
+  result.outgoing.push(rsa2InfoFrame(self, contact.address, HandshakeId.keys, { type: SpixiMessageCode.keys2, data: payload, channel: 0 }, handshakeTimestamp(contact, now), contact.publicKey));
   result.events.push({ type: 'AcceptAdd2', contact });
   return result;
 }
