@@ -13,7 +13,7 @@
  */
 import type { BlockWriter } from '../chain/extensions.js';
 import { BLOCK_VERSION_V10 } from '../formats/constants.js';
-import { bytesKey, latin1Key, u64Key } from '../state/keys.js';
+import { bytesKey, latin1Key, readU64Key, u64Key } from '../state/keys.js';
 import type { SubDbSpec } from '../state/schema.js';
 import type { Store } from '../state/store.js';
 import { miningReward } from './reward.js';
@@ -40,11 +40,7 @@ export const PAYOUT_DB: SubDbSpec = {
 /** Records the claims applied in block `num` (inside its write transaction). */
 export function recordClaimsIn(store: Store, num: bigint, claims: readonly AppliedClaim[]): void {
   const parts: Buffer[] = [];
-  for (const c of claims) {
-    const head = Buffer.allocUnsafe(8);
-    head.writeBigUInt64BE(c.target);
-    parts.push(head, Buffer.of(c.solver.length), Buffer.from(c.solver), Buffer.of(c.txid.length), Buffer.from(c.txid));
-  }
+  for (const c of claims) parts.push(u64Key(c.target), Buffer.of(c.solver.length), Buffer.from(c.solver), Buffer.of(c.txid.length), Buffer.from(c.txid));
   store.declare(CLAIMS_IN_DB).put(u64Key(num), Buffer.concat(parts));
 }
 
@@ -69,7 +65,7 @@ export function claimsIn(store: Store, num: bigint): AppliedClaim[] {
 /** The share paid for the claim with binary txid `txid`, or null while it is not paid. */
 export function claimPayout(store: Store, txid: Uint8Array): bigint | null {
   const v = store.declare(PAYOUT_DB).getBinary(bytesKey(txid));
-  return v ? v.readBigUInt64BE(0) : null;
+  return v ? readU64Key(v) : null;
 }
 
 /** Each claim of `claims` with its share: per solved block, its reward divided by its number of claims, rounded down. */
@@ -101,9 +97,7 @@ export function payMatureClaims(block: BlockWriter, maturity: bigint, versionOf:
   const payouts = block.store.declare(PAYOUT_DB);
   for (const { claim, share } of sharesOf(claimsIn(block.store, m))) {
     block.mint(claim.solver, share);
-    const value = Buffer.allocUnsafe(8);
-    value.writeBigUInt64BE(share);
-    payouts.put(bytesKey(claim.txid), value);
+    payouts.put(bytesKey(claim.txid), u64Key(share));
   }
 }
 
