@@ -11,7 +11,7 @@
  * nearest its sector as well (network/relay-choice.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { genesisSignature, type GenesisSpec } from '../chain/genesis.js';
 import { blockCountProblem, readGenesisFile, writeGenesisFile, type BlockCountField } from '../config/genesis-file.js';
 import { ConfigError } from '../config/options.js';
+import { createDataDir } from '../node/data-dir-lock.js';
 import { NodeWallet } from '../wallet/wallet.js';
 
 export const DEVNET_HELP = `Usage: dltnode devnet [--masters N] [--relays N] [--clients N] [--block-interval SECONDS]
@@ -163,14 +164,14 @@ function freePort(): Promise<number> {
 
 /** The nodes of the network, with wallets created and the genesis written (or read back). */
 export async function prepareDevnet(o: DevnetOptions): Promise<{ nodes: DevnetNode[]; genesisPath: string; genesis: GenesisSpec }> {
-  mkdirSync(o.dir, { recursive: true });
+  createDataDir(o.dir, '--dir');
   const plan: { name: string; role: Role }[] = [
     ...Array.from({ length: o.masters }, (_, i) => ({ name: `master-${i + 1}`, role: 'master' as const })),
     ...Array.from({ length: o.relays }, (_, i) => ({ name: `relay-${i + 1}`, role: 'relay' as const })),
     ...Array.from({ length: o.clients }, (_, i) => ({ name: `client-${i + 1}`, role: 'client' as const })),
   ];
   // RSA-4096 key generation runs on libuv's threads: all wallets at once.
-  for (const p of plan) mkdirSync(join(o.dir, p.name), { recursive: true });
+  for (const p of plan) createDataDir(join(o.dir, p.name), '--dir');
   const wallets = await Promise.all(plan.map((p) => NodeWallet.open(join(o.dir, p.name))));
   const genesisPath = join(o.dir, 'genesis.json');
   let genesis: GenesisSpec;

@@ -12,9 +12,9 @@
  * are left out (§10 may simplify 5): an entry whose dials keep failing stays and is tried again
  * after RETRY_AFTER_MS; one that refused us for good (another wallet there now) is forgotten.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from '../state/files.js';
+import { makeDirectory, writeFileAtomic } from '../state/files.js';
 import type { NetClock } from './clock.js';
 import { parseTarget, targetKey, type DialTarget } from './dial.js';
 
@@ -145,7 +145,7 @@ export class PeerBook {
     for (const e of [...this.byEndpoint.values()]) if (now - e.lastSeen > FORGET_AFTER_MS) this.drop(e);
     const peers = [...this.byEndpoint.values()].map(({ endpoint, address, lastSeen, lastConnected }) => ({ endpoint, address, lastSeen, lastConnected }));
     try {
-      mkdirSync(dirname(file), { recursive: true });
+      makeDirectory(dirname(file));
       writeFileAtomic(file, `${JSON.stringify({ version: FILE_VERSION, peers }, null, 1)}\n`);
       this.dirty = false;
     } catch (err) {

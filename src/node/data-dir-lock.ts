@@ -22,9 +22,10 @@
  * nodes that both found the same stale lock cannot both replace it.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { makeDirectory } from '../state/files.js';
 
 export const LOCK_FILE = 'dltnode.lock';
 /** How often the owner touches its lock, so that a node that cannot check the pid can tell it is alive. */
@@ -75,11 +76,14 @@ export interface DataDirLock {
 const heldHere = new Map<string, { token: string; release: () => void }>();
 let exitHookInstalled = false;
 
-/** mkdir -p of a data directory, its failure said as one sentence naming the path (a file in the way, no permission). */
-export function createDataDir(dataDir: string): void {
+/**
+ * mkdir -p of a data directory, its failure said as one sentence naming the path (a file in the
+ * way, no permission, a file system that takes no directories such as /proc) and the option that gave it.
+ */
+export function createDataDir(dataDir: string, option = '--data-dir'): void {
   const absolute = resolve(dataDir);
   try {
-    mkdirSync(absolute, { recursive: true });
+    makeDirectory(absolute);
   } catch (e) {
     // The deepest existing part of the path: a file there is what stopped mkdir (EEXIST, ENOTDIR).
     let file: string | null = null;
@@ -89,7 +93,7 @@ export function createDataDir(dataDir: string): void {
       break;
     }
     const why = file !== null ? `${file} is a file, not a directory` : (e as Error).message;
-    throw new DataDirLockError(`data directory ${dataDir} cannot be created: ${why}; give another --data-dir`, 'DATA_DIR_UNUSABLE', null);
+    throw new DataDirLockError(`data directory ${dataDir} cannot be created: ${why}; give another ${option}`, 'DATA_DIR_UNUSABLE', null);
   }
 }
 
@@ -111,7 +115,12 @@ export function lockDataDir(dataDir: string, o: { command?: string } = {}): Data
     ...linuxIdentity('self'),
   };
   const temp = join(dir, `.${LOCK_FILE}.${process.pid}.${owner.token}`);
-  writeFileSync(temp, `${JSON.stringify(owner)}\n`, { flag: 'wx', mode: 0o644 });
+  try {
+    writeFileSync(temp, `${JSON.stringify(owner)}\n`, { flag: 'wx', mode: 0o644 });
+  } catch (e) {
+    // The first file the node writes there: a directory it may not write to is said as such.
+    throw new DataDirLockError(`data directory ${dataDir} is not writable: ${(e as Error).message}; give another --data-dir`, 'DATA_DIR_UNUSABLE', null);
+  }
   try {
     const waitUntil = Date.now() + TAKEOVER_WAIT_MS;
     for (;;) {

@@ -2,7 +2,8 @@
  * Small files of a data directory outside LMDB (the wallet's keystore, the peer book): written
  * whole or not at all, so a crash or a power cut leaves the previous version, never half a file.
  */
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 /** Writes `text` to `path` through `path.tmp`, flushed to disk, then renamed over `path`. */
 export function writeFileAtomic(path: string, text: string, mode = 0o644): void {
@@ -15,4 +16,31 @@ export function writeFileAtomic(path: string, text: string, mode = 0o644): void 
     closeSync(fd);
   }
   renameSync(tmp, path);
+}
+
+/**
+ * mkdir -p, one level at a time. node's own `mkdirSync(path, { recursive: true })` never returns
+ * when mkdir fails with ENOENT under a directory that exists (any path under /proc): it retries
+ * the parent forever. Here each missing level is made once, so every failure (ENOENT, ENOTDIR,
+ * EACCES, EROFS, EEXIST for a file in place of the directory) is thrown as mkdir gave it.
+ */
+export function makeDirectory(path: string): void {
+  const missing: string[] = [];
+  let p = resolve(path);
+  // Bounded by the path's depth: dirname of the root is the root.
+  while (!existsSync(p) && dirname(p) !== p) {
+    missing.push(p);
+    p = dirname(p);
+  }
+  if (missing.length === 0 && statSync(p).isDirectory()) return;
+  // Nothing missing but not a directory: mkdir says EEXIST, as the recursive form does.
+  if (missing.length === 0) missing.push(p);
+  for (const dir of missing.reverse()) {
+    try {
+      mkdirSync(dir);
+    } catch (e) {
+      // Made by another process since the check (two nodes of a devnet starting at once).
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(dir).isDirectory()) throw e;
+    }
+  }
 }

@@ -4,10 +4,10 @@
  * block) run in one write transaction through `write`; LMDB's copy-on-write commits make a crash
  * at any point leave the last committed state, which the node restarts from.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { latin1Key } from '../formats/bytes.js';
+import { makeDirectory } from './files.js';
 import { checkLmdbDataFile } from './lmdb-file.js';
 import { SUB_DATABASES, type SubDbName, type SubDbSpec } from './schema.js';
 
@@ -114,7 +114,7 @@ function interceptWrites<T>(
 /** Opens (or creates) the store under `<dataDir>/chain`. */
 export function openStore(dataDir: string): Store {
   const path = join(dataDir, 'chain');
-  mkdirSync(path, { recursive: true });
+  makeDirectory(path);
   // A damaged file would crash the process inside LMDB with no message (lmdb-file.ts).
   checkLmdbDataFile(join(path, 'data.mdb'));
   const env: RootDatabase = open({

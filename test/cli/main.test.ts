@@ -1,12 +1,14 @@
 // The built `dltnode` command: help, version, print-config and usage errors (no node is started).
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+// Permissions do not stop root: as root, the permission test runs the command as nobody through setpriv.
+const asAnotherUser: string[] | null = process.getuid?.() !== 0 ? [] : existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : null;
 const run = (args: string[], env: Record<string, string> = {}) => spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
 
 describe('dltnode command', () => {
@@ -84,6 +86,47 @@ describe('dltnode command', () => {
         const r = run(args);
         expect(r.status, args.join(' ')).toBe(1);
         expect(r.stderr, args.join(' ')).toMatch(/^dltnode: data directory .* cannot be created: .*a-file is a file, not a directory; give another --data-dir\n$/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  // node's recursive mkdir never returns when mkdir gives ENOENT under an existing directory (/proc):
+  // the command must fail in one line like any other directory it cannot create. The spawn's
+  // timeout only bounds a hang (a killed run has no status and fails the test).
+  it.runIf(existsSync('/proc/self'))('refuses a data directory under /proc (no directories can be made there) in one line instead of hanging', () => {
+    const out = join(tmpdir(), `dltnode-cli-never-${process.pid}.json`);
+    const address = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
+    for (const [args, dir, option] of [
+      [['start', '--data-dir', '/proc/x', '--pool-threads', '0'], '/proc/x', '--data-dir'],
+      [['start', '--data-dir', '/proc/x/y', '--pool-threads', '0'], '/proc/x/y', '--data-dir'],
+      [['wallet', 'address', '--data-dir', '/proc/x'], '/proc/x', '--data-dir'],
+      [['init', '--out', out, '--fund', `${address}=1`, '--master', address, '--sign-with', '/proc/x'], '/proc/x', '--data-dir'],
+      [['devnet', '--dir', '/proc/x', '--masters', '1'], '/proc/x', '--dir'],
+    ] as const) {
+      const r = spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL' });
+      expect(r.status, args.join(' ')).toBe(1);
+      const lines = r.stderr.trimEnd().split('\n').filter((l) => !l.startsWith('{'));
+      expect(lines, args.join(' ')).toEqual([`dltnode: data directory ${dir} cannot be created: ENOENT: no such file or directory, mkdir '/proc/x'; give another ${option}`]);
+    }
+    expect(existsSync(out)).toBe(false);
+  }, 150_000);
+  it.runIf(asAnotherUser !== null)('refuses a data directory it may not write to in one line naming it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dltnode-cli-'));
+    try {
+      const readOnly = join(dir, 'read-only');
+      mkdirSync(readOnly, { mode: 0o555 });
+      chmodSync(dir, 0o755);
+      for (const [args, message] of [
+        [['start', '--data-dir', readOnly, '--pool-threads', '0'], `data directory ${readOnly} is not writable: EACCES: permission denied, open '${readOnly}/.dltnode.lock.`],
+        [['wallet', 'address', '--data-dir', join(readOnly, 'x')], `data directory ${join(readOnly, 'x')} cannot be created: EACCES: permission denied, mkdir '${join(readOnly, 'x')}'; give another --data-dir`],
+      ] as const) {
+        const [command, ...prefix] = asAnotherUser!;
+        const r = spawnSync(command ?? process.execPath, [...prefix, ...(command ? [process.execPath] : []), MAIN, ...args], { encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL' });
+        expect(r.status, args.join(' ')).toBe(1);
+        const lines = r.stderr.trimEnd().split('\n').filter((l) => !l.startsWith('{'));
+        expect(lines, args.join(' ')).toHaveLength(1);
+        expect(lines[0], args.join(' ')).toContain(`dltnode: ${message}`);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
