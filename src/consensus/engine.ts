@@ -139,6 +139,10 @@ export class ConsensusEngine {
       }),
       events.on('blockReverted', () => {
         this.candidate = null;
+        // §6 (DLT `revertLastBlock`): the new tip counts as appended at its own timestamp, so the
+        // quiet timer (§5.7) runs from there, not from the import of the block taken back.
+        const tip = this.o.chain.tip;
+        if (tip) this.lastAcceptedAt = Number(tip.block.timestamp) * 1000;
       }),
     );
     this.schedule();

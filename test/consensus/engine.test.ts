@@ -4,7 +4,8 @@
  * once acceptable, keeps its tip against a weaker block for the same height, gathers signatures that
  * arrive before and after their block, merges late signatures into a stored block, and signs a
  * candidate it adopted before its signer miner had a solution once the solution is there; drops and
- * redials its links after 900 s without a block, syncing or not.
+ * redials its links after 900 s without a block, syncing or not, counted after a revert from the
+ * new tip's timestamp.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeBlock, type BlockSignature } from '../../src/chain/block.js';
@@ -234,6 +235,23 @@ describe('ConsensusEngine', () => {
     await new Promise((r) => setTimeout(r, 1_200));
     expect(peers.redials).toBe(0);
     clock.skewMs = 1_600_000; // 1000 s after it
+    await until(() => peers.redials > 0);
+    expect(peers.redials).toBe(1);
+  });
+
+  it('after a revert, counts the quiet time from the new tip\'s timestamp, not from the last import (§6, DLT revertLastBlock)', async () => {
+    const clock = skewedClock();
+    const { c, peers } = await engineOn(4, undefined, 30, clock);
+    // Syncing: the engine proposes nothing of its own (its import would restart the timer).
+    peers.isSynchronizing = true;
+    await c.grow(30n, [0, 1, 2, 3]);
+    const tipStampMs = Number(c.t.chain.tip!.block.timestamp) * 1000;
+    clock.skewMs = 600_000;
+    await c.grow(31n, [0, 1, 2, 3]); // imported 600 s after block 30's timestamp
+    await c.t.chain.revertTip(c.t.chain.tip!.checksum);
+    expect(c.t.chain.height).toBe(30n);
+    // 400 s after the last import, 1000 s after the new tip's timestamp: quiet for over 900 s.
+    clock.skewMs = tipStampMs + 1_000_000 - Date.now();
     await until(() => peers.redials > 0);
     expect(peers.redials).toBe(1);
   });
