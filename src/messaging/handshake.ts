@@ -101,7 +101,7 @@ export interface ContactRecord {
   lastReceivedHandshakeMessageTimestamp: number;
   /** Timestamp of our last handshake message to the contact (kept strictly increasing, see `handshakeTimestamp`). */
   lastSentHandshakeTimestamp: number;
-  /** Set when we sent acceptAdd2; cleared by a new request. */
+  /** Set when we sent acceptAdd2; cleared by a new request unless that accept still waits for keys2. */
   acceptSent: boolean;
   aesKey: Uint8Array | null;
   chachaKey: Uint8Array | null;
@@ -538,12 +538,17 @@ function onRequest(self: Identity, known: ContactRecord | undefined, m: StreamMe
     return result;
   }
   known.handshakeStatus = 1;
-  known.acceptSent = false;
+  // An accept of ours still waiting for keys2 (its secrets held) stays the one in flight: Core's
+  // sendAcceptAdd2 refuses while the ECDH secret is set (§3.5 step 3), and handleRequestAdd2 then
+  // publishes nothing. A fresh accept would replace the secrets the queued accept's keys2 needs.
+  if (known.ecdhPrivateKey === null) known.acceptSent = false;
   if (known.state !== FriendState.approved) known.state = FriendState.requestReceived;
   if (known.approved) {
     const accept = acceptContact(self, known, now);
-    if (accept) result.outgoing.push(accept);
-    result.events.push({ type: 'RequestAdd2', contact: known });
+    if (accept) {
+      result.outgoing.push(accept);
+      result.events.push({ type: 'RequestAdd2', contact: known });
+    }
   }
   return result;
 }
