@@ -161,6 +161,9 @@ export function activityPage(records: Iterable<Activity>, q: Pick<ActivityQuery,
  * A light node's Activity (relays and clients hold no blocks): from its own transactions
  * (src/wallet/light-wallet.ts), pending and dropped ones newest sent first, then the applied ones
  * from the highest block down (their time is their block header's), or that whole order reversed.
+ * A mining claim keeps its block's full reward after it is paid: the payment is no transaction and
+ * the share depends on other solvers' claims, which the headers do not carry (Ixian-S2's activity
+ * is never updated either; only the DLT node's `rewardMinersV10` calls `updateValue`).
  */
 export function lightActivity(wallet: NodeWallet, txs: readonly OwnTransaction[], blockTime: (height: bigint) => number, q: ActivityQuery): Activity[] {
   const own = ownAddresses(wallet, q.key);
