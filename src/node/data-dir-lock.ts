@@ -22,7 +22,7 @@
  * nodes that both found the same stale lock cannot both replace it.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { makeDirectory } from '../state/files.js';
@@ -85,15 +85,29 @@ export function createDataDir(dataDir: string, option = '--data-dir'): void {
   try {
     makeDirectory(absolute);
   } catch (e) {
-    // The deepest existing part of the path: a file there is what stopped mkdir (EEXIST, ENOTDIR).
-    let file: string | null = null;
+    // The deepest existing part of the path: a file there, or a symbolic link that leads nowhere
+    // (dangling or a loop), is what stopped mkdir (EEXIST, ENOTDIR).
+    let why = (e as Error).message;
     for (let p = absolute; dirname(p) !== p; p = dirname(p)) {
-      if (!existsSync(p)) continue;
-      if (!statSync(p).isDirectory()) file = p;
-      break;
+      if (existsSync(p)) {
+        if (!statSync(p).isDirectory()) why = `${p} is a file, not a directory`;
+        break;
+      }
+      if (isSymbolicLink(p)) {
+        why = `${p} is a symbolic link that leads to no directory`;
+        break;
+      }
     }
-    const why = file !== null ? `${file} is a file, not a directory` : (e as Error).message;
     throw new DataDirLockError(`data directory ${dataDir} cannot be created: ${why}; give another ${option}`, 'DATA_DIR_UNUSABLE', null);
+  }
+}
+
+/** Whether `path` itself is a symbolic link (false when it or a parent cannot be read). */
+function isSymbolicLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 

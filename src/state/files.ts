@@ -32,15 +32,24 @@ export function makeDirectory(path: string): void {
     missing.push(p);
     p = dirname(p);
   }
-  if (missing.length === 0 && statSync(p).isDirectory()) return;
+  if (missing.length === 0 && isDirectory(p)) return;
   // Nothing missing but not a directory: mkdir says EEXIST, as the recursive form does.
   if (missing.length === 0) missing.push(p);
   for (const dir of missing.reverse()) {
     try {
       mkdirSync(dir);
     } catch (e) {
-      // Made by another process since the check (two nodes of a devnet starting at once).
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(dir).isDirectory()) throw e;
+      // Made by another process since the check (two nodes of a devnet starting at once); a
+      // dangling or looping symbolic link there is said by mkdir's own error.
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !isDirectory(dir)) throw e;
     }
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }

@@ -4,7 +4,7 @@
  * hold locks through the built module (dist/node/data-dir-lock.js: run `npm run build` first).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -123,6 +123,25 @@ describe('data directory lock', () => {
       expect(err, dir).toBeInstanceOf(DataDirLockError);
       expect((err as DataDirLockError).code).toBe('DATA_DIR_UNUSABLE');
       expect((err as Error).message).toBe(`data directory ${dir} cannot be created: ${file} is a file, not a directory; give another --data-dir`);
+    }
+  });
+
+  it('a data directory path through a dangling or looping symbolic link is refused naming the link', () => {
+    const root = newDir();
+    const dangling = join(root, 'dangling');
+    symlinkSync(join(root, 'nowhere'), dangling);
+    const loop = join(root, 'loop-a');
+    symlinkSync(join(root, 'loop-b'), loop);
+    symlinkSync(loop, join(root, 'loop-b'));
+    for (const [dir, link] of [[dangling, dangling], [join(dangling, 'below'), dangling], [join(loop, 'below'), loop]] as const) {
+      let err: unknown;
+      try {
+        take(dir);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, dir).toBeInstanceOf(DataDirLockError);
+      expect((err as Error).message).toBe(`data directory ${dir} cannot be created: ${link} is a symbolic link that leads to no directory; give another --data-dir`);
     }
   });
 
