@@ -36,8 +36,9 @@ export const miningClaimMethods = [
       if (!found) throw invalidParams('Invalid block number specified');
       const key = ctx.wallet.primary;
       const solver = found.block.version >= BLOCK_VERSION_V10 ? key.primary : addressWithChecksum(key.primary);
-      // A full PoW queue answers -32005 (rpc/errors.ts).
-      const [ok] = await ctx.pool.verifyPow([{ blockChecksum: found.checksum, solverAddress: solver, nonce: p.nonce, difficulty: found.block.difficulty, blockVersion: found.block.version }]);
+      // A full PoW queue answers -32005 (rpc/errors.ts). The current algorithm whatever the block's
+      // version, as verifyMiningSolution (the reference's onSubmitMiningSolution → verifyNonce_v3).
+      const [ok] = await ctx.pool.verifyPow([{ blockChecksum: found.checksum, solverAddress: solver, nonce: p.nonce, difficulty: found.block.difficulty }]);
       if (ok !== true) return false;
       // A valid nonce whose claim the pool's rules refuse (block solved already, a claim pending,
       // out of the claim window) answers false as the reference's does (Miner.sendSolution: the

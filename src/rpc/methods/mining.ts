@@ -41,14 +41,10 @@ export const miningMethods = [
       const found = ctx.chain.getBlock(p.blocknum);
       if (!found) throw invalidParams('Invalid block number specified');
       // A full PoW queue answers -32005 with the pool's retry-later message (rpc/errors.ts).
+      // The current algorithm whatever the block's version (no blockVersion: rpc-messaging §2.10
+      // step 5, the reference's Miner.verifyNonce_v3); only the address form follows the version.
       const [ok] = await ctx.pool.verifyPow([
-        {
-          blockChecksum: found.checksum,
-          solverAddress: solverAddress(ctx, found.block.version),
-          nonce,
-          difficulty: p.diff,
-          blockVersion: found.block.version,
-        },
+        { blockChecksum: found.checksum, solverAddress: solverAddress(ctx, found.block.version), nonce, difficulty: p.diff },
       ]);
       return ok === true;
     },
