@@ -35,6 +35,15 @@ export function machineLine() {
     `${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}; node ${process.version} (V8 ${process.versions.v8}, OpenSSL ${process.versions.openssl})`;
 }
 
+/** An environment setting that must be a whole number ≥ `min`: a typo stops the bench with its name, not odd figures. */
+export function countFromEnv(name, fallback, min) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number ≥ ${min}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
 /** Deterministic pseudo-random bytes (xorshift32), so inputs are the same in every run. */
 export function pseudoRandomBytes(length, seed = 1) {
   const out = new Uint8Array(length);

@@ -19,18 +19,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { CACHE, cpuSeconds, fixtures, threadCpu } from './fixtures.mjs';
-import { STRANGER } from './lib.mjs';
+import { countFromEnv, STRANGER } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, '..', 'dist');
-/** An environment setting that must be a whole number ≥ `min`: a typo stops the bench with its name, not odd figures. */
-function countFromEnv(name, fallback, min) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number ≥ ${min}, got ${JSON.stringify(raw)}`);
-  return n;
-}
 const INGEST_TXS = countFromEnv('NETWORK_BENCH_TXS', 30_000, 1);
 /**
  * Transactions (a) pushes through the same path before it measures (not counted): a master runs

@@ -13,10 +13,10 @@ import { createWorkerPool } from '../dist/pool/index.js';
 import { publicKeyToBytes, signBytes } from '../dist/formats/rsa.js';
 import { createPowVerifier } from '../dist/pool/verifier.js';
 import { coreFlavour } from '../dist/core/wasm.js';
-import { machineLine, pseudoRandomBytes } from './lib.mjs';
+import { countFromEnv, machineLine, pseudoRandomBytes } from './lib.mjs';
 
-const TIME = Number(process.env.BENCH_TIME ?? 2000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const TIME = countFromEnv('BENCH_TIME', 2000, 1);
+const ROUNDS = countFromEnv('BENCH_ROUNDS', 3, 1);
 const REQUEST_ITEMS = 16; // claims per verify() call
 const cores = os.availableParallelism();
 

@@ -12,10 +12,10 @@ import { argon2id as nobleArgon2id } from '@noble/hashes/argon2.js';
 import { CoreInstance } from '../dist/core/instance.js';
 import { POW_PARAMS, powHash } from '../dist/core/pow.js';
 import { coreFlavour, SIMD_SUPPORTED } from '../dist/core/wasm.js';
-import { machineLine, printTable, pseudoRandomBytes, runTasks, versionOf } from './lib.mjs';
+import { countFromEnv, machineLine, printTable, pseudoRandomBytes, runTasks, versionOf } from './lib.mjs';
 
-const TIME = Number(process.env.BENCH_TIME ?? 250);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const TIME = countFromEnv('BENCH_TIME', 250, 1);
+const ROUNDS = countFromEnv('BENCH_ROUNDS', 7, 1);
 const NOBLE_TIME = Math.min(TIME, 150); // ~20 ms per hash: a few samples per round are enough
 
 const checksum = pseudoRandomBytes(64, 11);

@@ -32,11 +32,14 @@ export const SIMD_SUPPORTED: boolean = WebAssembly.validate(
 
 /**
  * Which core build to use: `DLTNODE_WASM=scalar|simd` overrides (for benchmarks and the scalar test
- * run); otherwise SIMD when the engine supports it.
+ * run); unset or empty: SIMD when the engine supports it.
+ * @throws RangeError for any other value (a typo such as `Scalar` would otherwise measure or test
+ *   the SIMD build while the user believes it is the scalar one)
  */
 export function coreFlavour(): WasmFlavour {
   const forced = process.env.DLTNODE_WASM;
   if (forced === 'scalar' || forced === 'simd') return forced;
+  if (forced !== undefined && forced !== '') throw new RangeError(`DLTNODE_WASM: expected 'scalar' or 'simd' (or unset), got ${JSON.stringify(forced)}`);
   return SIMD_SUPPORTED ? 'simd' : 'scalar';
 }
 

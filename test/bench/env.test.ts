@@ -1,0 +1,40 @@
+// The PoW benches (bench/pow.bench.mjs, bench/pool.bench.mjs) refuse a bad setting before measuring
+// anything, naming it: BENCH_TIME / BENCH_ROUNDS must be whole numbers ≥ 1 (a typo used to run with
+// NaN or 0 and print figures, or crash later with a TypeError), DLTNODE_WASM 'scalar' or 'simd'.
+// The benches import dist/: build first. Each run is bounded (spawnSync timeout).
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+function runBench(file: string, env: Record<string, string>): { status: number | null; stderr: string; stdout: string } {
+  const r = spawnSync(process.execPath, [join(root, 'bench', file)], {
+    env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000,
+  });
+  return { status: r.status, stderr: r.stderr, stdout: r.stdout };
+}
+
+describe('PoW benches refuse bad environment settings', () => {
+  it.each([
+    ['pow.bench.mjs', 'BENCH_TIME', 'abc'],
+    ['pow.bench.mjs', 'BENCH_TIME', '0'],
+    ['pow.bench.mjs', 'BENCH_ROUNDS', 'x'],
+    ['pow.bench.mjs', 'BENCH_ROUNDS', '2.5'],
+    ['pool.bench.mjs', 'BENCH_TIME', '-1'],
+    ['pool.bench.mjs', 'BENCH_ROUNDS', '0'],
+  ])('%s %s=%s: exits non-zero naming the setting, no figures', (file, name, value) => {
+    const r = runBench(file, { [name]: value });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`${name} must be a whole number ≥ 1, got ${JSON.stringify(value)}`);
+    expect(r.stdout).not.toMatch(/verifications\/s|implementations agree/);
+  });
+
+  it('DLTNODE_WASM=Scalar (a typo) is refused, not measured as the SIMD build', () => {
+    const r = runBench('pow.bench.mjs', { DLTNODE_WASM: 'Scalar' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`DLTNODE_WASM: expected 'scalar' or 'simd' (or unset), got "Scalar"`);
+    expect(r.stdout).not.toMatch(/implementations agree/);
+  });
+});
