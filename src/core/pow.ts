@@ -188,6 +188,46 @@ export function hasLeadingZeroBits(hash: Uint8Array, bits: bigint): boolean {
   return true;
 }
 
+/** Bounds of the v0 rule's required zero bits (the reference's Miner.setDifficulty_v0). */
+const V0_MIN_ZERO_BITS = 14n;
+const V0_MAX_ZERO_BITS = 256n;
+
+/**
+ * Leading zero bits the v0 rule requires at a block difficulty, as the reference computes them
+ * (Miner.validateHash_v0 → setDifficulty_v0): the u64 cast to a C# int (unchecked: its low 32
+ * bits, signed), then clamped to 14..256. Difficulty 0 thus still asks for 14 zero bits.
+ */
+export function v0RequiredZeroBits(difficulty: bigint): bigint {
+  checkDifficulty(difficulty);
+  const bits = BigInt.asIntN(32, difficulty);
+  return bits < V0_MIN_ZERO_BITS ? V0_MIN_ZERO_BITS : bits > V0_MAX_ZERO_BITS ? V0_MAX_ZERO_BITS : bits;
+}
+
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+const ASCII_REPLACEMENT = 0x3f; // '?'
+
+/**
+ * The salt of a v0/v1 claim: the reference reads the claim's nonce bytes as UTF-8 text and hashes
+ * that text's ASCII bytes (TransactionPool.verifyPoWTransaction: UTF8.GetString, then
+ * verifyNonce_v0/v1: ASCII.GetBytes), so each character above 0x7F (and each U+FFFD standing for
+ * a malformed sequence) becomes '?'. A nonce of ASCII bytes is returned as is.
+ */
+export function asciiNonce(nonce: Uint8Array): Uint8Array {
+  assertBytes(nonce, 'nonce');
+  if (nonce.every((b) => b < 0x80)) return nonce;
+  const out: number[] = [];
+  for (const ch of UTF8.decode(nonce)) {
+    const code = ch.codePointAt(0)!;
+    out.push(code < 0x80 ? code : ASCII_REPLACEMENT);
+  }
+  return Uint8Array.from(out);
+}
+
+/** The nonce a claim's variant hashes: its ASCII form for v0/v1 (`asciiNonce`), else the bytes as given. */
+export function hashedNonce(variant: PowVariant, nonce: Uint8Array): Uint8Array {
+  return variant === 'v0' || variant === 'v1' ? asciiNonce(nonce) : nonce;
+}
+
 /** One PoW claim to verify. `blockVersion` (default: current, v10+) selects the variant. */
 export interface PowClaim {
   blockChecksum: Uint8Array;
@@ -218,10 +258,11 @@ export function powClaimVariant(claim: PowClaim): PowVariant {
 
 /** Verifies a claim (already checked by `powClaimVariant`) under the given variant. */
 export function powVerifyVariant(variant: PowVariant, claim: PowClaim, core?: CoreAccess): boolean {
+  const nonce = hashedNonce(variant, claim.nonce);
   // rpc-messaging `verifyminingsolution` step 5: a nonce of the wrong length → false.
-  if (!powNonceValid(claim.nonce, variant)) return false;
-  const hash = powHashVariant(variant, claim.blockChecksum, claim.solverAddress, claim.nonce, core);
-  return POW_VARIANTS[variant].rule === 'ceiling' ? powCheck(hash, claim.difficulty) : hasLeadingZeroBits(hash, claim.difficulty);
+  if (!powNonceValid(nonce, variant)) return false;
+  const hash = powHashVariant(variant, claim.blockChecksum, claim.solverAddress, nonce, core);
+  return POW_VARIANTS[variant].rule === 'ceiling' ? powCheck(hash, claim.difficulty) : hasLeadingZeroBits(hash, v0RequiredZeroBits(claim.difficulty));
 }
 
 /**

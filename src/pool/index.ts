@@ -26,7 +26,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { assertBytes, describeType } from '../formats/bytes.js';
-import { powClaimVariant, powNonceValid, type PowClaim } from '../core/pow.js';
+import { hashedNonce, powClaimVariant, powNonceValid, type PowClaim } from '../core/pow.js';
 import { coreFlavour, wasmModule } from '../core/wasm.js';
 import { PoolBusyError, PoolClosedError } from './errors.js';
 import { verifyPowTask, type PackedClaim } from './tasks/pow.js';
@@ -476,7 +476,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     });
     if (!lanes.verifyPow) return runInProcess(verifyPowTask, packed);
     // A nonce of the wrong length fails without work (and is not sent).
-    const work = packed.filter((p) => powNonceValid(p.claim.nonce, p.variant));
+    const work = packed.filter((p) => powNonceValid(hashedNonce(p.variant, p.claim.nonce), p.variant));
     if (work.length === packed.length) return lanes.verifyPow.submit(packed);
     const results = await lanes.verifyPow.submit(work);
     let next = 0;

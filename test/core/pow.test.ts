@@ -6,7 +6,8 @@ import { argon2id } from '../../src/core/argon2.js';
 import { CoreInstance } from '../../src/core/instance.js';
 import type { WasmFlavour } from '../../src/core/wasm.js';
 import {
-  hasLeadingZeroBits, POW_PARAMS, powCeiling, powCheck, powHash, powHashVariant, powVariantForBlockVersion, powVerify,
+  asciiNonce, hasLeadingZeroBits, POW_PARAMS, powCeiling, powCheck, powHash, powHashVariant, powVariantForBlockVersion, powVerify,
+  v0RequiredZeroBits,
 } from '../../src/core/pow.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -135,5 +136,62 @@ describe('PoW API contract', () => {
     expect(() => powVerify({ ...claim, difficulty: 1 as unknown as bigint })).toThrow(TypeError);
     // v0 rule with 2 required zero bits: 0x25 = 0b00100101 has two leading zero bits.
     expect(hasLeadingZeroBits(fromHex(HASH_V10), 2n)).toBe(true);
+  });
+});
+
+// v0 blocks (Ixian-DLT Miner.verifyNonce_v0 / validateHash_v0 / setDifficulty_v0, called from
+// TransactionPool.verifyPoWTransaction with UTF8.GetString of the claim's nonce): the difficulty
+// is cast to a C# int and clamped to 14..256 zero bits; the salt is the ASCII form of the nonce.
+describe('v0 and v1 claims as the reference verifies them', () => {
+  // A nonce found by search: its v0 hash has exactly 20 leading zero bits.
+  const v0Claim = (difficulty: bigint, nonce = new TextEncoder().encode('nonce-7340')) => (
+    { blockChecksum: new Uint8Array(64).map((_, i) => i * 7).subarray(0, 44), solverAddress: new Uint8Array(48).map((_, i) => i ^ 0x5a), nonce, difficulty, blockVersion: 0 }
+  );
+
+  it('the searched nonce has 20 leading zero bits (v0 parameters)', () => {
+    const c = v0Claim(0n);
+    const hash = powHashVariant('v0', c.blockChecksum, c.solverAddress, c.nonce);
+    expect(hex(hash)).toBe('00000cb40af378fad4c8fed53652f049d24295e3049ba4f767c5138b1547d451');
+    expect(hasLeadingZeroBits(hash, 20n)).toBe(true);
+    expect(hasLeadingZeroBits(hash, 21n)).toBe(false);
+  });
+
+  it('required bits: the difficulty as a C# int, clamped to 14..256', () => {
+    expect([0n, 1n, 13n, 14n, 20n, 256n, 257n, 0xffffffffn, (1n << 32n) + 20n, 0x80000000n, (1n << 64n) - 1n].map(v0RequiredZeroBits))
+      .toEqual([14n, 14n, 14n, 14n, 20n, 256n, 256n, 14n, 20n, 14n, 14n]);
+  });
+
+  it('powVerify on a v0 claim: passes up to 20 required bits, fails at 21; difficulty 0 asks for 14, not 0', () => {
+    expect(powVerify(v0Claim(20n))).toBe(true);
+    expect(powVerify(v0Claim(21n))).toBe(false);
+    expect(powVerify(v0Claim(0n))).toBe(true);
+    expect(powVerify(v0Claim((1n << 32n) + 20n))).toBe(true); // low 32 bits: 20
+    expect(powVerify(v0Claim((1n << 32n) + 21n))).toBe(false);
+    // Another nonce: its hash has fewer than 14 zero bits, so it fails even at difficulty 0.
+    const other = v0Claim(0n, new TextEncoder().encode('nonce-7341'));
+    expect(hasLeadingZeroBits(powHashVariant('v0', other.blockChecksum, other.solverAddress, other.nonce), 14n)).toBe(false);
+    expect(powVerify(other)).toBe(false);
+  });
+
+  it('the ASCII form of a nonce: non-ASCII characters and malformed UTF-8 become "?"', () => {
+    const enc = (s: string) => new TextEncoder().encode(s);
+    const ascii = enc('nonce-7340');
+    expect(asciiNonce(ascii)).toBe(ascii);
+    expect(Array.from(asciiNonce(enc('né😀x')))).toEqual(Array.from(enc('n??x')));
+    expect(Array.from(asciiNonce(Uint8Array.of(0x61, 0xff, 0x62, 0xe2, 0x82)))).toEqual(Array.from(enc('a?b?')));
+    expect(Array.from(asciiNonce(Uint8Array.of(0xef, 0xbb, 0xbf, 0x61)))).toEqual(Array.from(enc('?a'))); // a BOM is a character, not dropped
+  });
+
+  it('powVerify on a v0 claim with non-ASCII nonce bytes hashes their ASCII form', () => {
+    const enc = (s: string) => new TextEncoder().encode(s);
+    // 'nonce-24106?' (searched) has a v0 hash with 17 leading zero bits; claims whose nonce bytes
+    // read as that text once made ASCII pass as it does.
+    const searched = v0Claim(0n, enc('nonce-24106?'));
+    expect(hex(powHashVariant('v0', searched.blockChecksum, searched.solverAddress, searched.nonce)).slice(0, 6)).toBe('000058');
+    for (const nonce of [enc('nonce-24106?'), enc('nonce-24106é'), enc('nonce-24106😀'), Uint8Array.of(...enc('nonce-24106'), 0xff)]) {
+      expect(powVerify(v0Claim(17n, nonce)), Buffer.from(nonce).toString('hex')).toBe(true);
+      expect(powVerify(v0Claim(18n, nonce))).toBe(false);
+      expect(powVerify({ ...v0Claim(17n, nonce), blockVersion: 1, difficulty: 0n })).toBe(false); // v1: p=2 and the ceiling rule
+    }
   });
 });

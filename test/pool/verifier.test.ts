@@ -11,14 +11,17 @@ const ADDRESS = new Uint8Array(45).map((_, i) => 255 - i);
 const CHECKSUM_44 = CHECKSUM.subarray(0, 44);
 const ADDRESS_48 = new Uint8Array(48).map((_, i) => i ^ 0x5a);
 
-/** A mix of claims: v10+ (all fail), v0-rule claims with low bit counts (some pass), bad nonces. */
+/**
+ * A mix of claims: v10+ (all fail), v0-rule claims (some with 'nonce-7340', whose v0 hash has 20
+ * leading zero bits: they pass at 14..20 required bits, fail above), bad nonces.
+ */
 function claims(n: number, seed = 1): PowClaim[] {
   return Array.from({ length: n }, (_, i) => {
     const k = i + seed * 1000;
     if (i % 5 === 4) return { blockChecksum: CHECKSUM, solverAddress: ADDRESS, nonce: new Uint8Array(0), difficulty: 0n }; // bad nonce → false
     if (i % 2 === 0) return { blockChecksum: CHECKSUM, solverAddress: ADDRESS, nonce: new Uint8Array([k & 255, k >> 8, 3]), difficulty: BigInt(k) };
-    const ascii = new TextEncoder().encode(`nonce-${k}`);
-    return { blockChecksum: CHECKSUM_44, solverAddress: ADDRESS_48, nonce: ascii, difficulty: BigInt(k % 3), blockVersion: 0 };
+    const ascii = new TextEncoder().encode(i % 3 === 1 ? 'nonce-7340' : `nonce-${k}`);
+    return { blockChecksum: CHECKSUM_44, solverAddress: ADDRESS_48, nonce: ascii, difficulty: BigInt(14 + (k % 10)), blockVersion: 0 };
   });
 }
 
@@ -73,6 +76,16 @@ describe('PoW verifier pool (2 worker threads)', () => {
     await Promise.all([first, second]);
     expect(verifier.pending).toBe(0);
     expect(await verifier.verify(claims(1, 7))).toHaveLength(1);
+  });
+
+  it('a v0 claim is judged on the ASCII form of its nonce, in the pool as in-process', async () => {
+    // 'nonce-29000' + 60 × '?' has a v0 hash with 14 leading zero bits. Sent as 'é' (2 bytes each) the
+    // nonce has 131 bytes, over the 128 of an ASCII nonce, but reads as that 71-character text.
+    const nonce = new TextEncoder().encode(`nonce-29000${'é'.repeat(60)}`);
+    expect(nonce.length).toBe(131);
+    const claim = { blockChecksum: CHECKSUM_44, solverAddress: ADDRESS_48, nonce, difficulty: 0n, blockVersion: 0 };
+    expect(powVerify(claim)).toBe(true);
+    expect(await verifier.verify([claim, { ...claim, difficulty: 15n }])).toEqual([true, false]);
   });
 
   it('rejects bad input with a TypeError/RangeError naming the item', async () => {
