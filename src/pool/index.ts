@@ -26,10 +26,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { assertBytes, describeType } from '../formats/bytes.js';
-import { hashedNonce, powClaimVariant, powNonceValid, type PowClaim } from '../core/pow.js';
+import { hashedNonce, powNonceValid, type PowClaim } from '../core/pow.js';
 import { coreFlavour, wasmModule } from '../core/wasm.js';
 import { PoolBusyError, PoolClosedError } from './errors.js';
-import { verifyPowTask, type PackedClaim } from './tasks/pow.js';
+import { packedClaim, verifyPowTask, type PackedClaim } from './tasks/pow.js';
 import { signRsaTask, verifyRsaTask, type RsaItem, type RsaSignItem } from './tasks/rsa.js';
 import { SEARCH_MAX_PREFIX, searchPowTask, type SearchJob, type SearchResult } from './tasks/search-pow.js';
 import { checkSignerSearchJob, searchSignerPowTask, type SignerSearchJob, type SignerSearchResult } from './tasks/search-signer-pow.js';
@@ -468,7 +468,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     if (!Array.isArray(claims)) throw new TypeError(`verify: expected an array of PoW claims, got ${describeType(claims)}`);
     const packed: PackedClaim[] = claims.map((claim, i) => {
       try {
-        return { claim, variant: powClaimVariant(claim) };
+        return packedClaim(claim);
       } catch (error) {
         if (error instanceof Error) error.message = `item ${i}: ${error.message}`;
         throw error;

@@ -88,6 +88,27 @@ describe('PoW verifier pool (2 worker threads)', () => {
     expect(await verifier.verify([claim, { ...claim, difficulty: 15n }])).toEqual([true, false]);
   });
 
+  it('answers for the claims as passed: arrays and fields changed after the call change nothing', async () => {
+    // 'nonce-7340' passes the v0 rule at 20 required bits (test/core/pow.test.ts). Small requests
+    // wait for the next macrotask before they are packed: a miner that reuses its nonce buffer
+    // (as the reference's does) changes it meanwhile.
+    const nonce = new TextEncoder().encode('nonce-7340');
+    const bufferNonce = Buffer.from('nonce-7340');
+    const claim = { blockChecksum: CHECKSUM_44.slice(), solverAddress: ADDRESS_48.slice(), nonce, difficulty: 20n, blockVersion: 0 };
+    const other = { ...claim, nonce: bufferNonce };
+    const pending = Promise.all([verifier.verify([claim]), verifier.verify([other])]);
+    nonce.fill(0x41);
+    bufferNonce.fill(0x41);
+    other.solverAddress.fill(0);
+    claim.difficulty = 21n;
+    claim.blockChecksum = new Uint8Array(3); // a bad size, after the call checked it
+    expect(await pending).toEqual([[true], [true]]);
+    // The same claims sent in turn, each awaited, give the same answers.
+    const fresh = () => ({ blockChecksum: CHECKSUM_44, solverAddress: ADDRESS_48, nonce: new TextEncoder().encode('nonce-7340'), difficulty: 20n, blockVersion: 0 });
+    expect(await verifier.verify([fresh()])).toEqual([true]);
+    expect(await verifier.verify([fresh()])).toEqual([true]);
+  });
+
   it('rejects bad input with a TypeError/RangeError naming the item', async () => {
     await expect(verifier.verify('x' as unknown as PowClaim[])).rejects.toThrow(TypeError);
     await expect(verifier.verify([claims(1)[0]!, { ...claims(1)[0]!, difficulty: 1 as unknown as bigint }])).rejects.toThrow(/item 1: difficulty/);

@@ -5,7 +5,7 @@
  * Packed with tasks/codec.ts, 4 parts per item: meta (u8 variant 0..3 = v0..v3, u64 LE
  * difficulty), block checksum, solver address, nonce. Result: one byte per item (1 = valid).
  */
-import { powVerifyVariant, type PowClaim, type PowVariant } from '../../core/pow.js';
+import { powClaimVariant, powVerifyVariant, type PowClaim, type PowVariant } from '../../core/pow.js';
 import { checkResultBytes, packParts, unpackParts } from './codec.js';
 import type { PoolTask, TaskContext } from './types.js';
 
@@ -13,6 +13,24 @@ import type { PoolTask, TaskContext } from './types.js';
 export interface PackedClaim {
   claim: PowClaim;
   variant: PowVariant;
+}
+
+/**
+ * A claim checked (`powClaimVariant`) and copied as it is at the call: its bytes are packed for a
+ * worker on a later macrotask, and a caller may reuse its arrays meanwhile (a miner refilling one
+ * nonce buffer); the answer is for what was passed. Each field is read once, then copied
+ * (`new Uint8Array`, not `.slice()`, which for a Buffer is a view).
+ * @throws TypeError / RangeError naming the bad field.
+ */
+export function packedClaim(claim: PowClaim): PackedClaim {
+  const read: PowClaim = claim !== null && typeof claim === 'object'
+    ? { blockChecksum: claim.blockChecksum, solverAddress: claim.solverAddress, nonce: claim.nonce, difficulty: claim.difficulty, blockVersion: claim.blockVersion }
+    : claim;
+  const variant = powClaimVariant(read);
+  return {
+    variant,
+    claim: { blockChecksum: new Uint8Array(read.blockChecksum), solverAddress: new Uint8Array(read.solverAddress), nonce: new Uint8Array(read.nonce), difficulty: read.difficulty },
+  };
 }
 
 const WHAT = 'verifyPow';
