@@ -16,13 +16,21 @@ const keys: KeyObject[] = [0, 1].map(() => generateKeyPairSync('rsa', { modulusL
 const der = (key: KeyObject) => new Uint8Array(key.export({ format: 'der', type: 'pkcs8' }));
 const data = (n: number) => new Uint8Array(44).fill(n);
 
+/**
+ * v0-rule claims (at least 14 leading zero bits required). Every third is 'nonce-7340' on the
+ * seed-0 checksum, whose v0 hash has 20 leading zero bits (test/core/pow.test.ts): it passes at
+ * 14..20 required bits.
+ */
 function claims(n: number, seed: number): PowClaim[] {
-  const checksum = new Uint8Array(44).map((_, i) => i * 7 + seed);
+  const checksum = (s: number) => new Uint8Array(44).map((_, i) => i * 7 + s);
   const address = new Uint8Array(48).map((_, i) => i ^ 0x5a);
-  return Array.from({ length: n }, (_, i) => ({
-    blockChecksum: checksum, solverAddress: address, blockVersion: 0, difficulty: BigInt(i % 3),
-    nonce: i % 4 === 3 ? new Uint8Array(0) : new TextEncoder().encode(`nonce-${seed}-${i}`),
-  }));
+  return Array.from({ length: n }, (_, i) => {
+    const known = i % 3 === 1;
+    return {
+      blockChecksum: checksum(known ? 0 : seed), solverAddress: address, blockVersion: 0, difficulty: BigInt(14 + (i % 8)),
+      nonce: i % 4 === 3 ? new Uint8Array(0) : new TextEncoder().encode(known ? 'nonce-7340' : `nonce-${seed}-${i}`),
+    };
+  });
 }
 
 function rsaItems(n: number): { items: RsaItem[]; expected: boolean[] } {
