@@ -65,3 +65,45 @@ describe('mining RPCs: the algorithm by block version', () => {
     expect(sent[0]!.solverAddress).toEqual(ADDRESS);
   });
 });
+
+describe('verifyMiningSolution: a real share at the edges a pool meets', () => {
+  // A solution found by search (test/core/pow-differential.test.ts): its hash 0000b8e8070e4ce03b4a…
+  // meets difficulties up to EDGE = ~0xb8e8070e4ce03b4a.
+  const CHECKSUM = fromHex('9456159980b36552b51544a8c87909e3ca44cc8d55dce27e999a29301cee57f982431e40bf7ca3d915616cd4404bb63fc2565dfabe26d14125b4c98190d936e0');
+  const WALLET = fromHex('f75552d04b402656ba5a45a24bf3c2ac7db3680fee8d83a88cd788e1e709c39a5210c3de67393803b0fe3a45d5');
+  const NONCE = 'c5e9b73c7fae33d20d0efbfb4550112d0f65be421ddf3e2ba3bfd18704e4000a9fe2bed8fec3f82265a3c798e166d6503da9d82791a5b613e042c9c30000d958';
+  const EDGE = 0x4717f8f1b31fc4b5n;
+  const { call } = rpc(new Map([[7n, { checksum: CHECKSUM, version: 13, difficulty: EDGE + 1n }]]), WALLET);
+  const verify = (nonce: string, diff: unknown, blocknum: unknown = '7') => call('verifyMiningSolution', { nonce, blocknum, diff });
+
+  it('the difficulty as given: 0 and the edge pass, edge + 1 and 2^64 − 1 fail (decimal strings or JSON numbers)', async () => {
+    expect(await verify(NONCE, '0')).toBe(true);
+    expect(await verify(NONCE, String(EDGE))).toBe(true);
+    expect(await verify(NONCE, String(EDGE + 1n))).toBe(false);
+    expect(await verify(NONCE, '18446744073709551615')).toBe(false);
+    expect(await verify(NONCE, 0)).toBe(true);
+    expect(await verify(NONCE.toUpperCase(), String(EDGE))).toBe(true); // hex digits in either case
+  });
+
+  it('difficulties outside u64 or not integers are refused, not wrapped', async () => {
+    for (const diff of ['18446744073709551616', '-1', '1.5', 'abc', '0x10', '']) {
+      const r = await verify(NONCE, diff);
+      expect(r?.code, diff).toBe(-32602);
+    }
+  });
+
+  it('a nonce changed in one byte, cut short, or for another block fails', async () => {
+    expect(await verify(`${NONCE.slice(0, -2)}59`, '0')).toBe(false);
+    expect(await verify(NONCE.slice(0, -2), '0')).toBe(false);
+  });
+
+  it('malformed nonces and unknown blocks are errors, as the reference answers them', async () => {
+    expect(await verify('ab'.repeat(65), '0')).toEqual({ code: -32602, message: 'Invalid nonce was specified' });
+    expect(await verify('', '0')).toEqual({ code: -32602, message: 'Invalid nonce was specified' });
+    for (const nonce of ['abc', 'zz', '0x12', 'xOnR', 'q83v']) expect((await verify(nonce, '0')).code, nonce).toBe(-32602); // odd, non-hex, base64
+    expect(await verify(NONCE, '0', '8')).toEqual({ code: -32602, message: 'Invalid block number specified' }); // a future block
+    expect(await verify(NONCE, '0', '1')).toEqual({ code: -32602, message: 'Invalid block number specified' }); // not stored
+    expect((await verify(NONCE, '0', '18446744073709551616')).code).toBe(-32602);
+    expect(await call('verifyMiningSolution', { blocknum: '7', diff: '0' })).toEqual({ code: -32602, message: "Parameter 'nonce' is missing" });
+  });
+});
