@@ -1,5 +1,8 @@
 // PoW verifier pool throughput: verifications/s with one worker thread vs one per core
-// (reference-formats.md §11 parameters, random nonces, so every claim does the full work).
+// (reference-formats.md §11 parameters). Each request holds one real solution at its edge
+// difficulty (lib.mjs powSolution: must be accepted) and random nonces at the maximum difficulty
+// (must be refused; a random hash meets it with probability 2^-80); every claim does the full work.
+// Every answer is checked: a wrong one stops the bench instead of counting as throughput.
 // Keeps the pool busy with several requests in flight; each configuration runs BENCH_TIME ms
 // after a warm-up, rounds alternate configurations and the table shows the median.
 // Beside wall-clock throughput it reports the CPU this process got (all threads) and the
@@ -13,17 +16,32 @@ import { createWorkerPool } from '../dist/pool/index.js';
 import { publicKeyToBytes, signBytes } from '../dist/formats/rsa.js';
 import { createPowVerifier } from '../dist/pool/verifier.js';
 import { coreFlavour } from '../dist/core/wasm.js';
-import { countFromEnv, machineLine, pseudoRandomBytes } from './lib.mjs';
+import { countFromEnv, machineLine, powSolution, pseudoRandomBytes } from './lib.mjs';
 
 const TIME = countFromEnv('BENCH_TIME', 2000, 1);
 const ROUNDS = countFromEnv('BENCH_ROUNDS', 3, 1);
 const REQUEST_ITEMS = 16; // claims per verify() call
+/** Requests that must end in the window per request kept in flight, so that the edges of the window weigh little. */
+const MIN_REQUESTS_PER_IN_FLIGHT = 4;
 const cores = os.availableParallelism();
 
-const checksum = pseudoRandomBytes(64, 21);
-const address = pseudoRandomBytes(45, 22);
+const solution = powSolution();
+const MAX_DIFFICULTY = 0xffff_ffff_ffff_ffffn;
 let seed = 1;
-const claims = () => Array.from({ length: REQUEST_ITEMS }, () => ({ blockChecksum: checksum, solverAddress: address, nonce: pseudoRandomBytes(64, seed++), difficulty: 0xa2cb1211629f6141n }));
+/** One request: the solution first (expected true), then random nonces (expected false). */
+const claims = () => [
+  { blockChecksum: solution.blockChecksum, solverAddress: solution.solverAddress, nonce: solution.nonce, difficulty: solution.edge },
+  ...Array.from({ length: REQUEST_ITEMS - 1 }, () => ({ blockChecksum: solution.blockChecksum, solverAddress: solution.solverAddress, nonce: pseudoRandomBytes(64, seed++), difficulty: MAX_DIFFICULTY })),
+];
+const answers = { accepted: 0, refused: 0 };
+/** Checks one request's answers; a wrong one ends the bench (it would be a verifier fault, not speed). */
+function checkAnswers(results) {
+  results.forEach((ok, i) => {
+    if (ok !== (i === 0)) throw new Error(`wrong PoW answer: claim ${i} of a request gave ${ok}, expected ${i === 0}`);
+  });
+  answers.accepted += 1;
+  answers.refused += results.length - 1;
+}
 
 /** Busy and total jiffies of the whole machine (Linux /proc/stat), or undefined elsewhere. */
 function machineTicks() {
@@ -44,6 +62,7 @@ async function measure(threads) {
   const loop = async () => {
     while (!stop) {
       const results = await verifier.verify(claims()); // (not `done += await …`: that reads `done` before awaiting)
+      checkAnswers(results);
       done += results.length;
     }
   };
@@ -62,6 +81,12 @@ async function measure(threads) {
   stop = true;
   await Promise.all(runners);
   await verifier.close();
+  // Requests end whole: with few of them in the window, those straddling its edges decide the rate.
+  const requests = verified / REQUEST_ITEMS;
+  if (requests < MIN_REQUESTS_PER_IN_FLIGHT * inFlight) {
+    throw new Error(`only ${requests} requests of ${REQUEST_ITEMS} claims ended in BENCH_TIME=${TIME} ms with ${threads} worker thread(s) and ${inFlight} in flight ` +
+      `(at least ${MIN_REQUESTS_PER_IN_FLIGHT * inFlight} needed for a rate): raise BENCH_TIME`);
+  }
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const machineCores = ticks0 && ticks1 ? ((ticks1.busy - ticks0.busy) / (ticks1.total - ticks0.total)) * cores : NaN;
   return { rate: verified / seconds, cores: cpuSeconds / seconds, perCpuSecond: verified / cpuSeconds, others: machineCores - cpuSeconds / seconds };
@@ -81,6 +106,7 @@ for (const c of configs) {
   console.log(`${label} ${Math.round(m.rate).toLocaleString('en-US').padStart(16)}  ${`${(m.rate / one.rate).toFixed(2)}×`.padStart(11)}  ${`${m.cores.toFixed(2)} cores`.padStart(9)}  ${Math.round(m.perCpuSecond).toString().padStart(9)}  ${m.others.toFixed(2).padStart(7)}`);
 }
 console.log('(our CPU: cores this process used, all threads; per CPU-s: verifications per CPU-second; others: cores busy with other processes)');
+console.log(`answers checked: ${answers.accepted.toLocaleString('en-US')} solutions accepted, ${answers.refused.toLocaleString('en-US')} random nonces refused, none wrong`);
 if (configs.length > 1) {
   const many = median(rates.get(cores));
   console.log(`\nscaling on ${cores} cores: ${(many.rate / one.rate).toFixed(2)}× one worker (target ≥ 1.8); per CPU-second ${(many.perCpuSecond / one.perCpuSecond).toFixed(2)}× one worker's`);

@@ -1,7 +1,8 @@
 // Mining PoW check single-threaded (reference-formats.md §11: Argon2id v1.3, t=2, m=2048 KiB, p=2,
 // 32-byte output, 234,236-byte salt): ours (WASM, SIMD and scalar builds) vs @node-rs/argon2
 // (native Rust), hash-wasm (WASM) and @noble/hashes (pure JS, short time budget), same inputs,
-// same run. Checks that all give the same hash first. For the single-core table run it as
+// same run. Checks first that all give the same hash and that the input is a real solution the
+// verifier accepts (lib.mjs powSolution). For the single-core table run it as
 //   taskset -c 0 node bench/pow.bench.mjs        (BENCH_TIME=ms per task, BENCH_ROUNDS=n)
 // Rounds of short slices alternate the implementations; the table shows the median slice,
 // which keeps ratios meaningful when other processes load the machine; the best slices and the
@@ -10,17 +11,17 @@ import { Algorithm, hashRawSync, Version } from '@node-rs/argon2';
 import { argon2id as hashWasmArgon2id } from 'hash-wasm';
 import { argon2id as nobleArgon2id } from '@noble/hashes/argon2.js';
 import { CoreInstance } from '../dist/core/instance.js';
-import { POW_PARAMS, powHash } from '../dist/core/pow.js';
+import { POW_PARAMS, powHash, powVerify } from '../dist/core/pow.js';
 import { coreFlavour, SIMD_SUPPORTED } from '../dist/core/wasm.js';
-import { countFromEnv, machineLine, printTable, pseudoRandomBytes, runTasks, versionOf } from './lib.mjs';
+import { countFromEnv, machineLine, powSolution, printTable, runTasks, versionOf } from './lib.mjs';
 
 const TIME = countFromEnv('BENCH_TIME', 250, 1);
 const ROUNDS = countFromEnv('BENCH_ROUNDS', 7, 1);
 const NOBLE_TIME = Math.min(TIME, 150); // ~20 ms per hash: a few samples per round are enough
 
-const checksum = pseudoRandomBytes(64, 11);
-const address = pseudoRandomBytes(45, 12);
-const nonce = pseudoRandomBytes(64, 13);
+// A real solution (lib.mjs powSolution): every implementation hashes a claim the verifier accepts.
+const solution = powSolution();
+const { blockChecksum: checksum, solverAddress: address, nonce } = solution;
 const password = new Uint8Array([...checksum, ...address]);
 const salt = new Uint8Array(POW_PARAMS.saltLength).fill(0x23);
 salt.set(nonce);
@@ -49,6 +50,14 @@ for (const impl of impls) {
   if (got !== want) throw new Error(`${impl.name} disagrees: ${got} vs ${want}`);
 }
 console.log(`all ${impls.length} implementations agree: ${want}`);
+// The timed input is a valid solution: accepted at its edge difficulty, refused one above.
+const accepted = (difficulty, core) => powVerify({ blockChecksum: checksum, solverAddress: address, nonce, difficulty }, core);
+for (const core of [simdCore, scalarCore].filter(Boolean)) {
+  if (want !== solution.hash || !accepted(solution.edge, core) || accepted(solution.edge + 1n, core)) {
+    throw new Error(`the bench input is not the expected solution: hash ${want}, expected ${solution.hash} accepted at difficulty ${solution.edge} only`);
+  }
+}
+console.log(`the input is a real solution: powVerify accepts it at difficulty ${solution.edge} and refuses it at ${solution.edge + 1n}`);
 
 const perTask = new Map(impls.map((i) => [i.name, []]));
 for (let round = 0; round < ROUNDS; round++) {

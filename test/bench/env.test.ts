@@ -1,6 +1,7 @@
 // The PoW benches (bench/pow.bench.mjs, bench/pool.bench.mjs) refuse a bad setting before measuring
 // anything, naming it: BENCH_TIME / BENCH_ROUNDS must be whole numbers ≥ 1 (a typo used to run with
-// NaN or 0 and print figures, or crash later with a TypeError), DLTNODE_WASM 'scalar' or 'simd'.
+// NaN or 0 and print figures, or crash later with a TypeError), DLTNODE_WASM 'scalar' or 'simd';
+// and the pool bench refuses a window in which too few requests end to give a rate.
 // The benches import dist/: build first. Each run is bounded (spawnSync timeout).
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -29,6 +30,13 @@ describe('PoW benches refuse bad environment settings', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`${name} must be a whole number ≥ 1, got ${JSON.stringify(value)}`);
     expect(r.stdout).not.toMatch(/verifications\/s|implementations agree/);
+  });
+
+  it('pool.bench.mjs refuses a window too short for requests to end in, instead of printing 0 verifications/s', () => {
+    const r = runBench('pool.bench.mjs', { BENCH_TIME: '1', BENCH_ROUNDS: '1' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/only \d+ requests of 16 claims ended in BENCH_TIME=1 ms .*raise BENCH_TIME/);
+    expect(r.stdout).not.toMatch(/worker threads? +\d/);
   });
 
   it('DLTNODE_WASM=Scalar (a typo) is refused, not measured as the SIMD build', () => {
