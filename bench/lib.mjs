@@ -35,13 +35,23 @@ export function machineLine() {
     `${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}; node ${process.version} (V8 ${process.versions.v8}, OpenSSL ${process.versions.openssl})`;
 }
 
-/** An environment setting that must be a whole number ≥ `min`: a typo stops the bench with its name, not odd figures. */
-export function countFromEnv(name, fallback, min) {
-  const raw = process.env[name];
+/** A setting that must be a whole number ≥ `min` (absent: `fallback`): a typo stops the bench with its name, not odd figures. */
+function count(name, raw, fallback, min) {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number ≥ ${min}, got ${JSON.stringify(raw)}`);
   return n;
+}
+
+/** An environment setting that must be a whole number ≥ `min`. */
+export function countFromEnv(name, fallback, min) {
+  return count(name, process.env[name], fallback, min);
+}
+
+/** A `--name=value` argument that must be a whole number ≥ `min`. */
+export function countFromArg(name, fallback, min) {
+  const arg = process.argv.find((x) => x.startsWith(`--${name}=`));
+  return count(`--${name}`, arg?.slice(name.length + 3), fallback, min);
 }
 
 /** Deterministic pseudo-random bytes (xorshift32), so inputs are the same in every run. */

@@ -32,6 +32,14 @@ describe('PoW benches refuse bad environment settings', () => {
     expect(r.stdout).not.toMatch(/verifications\/s|implementations agree/);
   });
 
+  it.each(['--time=abc', '--rounds=0'])('consensus.bench.mjs %s: exits non-zero naming the argument', (arg) => {
+    const r = spawnSync(process.execPath, [join(root, 'bench', 'consensus.bench.mjs'), arg], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(1);
+    const [name, value] = arg.split('=');
+    expect(r.stderr).toContain(`${name} must be a whole number ≥ 1, got ${JSON.stringify(value)}`);
+    expect(r.stdout).not.toMatch(/hashes per second/);
+  });
+
   it('pool.bench.mjs refuses a window too short for requests to end in, instead of printing 0 verifications/s', () => {
     const r = runBench('pool.bench.mjs', { BENCH_TIME: '1', BENCH_ROUNDS: '1' });
     expect(r.status).toBe(1);
