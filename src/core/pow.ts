@@ -55,6 +55,9 @@ const MAX_U64 = (1n << 64n) - 1n;
 
 /** PoW variant used for a block of the given version (§11.1). */
 export function powVariantForBlockVersion(blockVersion: number): PowVariant {
+  if (typeof blockVersion !== 'number') {
+    throw new TypeError(`block version: expected a number, got ${describeType(blockVersion)}`);
+  }
   if (!Number.isInteger(blockVersion) || blockVersion < 0) {
     throw new RangeError(`block version: expected a non-negative integer, got ${String(blockVersion)}`);
   }

@@ -170,6 +170,7 @@ export function signerPowSearch(
   checkSolution(start);
   assertBytes(target, 'target');
   if (target.length !== SIGNER_POW_HASH_LENGTH) throw new RangeError(`target: expected 64 bytes, got ${target.length}`);
+  if (typeof count !== 'number') throw new TypeError(`count: expected a number, got ${describeType(count)}`);
   if (!Number.isInteger(count) || count < 1 || count > SIGNER_POW_MAX_BATCH) {
     throw new RangeError(`count: expected an integer 1..${SIGNER_POW_MAX_BATCH}, got ${String(count)}`);
   }

@@ -21,6 +21,7 @@ export function assertBytes(value: unknown, what: string): asserts value is Uint
 /** Short description of a value's type for error messages. */
 export function describeType(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'no prototype'})`;
   return `a ${typeof value}`;

@@ -425,6 +425,10 @@ describe.each(FLAVOURS)('signer PoW hashing and search, %s build', (flavour) => 
     expect(() => signerPowSearch(prefix, new Uint8Array(8), new Uint8Array(63), 1, core)).toThrow(RangeError);
     expect(() => signerPowSearch(prefix, new Uint8Array(8), new Uint8Array(64), 0, core)).toThrow(RangeError);
     expect(() => signerPowSearch(prefix, 'x' as unknown as Uint8Array, new Uint8Array(64), 1, core)).toThrow(TypeError);
+    // A count of the wrong type is a TypeError naming its type (it said "got 5" for the string '5').
+    expect(() => signerPowSearch(prefix, new Uint8Array(8), new Uint8Array(64), '5' as unknown as number, core)).toThrow(TypeError);
+    expect(() => signerPowSearch(prefix, new Uint8Array(8), new Uint8Array(64), '5' as unknown as number, core)).toThrow('count: expected a number, got a string');
+    expect(() => signerPowSearch(prefix, new Uint8Array(8), new Uint8Array(64), 5n as unknown as number, core)).toThrow(TypeError);
     expect(() => signerPowChallengePrefix({ blockNum: 1n, blockChecksum: new Uint8Array(44), recipientAddress: address, signingPubKey })).toThrow(RangeError);
   });
 });

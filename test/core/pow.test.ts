@@ -125,6 +125,17 @@ describe('PoW API contract', () => {
     expect(() => powVariantForBlockVersion(-1)).toThrow(RangeError);
   });
 
+  it('a block version or claim of the wrong type is a TypeError naming the type', () => {
+    const claim = { blockChecksum: CHECKSUM, solverAddress: ADDRESS, nonce: NONCE, difficulty: 0n };
+    for (const blockVersion of ['13', null, 13n, {}]) {
+      expect(() => powVerify({ ...claim, blockVersion: blockVersion as unknown as number }), String(blockVersion)).toThrow(TypeError);
+      expect(() => powVariantForBlockVersion(blockVersion as unknown as number)).toThrow(/block version: expected a number, got (a string|null|a bigint|an object)/);
+    }
+    expect(() => powVariantForBlockVersion(13.5)).toThrow(RangeError);
+    expect(() => powVariantForBlockVersion(Number.NaN)).toThrow(RangeError);
+    expect(() => powVerify(undefined as unknown as typeof claim)).toThrow('PoW claim: expected an object, got undefined');
+  });
+
   it('variant by block version', () => {
     expect([0, 1, 2, 4, 5, 9, 10, 13].map(powVariantForBlockVersion)).toEqual(['v0', 'v1', 'v2', 'v2', 'v3', 'v3', 'v3', 'v3']);
   });
