@@ -3,6 +3,7 @@ import os from 'node:os';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Bench } from 'tinybench';
+import { POW_BENCH_SOLUTION } from '../dist/cli/bench-pow.js';
 
 const require = createRequire(import.meta.url);
 
@@ -66,19 +67,14 @@ export function pseudoRandomBytes(length, seed = 1) {
 }
 
 /**
- * A mining PoW solution found by search (reference-formats.md §11, v10+ rule: 64-byte checksum,
- * 45-byte address): checksum pseudoRandomBytes(64, 21), solver address pseudoRandomBytes(45, 22).
- * Its hash meets every difficulty up to `edge` and none above (test/core/pow-differential.test.ts).
- * The PoW benches time it, so what they time is a claim the verifier accepts. Fresh arrays per call.
+ * The real mining solution of `dltnode bench pow` (src/cli/bench-pow.ts POW_BENCH_SOLUTION: v10+
+ * rule, 64-byte checksum, 45-byte address; accepted at difficulties up to `edge`), as bytes. The PoW
+ * benches time it, so what they time is a claim the verifier accepts. Fresh arrays per call.
  */
 export function powSolution() {
-  return {
-    blockChecksum: pseudoRandomBytes(64, 21),
-    solverAddress: pseudoRandomBytes(45, 22),
-    nonce: new Uint8Array(Buffer.from('c5e9b73c7fae33d20d0efbfb4550112d0f65be421ddf3e2ba3bfd18704e4000a9fe2bed8fec3f82265a3c798e166d6503da9d82791a5b613e042c9c30000d958', 'hex')),
-    hash: '0000b8e8070e4ce03b4a4cf3985fee71db8d8fb89618e62d2d5b093eddf7b0d0',
-    edge: 0x4717f8f1b31fc4b5n,
-  };
+  const s = POW_BENCH_SOLUTION;
+  const bytes = (h) => new Uint8Array(Buffer.from(h, 'hex'));
+  return { blockChecksum: bytes(s.blockChecksum), solverAddress: bytes(s.solverAddress), nonce: bytes(s.nonce), hash: s.hash, edge: s.edge };
 }
 
 /**

@@ -22,7 +22,7 @@ const TIME = countFromEnv('BENCH_TIME', 2000, 1);
 const ROUNDS = countFromEnv('BENCH_ROUNDS', 3, 1);
 const REQUEST_ITEMS = 16; // claims per verify() call
 /** Requests that must end in the window per request kept in flight, so that the edges of the window weigh little. */
-const MIN_REQUESTS_PER_IN_FLIGHT = 4;
+const MIN_REQUESTS_PER_IN_FLIGHT = 2;
 const cores = os.availableParallelism();
 
 const solution = powSolution();

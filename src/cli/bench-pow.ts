@@ -1,7 +1,8 @@
 /**
  * `dltnode bench pow`: the PoW verification benchmark as a product feature (practice P43), for
- * people comparing machines. It verifies random mining claims (reference-formats.md §11 parameters:
- * Argon2id t=2, m=2048 KiB, p=2, 234,236-byte salt) through the same verifier pool the node uses,
+ * people comparing machines. It verifies mining claims (reference-formats.md §11 parameters:
+ * Argon2id t=2, m=2048 KiB, p=2, 234,236-byte salt), a real solution among random claims, every
+ * answer checked, through the same verifier pool the node uses,
  * one claim per request with many requests in flight, and prints the parameters, the WASM build,
  * the threads, verifications per second and per-request latency percentiles (or JSON).
  */
@@ -10,15 +11,16 @@ import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
 import { ConfigError, integer } from '../config/options.js';
-import { REG_MINING_DIFFICULTY } from '../chain/constants.js';
+import { fromHex } from '../formats/bytes.js';
 import { POW_PARAMS, type PowClaim } from '../core/pow.js';
 import { SIMD_SUPPORTED, coreFlavour } from '../core/wasm.js';
-import { createPowVerifier, defaultPoolThreads } from '../pool/verifier.js';
+import { createPowVerifier, defaultPoolThreads, type PowVerifier, type PowVerifierOptions } from '../pool/verifier.js';
 
 export const BENCH_POW_HELP = `Usage: dltnode bench pow [--threads N] [--seconds S] [--in-flight K] [--mining] [--json]
 
-Verifies random mining claims (Argon2id t=${POW_PARAMS.timeCost}, m=${POW_PARAMS.memoryCost} KiB, p=${POW_PARAMS.parallelism}, ${POW_PARAMS.saltLength}-byte salt)
-through the node's PoW verifier pool and prints verifications/s and request latency.
+Verifies mining claims (Argon2id t=${POW_PARAMS.timeCost}, m=${POW_PARAMS.memoryCost} KiB, p=${POW_PARAMS.parallelism}, ${POW_PARAMS.saltLength}-byte salt),
+a real solution among random claims, through the node's PoW verifier pool, checks every answer
+and prints verifications/s and request latency.
 
   --threads N       worker threads (default ${defaultPoolThreads()}; 0 = on the main thread)
   --seconds S       measuring time after a 1 s warm-up (default 5, at most 600)
@@ -28,8 +30,24 @@ through the node's PoW verifier pool and prints verifications/s and request late
   --json            print one JSON object instead of text
 DLTNODE_WASM=scalar|simd selects the core build.`;
 
-/** Distinct random claims cycled through (they all fail the difficulty check; the cost is the same). */
+/** Distinct claims cycled through: the real solution below, then random ones (the cost is the same). */
 const CLAIM_COUNT = 64;
+/** The random claims' difficulty: the highest, which a random hash meets with odds 2^-80 (§11.2). */
+const MAX_DIFFICULTY = (1n << 64n) - 1n;
+
+/**
+ * A real mining solution, found by search (reference-formats.md §11, v10+ rule): its hash
+ * `0000b8e8…` meets every difficulty up to `edge` and none above (test/core/pow-differential.test.ts).
+ * The benchmark verifies it among random claims and checks every answer, so a verifier that
+ * answered wrongly (or refused everything at once) stops the run instead of showing as speed.
+ */
+export const POW_BENCH_SOLUTION = Object.freeze({
+  blockChecksum: '9456159980b36552b51544a8c87909e3ca44cc8d55dce27e999a29301cee57f982431e40bf7ca3d915616cd4404bb63fc2565dfabe26d14125b4c98190d936e0',
+  solverAddress: 'f75552d04b402656ba5a45a24bf3c2ac7db3680fee8d83a88cd788e1e709c39a5210c3de67393803b0fe3a45d5',
+  nonce: 'c5e9b73c7fae33d20d0efbfb4550112d0f65be421ddf3e2ba3bfd18704e4000a9fe2bed8fec3f82265a3c798e166d6503da9d82791a5b613e042c9c30000d958',
+  hash: '0000b8e8070e4ce03b4a4cf3985fee71db8d8fb89618e62d2d5b093eddf7b0d0',
+  edge: 0x4717f8f1b31fc4b5n,
+});
 
 export interface PowBenchResult {
   params: typeof POW_PARAMS;
@@ -38,6 +56,8 @@ export interface PowBenchResult {
   inFlight: number;
   seconds: number;
   verifications: number;
+  /** Answers checked while measuring: the real solution accepted, random claims refused (a wrong answer throws). */
+  answers: { accepted: number; refused: number };
   perSecond: number;
   latencyMs: { p50: number; p95: number; p99: number; max: number };
   cpus: number;
@@ -82,14 +102,18 @@ export function parseBenchPowArgs(argv: string[]): { threads: number; seconds: n
 const percentile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
 /** Runs the benchmark: `inFlight` single-claim requests kept in flight for `seconds` after a warm-up. */
-export async function runPowBench(opts: { threads: number; seconds: number; inFlight: number }): Promise<PowBenchResult> {
-  const claims: PowClaim[] = Array.from({ length: CLAIM_COUNT }, () => ({
-    blockChecksum: randomBytes(64),
-    solverAddress: randomBytes(45),
-    nonce: randomBytes(64),
-    difficulty: REG_MINING_DIFFICULTY,
-  }));
-  const verifier = createPowVerifier({ threads: opts.threads, maxQueue: Math.max(opts.inFlight, 1024) });
+export async function runPowBench(
+  opts: { threads: number; seconds: number; inFlight: number },
+  /** The verifier to measure (tests pass a faulty one to see the answers checked). */
+  makeVerifier: (o: PowVerifierOptions) => PowVerifier = createPowVerifier,
+): Promise<PowBenchResult> {
+  const s = POW_BENCH_SOLUTION;
+  const claims: PowClaim[] = [
+    { blockChecksum: fromHex(s.blockChecksum), solverAddress: fromHex(s.solverAddress), nonce: fromHex(s.nonce), difficulty: s.edge },
+    ...Array.from({ length: CLAIM_COUNT - 1 }, () => ({ blockChecksum: randomBytes(64), solverAddress: randomBytes(45), nonce: randomBytes(64), difficulty: MAX_DIFFICULTY })),
+  ];
+  const answers = { accepted: 0, refused: 0 };
+  const verifier = makeVerifier({ threads: opts.threads, maxQueue: Math.max(opts.inFlight, 1024) });
   const latencies: number[] = [];
   let next = 0;
   let measuring = false;
@@ -97,19 +121,27 @@ export async function runPowBench(opts: { threads: number; seconds: number; inFl
   let stop = false;
   const worker = async (): Promise<void> => {
     while (!stop) {
-      const claim = claims[next++ % CLAIM_COUNT]!;
+      const index = next++ % CLAIM_COUNT;
       const t0 = performance.now();
-      await verifier.verify([claim]);
+      const [ok] = await verifier.verify([claims[index]!]);
+      if (ok !== (index === 0)) throw new Error(`wrong PoW answer: ${index === 0 ? 'the real solution was refused' : 'a random claim was accepted'}`);
       if (measuring && !stop) {
         latencies.push(performance.now() - t0);
         done++;
+        if (ok) answers.accepted++;
+        else answers.refused++;
       }
       // In-process verification resolves at once: let the timers that end the run fire.
       if (opts.threads === 0) await nextMacrotask();
     }
   };
   try {
-    const loops = Array.from({ length: opts.inFlight }, worker);
+    // A failed loop (a wrong answer, a refused request) ends the run with its error, after the sleeps.
+    let failure: unknown;
+    const loops = Array.from({ length: opts.inFlight }, () => worker().catch((e: unknown) => {
+      failure ??= e;
+      stop = true;
+    }));
     await new Promise((r) => setTimeout(r, 1000)); // warm-up: workers instantiate WASM, memory reserved
     measuring = true;
     const start = performance.now();
@@ -118,6 +150,7 @@ export async function runPowBench(opts: { threads: number; seconds: number; inFl
     measuring = false;
     stop = true;
     await Promise.all(loops);
+    if (failure !== undefined) throw failure;
     latencies.sort((a, b) => a - b);
     return {
       params: POW_PARAMS,
@@ -126,6 +159,7 @@ export async function runPowBench(opts: { threads: number; seconds: number; inFl
       inFlight: opts.inFlight,
       seconds: Number(elapsed.toFixed(3)),
       verifications: done,
+      answers,
       perSecond: Number((done / elapsed).toFixed(1)),
       latencyMs: {
         p50: Number(percentile(latencies, 0.5).toFixed(3)),
@@ -147,7 +181,7 @@ export function formatPowBench(r: PowBenchResult): string {
   return [
     `PoW verification: Argon2id v1.3, t=${p.timeCost}, m=${p.memoryCost} KiB, p=${p.parallelism}, ${p.hashLength}-byte output, salt ${p.saltLength} B`,
     `WASM core build: ${r.wasm.build} (engine SIMD ${r.wasm.simdSupported ? 'supported' : 'not supported'}); ${r.threads === 0 ? 'main thread' : `${r.threads} worker thread(s)`} of ${r.cpus} CPUs; ${r.inFlight} requests in flight; node ${r.node}`,
-    `${r.verifications} verifications in ${r.seconds} s: ${r.perSecond} verifications/s`,
+    `${r.verifications} verifications in ${r.seconds} s: ${r.perSecond} verifications/s (answers checked: ${r.answers.accepted} real solutions accepted, ${r.answers.refused} random claims refused)`,
     `request latency: p50 ${r.latencyMs.p50} ms, p95 ${r.latencyMs.p95} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms`,
   ].join('\n');
 }
