@@ -136,3 +136,31 @@ async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+describe('getMiningBlock and blocks at the maximum difficulty', () => {
+  // The reference's Miner.getMiningBlock (what the API serves) passes over a block whose difficulty
+  // is ulong.MaxValue: no pool should grind on a block only a hash of ten zero bytes solves.
+  let t: TestChain;
+  let mining: Mining;
+  beforeEach(async () => {
+    t = await openTestChain([createMiningExtension({ verify: fakeVerify, fixedDifficulty: 0xffff_ffff_ffff_ffffn })]);
+    mining = new Mining(t.chain, (a) => t.wallet.keys.some((k) => k.nonceOf(a) !== null), t.events, systemClock);
+    for (let i = 0; i < 3; i++) await commitBlock(t, []);
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it('serves the newest block below the maximum, in every mode', async () => {
+    const def = miningMethods.find((m) => m.name === 'getMiningBlock')! as any;
+    const call = async (algo: string) => def.handler(validateParams(def, { algo }), { chain: t.chain, wallet: t.wallet, mempool: t.mempool, mining });
+    const below = [1n, 2n, 3n, 4n].filter((n) => t.chain.getBlock(n)!.block.difficulty !== 0xffff_ffff_ffff_ffffn);
+    expect(below.length).toBeGreaterThan(0);
+    expect(below.length).toBeLessThan(4);
+    for (const algo of ['0', '1', '2', '3']) {
+      const r = await call(algo);
+      expect(below, `algo ${algo}`).toContain(r.num);
+      expect(r.dif).not.toBe(0xffff_ffff_ffff_ffffn);
+    }
+  });
+});

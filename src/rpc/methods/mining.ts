@@ -4,6 +4,7 @@
 import { addressWithChecksum } from '../../formats/address.js';
 import { toBase64 } from '../../formats/bytes.js';
 import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
+import { MAX_MINING_DIFFICULTY } from '../../mining/difficulty.js';
 import { SEARCH_MODES } from '../../mining/index.js';
 import { pickMiningBlock } from '../../mining/miner.js';
 import type { NodeModules } from '../../node/modules.js';
@@ -52,7 +53,7 @@ export const miningMethods = [
   method({
     name: 'getMiningBlock',
     group: 'Mining',
-    summary: 'A block to mine, chosen by `algo` among the unsolved blocks without a pending claim: number, version, difficulty, checksum and solver address',
+    summary: 'A block to mine, chosen by `algo` among the unsolved blocks without a pending claim and below the maximum difficulty: number, version, difficulty, checksum and solver address',
     params: [
       {
         name: 'algo', kind: 'integer', min: 0, max: SEARCH_MODES.length - 1, default: LATEST_BLOCK, invalidMessage: 'Invalid algorithm was specified',
@@ -63,8 +64,11 @@ export const miningMethods = [
     handler: (p, ctx) => {
       if (!ctx.chain.tip) throw invalidParams('The node has no block yet');
       // A block whose claim waits in the pool is solved already: a second solution would be refused.
+      // A block at the maximum difficulty is passed over, as the reference's Miner.getMiningBlock does
+      // (the built-in miner's own search keeps it).
       const claimed = ctx.mining.pendingClaimBlocks(ctx.mempool.page(0, ctx.mempool.size));
-      const block = pickMiningBlock(ctx.chain, p.algo, (n) => claimed.has(n));
+      const unsolvable = (n: bigint): boolean => ctx.chain.getBlock(n)?.block.difficulty === MAX_MINING_DIFFICULTY;
+      const block = pickMiningBlock(ctx.chain, p.algo, (n) => claimed.has(n) || unsolvable(n));
       if (!block) throw invalidParams('Cannot retrieve mining block: every block of the claim window is solved or has a pending claim');
       return {
         num: block.num,
