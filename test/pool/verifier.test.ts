@@ -1,6 +1,7 @@
 // The PoW verifier pool: results and order, packing of small requests, splitting of big ones,
 // transfer of task buffers, the bounded queue (PoolBusyError), in-process mode and close.
 // Workers load dist/pool/worker.js: run `npx tsc -p tsconfig.json` (or `npm run build`) first.
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPowVerifier, type PowVerifier } from '../../src/pool/verifier.js';
 import { PoolBusyError, PoolClosedError } from '../../src/pool/errors.js';
@@ -107,6 +108,21 @@ describe('PoW verifier pool (2 worker threads)', () => {
     const fresh = () => ({ blockChecksum: CHECKSUM_44, solverAddress: ADDRESS_48, nonce: new TextEncoder().encode('nonce-7340'), difficulty: 20n, blockVersion: 0 });
     expect(await verifier.verify([fresh()])).toEqual([true]);
     expect(await verifier.verify([fresh()])).toEqual([true]);
+  });
+
+  it('concurrent requests in random groupings answer as sequential in-process verification (fast-check)', async () => {
+    // Claims with known answers both ways: the v0 solution 'nonce-7340' (20 zero bits) at 14..22
+    // required bits, random v0 nonces, v10+ claims (all fail), nonces of bad length.
+    const pick = fc.oneof(
+      fc.integer({ min: 14, max: 22 }).map((bits) => ({ blockChecksum: CHECKSUM_44, solverAddress: ADDRESS_48, nonce: new TextEncoder().encode('nonce-7340'), difficulty: BigInt(bits), blockVersion: 0 })),
+      fc.integer({ min: 1000, max: 9999 }).map((k) => ({ blockChecksum: CHECKSUM_44, solverAddress: ADDRESS_48, nonce: new TextEncoder().encode(`nonce-${k}`), difficulty: 14n, blockVersion: 0 })),
+      fc.uint8Array({ minLength: 1, maxLength: 64 }).map((nonce) => ({ blockChecksum: CHECKSUM, solverAddress: ADDRESS, nonce, difficulty: 0n })),
+      fc.constantFrom(0, 65).map((n) => ({ blockChecksum: CHECKSUM, solverAddress: ADDRESS, nonce: new Uint8Array(n), difficulty: 0n })),
+    );
+    await fc.assert(fc.asyncProperty(fc.array(fc.array(pick, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 5 }), async (requests) => {
+      const expected = requests.map((r) => r.map((c) => powVerify(c)));
+      expect(await Promise.all(requests.map((r) => verifier.verify(r)))).toEqual(expected);
+    }), { numRuns: 8, seed: 4242 });
   });
 
   it('rejects bad input with a TypeError/RangeError naming the item', async () => {
