@@ -25,8 +25,12 @@ interface PowVariantParams {
   parallelism: number;
   /** Salt = nonce padded with 0x23 to this length, or the nonce as is when 0. */
   saltLength: number;
-  /** Pass rule: hash ≤ ceiling(difficulty), or at least `difficulty` leading zero bits. */
-  rule: 'ceiling' | 'leadingZeroBits';
+  /**
+   * Pass rule: hash ≤ ceiling(difficulty) ('ceiling'); the same but failing when the hash's first
+   * 10 bytes equal the ceiling's ('ceilingV1', see powCheckV1); or at least `difficulty` leading
+   * zero bits ('leadingZeroBits').
+   */
+  rule: 'ceiling' | 'ceilingV1' | 'leadingZeroBits';
 }
 
 /**
@@ -37,7 +41,7 @@ export type PowVariant = 'v0' | 'v1' | 'v2' | 'v3';
 
 export const POW_VARIANTS: Readonly<Record<PowVariant, Readonly<PowVariantParams>>> = Object.freeze({
   v0: { timeCost: 1, memoryCost: 1024, parallelism: 4, saltLength: 0, rule: 'leadingZeroBits' },
-  v1: { timeCost: 1, memoryCost: 1024, parallelism: 2, saltLength: 0, rule: 'ceiling' },
+  v1: { timeCost: 1, memoryCost: 1024, parallelism: 2, saltLength: 0, rule: 'ceilingV1' },
   v2: { timeCost: 1, memoryCost: 1024, parallelism: 2, saltLength: 0, rule: 'ceiling' },
   v3: { ...POW_PARAMS, rule: 'ceiling' },
 });
@@ -175,6 +179,25 @@ export function powCheck(hash: Uint8Array, difficulty: bigint): boolean {
   return true;
 }
 
+/** Bytes of the reference's ceiling array (`getHashCeilFromDifficulty`): 00 00 ‖ ~difficulty. */
+const CEILING_ARRAY_BYTES = CEILING_PREFIX + DIFFICULTY_BYTES;
+
+/**
+ * The v1-block rule: the ceiling rule as the reference's Miner.validateHashInternal_v1 runs it. It
+ * reads the 10-byte ceiling array past its end when the hash's first 10 bytes equal it, and the
+ * exception makes the claim fail (TransactionPool.verifyPoWTransaction catches it: false).
+ */
+export function powCheckV1(hash: Uint8Array, difficulty: bigint): boolean {
+  assertBytes(hash, 'hash');
+  const ceiling = powCeiling(difficulty);
+  if (hash.length < 1) return false;
+  for (let i = 0; i < hash.length; i++) {
+    if (i >= CEILING_ARRAY_BYTES) return false; // the out-of-range read: an exception, a failed claim
+    if (hash[i] !== ceiling[i]) return ceiling[i]! > hash[i]!;
+  }
+  return true;
+}
+
 /**
  * The v0-block rule (§11.1): the hash has at least `bits` leading zero bits (most significant
  * bit of byte 0 first).
@@ -265,7 +288,11 @@ export function powVerifyVariant(variant: PowVariant, claim: PowClaim, core?: Co
   // rpc-messaging `verifyminingsolution` step 5: a nonce of the wrong length → false.
   if (!powNonceValid(nonce, variant)) return false;
   const hash = powHashVariant(variant, claim.blockChecksum, claim.solverAddress, nonce, core);
-  return POW_VARIANTS[variant].rule === 'ceiling' ? powCheck(hash, claim.difficulty) : hasLeadingZeroBits(hash, v0RequiredZeroBits(claim.difficulty));
+  switch (POW_VARIANTS[variant].rule) {
+    case 'ceiling': return powCheck(hash, claim.difficulty);
+    case 'ceilingV1': return powCheckV1(hash, claim.difficulty);
+    case 'leadingZeroBits': return hasLeadingZeroBits(hash, v0RequiredZeroBits(claim.difficulty));
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { argon2id } from '../../src/core/argon2.js';
 import { CoreInstance } from '../../src/core/instance.js';
+import type { CoreAccess } from '../../src/core/blake2b.js';
 import type { WasmFlavour } from '../../src/core/wasm.js';
 import {
   asciiNonce, hasLeadingZeroBits, POW_PARAMS, powCeiling, powCheck, powHash, powHashVariant, powVariantForBlockVersion, powVerify,
@@ -204,5 +205,40 @@ describe('v0 and v1 claims as the reference verifies them', () => {
       expect(powVerify(v0Claim(18n, nonce))).toBe(false);
       expect(powVerify({ ...v0Claim(17n, nonce), blockVersion: 1, difficulty: 0n })).toBe(false); // v1: p=2 and the ceiling rule
     }
+  });
+});
+
+// The comparison per block version at a hash whose first 10 bytes equal the ceiling (what the real
+// hash cannot be made to do, so the core's hash output is stubbed). v2+ blocks (validateHash_v2):
+// bytes past the 10-byte ceiling count as 0xFF, so such a hash passes. v1 blocks
+// (Miner.validateHashInternal_v1) index the 10-byte ceiling past its end: the exception makes
+// verifyPoWTransaction answer false.
+describe('a hash equal to the ceiling on its first 10 bytes, per block version', () => {
+  const difficulty = 0xa2cb1211629f6141n;
+  /** A core whose PoW hash is `hash`, whatever the input. */
+  const stubCore = (hash: Uint8Array): CoreAccess => ({
+    exports: { argon2Reserve: () => 1, powInput: () => 0, powHash: () => 1, argon2Output: () => 0 } as unknown as CoreAccess['exports'],
+    bytes: () => new Uint8Array(1024),
+    read: (_ptr: number, length: number) => hash.slice(0, length),
+  });
+  const atCeiling = new Uint8Array(32);
+  atCeiling.set(powCeiling(difficulty).subarray(0, 10)); // then 22 zero bytes: below the full ceiling
+  const claim = (blockVersion: number) => ({
+    blockChecksum: CHECKSUM.subarray(0, 44), solverAddress: ADDRESS_WITH_CHECKSUM, nonce: new TextEncoder().encode('0123456789'), difficulty, blockVersion,
+  });
+
+  it('v2+ rule: passes (hash ≤ ceiling)', () => {
+    for (const v of [2, 4, 5, 13]) expect(powVerify(claim(v), stubCore(atCeiling)), `v${v}`).toBe(true);
+  });
+
+  it('v1 rule: fails, as the reference\'s out-of-range read does', () => {
+    expect(powVerify(claim(1), stubCore(atCeiling))).toBe(false);
+    // One below the ceiling in byte 9 passes, one above fails: only the exact first 10 bytes differ.
+    const below = atCeiling.slice();
+    below[9]! -= 1;
+    expect(powVerify(claim(1), stubCore(below))).toBe(true);
+    const above = atCeiling.slice();
+    above[9]! += 1;
+    expect(powVerify(claim(1), stubCore(above))).toBe(false);
   });
 });
