@@ -128,7 +128,9 @@ describe("the built-in miner's own threads", () => {
         searched = true;
         return r;
       });
-      await new Promise((r) => setTimeout(r, 200)); // the miner's thread starts and hashes
+      // The miner's thread starts (its priority set first thing) and hashes: wait for it, bounded
+      // (a fixed 200 ms was too short for a worker to start on a loaded machine).
+      for (let i = 0; i < 100 && process.platform === 'linux' && !threadNices().includes(19); i++) await new Promise((r) => setTimeout(r, 50));
       // On the shared worker the verification would have waited for the whole search.
       expect(await pool.verifyRsa(items)).toEqual(expected);
       expect(searched).toBe(false);
