@@ -1,6 +1,7 @@
 /**
  * Mining (interface.md "Mining"; reference-formats.md §11.3; reference-rpc-messaging.md §2.10).
  */
+import { POW_MAX_NONCE } from '../../core/pow.js';
 import { addressWithChecksum } from '../../formats/address.js';
 import { toBase64 } from '../../formats/bytes.js';
 import { BLOCK_VERSION_V10 } from '../../formats/constants.js';
@@ -16,7 +17,6 @@ export type MiningModules = Pick<NodeModules, 'chain' | 'pool' | 'wallet' | 'mem
 
 const method = methodFor<MiningModules>();
 
-const MAX_NONCE_BYTES = 64;
 /** `getminingblock` without `algo`: the latest unsolved block (what miners calling it bare expect). */
 const LATEST_BLOCK = SEARCH_MODES.indexOf('latestBlock');
 
@@ -38,7 +38,7 @@ export const miningMethods = [
     result: { description: 'boolean' },
     handler: async (p, ctx) => {
       const nonce = p.nonce;
-      if (nonce.length < 1 || nonce.length > MAX_NONCE_BYTES) throw invalidParams('Invalid nonce was specified');
+      if (nonce.length < 1 || nonce.length > POW_MAX_NONCE) throw invalidParams('Invalid nonce was specified');
       const found = ctx.chain.getBlock(p.blocknum);
       if (!found) throw invalidParams('Invalid block number specified');
       // A full PoW queue answers -32005 with the pool's retry-later message (rpc/errors.ts).
