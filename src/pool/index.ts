@@ -486,25 +486,31 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   async function verifyRsa(items: readonly RsaItem[], opts?: { urgent?: boolean; first?: boolean }): Promise<boolean[]> {
     if (closed) throw new PoolClosedError('verifyRsa');
     checkArray('verifyRsa', items);
-    items.forEach((item, i) => {
+    // Each field read once and its bytes copied at the call, as verifyPow's: the items may wait in
+    // the lane, and a caller reusing its buffers meanwhile must still get the answer for these bytes.
+    const copies = items.map((item, i): RsaItem => {
       checkObject('verifyRsa', i, item);
-      assertBytes(item.publicKey, `verifyRsa: item ${i}: publicKey`);
-      assertBytes(item.data, `verifyRsa: item ${i}: data`);
-      assertBytes(item.signature, `verifyRsa: item ${i}: signature`);
+      const { publicKey, data, signature } = item;
+      assertBytes(publicKey, `verifyRsa: item ${i}: publicKey`);
+      assertBytes(data, `verifyRsa: item ${i}: data`);
+      assertBytes(signature, `verifyRsa: item ${i}: signature`);
+      return { publicKey: new Uint8Array(publicKey), data: new Uint8Array(data), signature: new Uint8Array(signature) };
     });
     const on = opts?.urgent ? urgentVerifyRsa : lanes.verifyRsa;
-    return on ? on.submit(items, opts?.first === true) : runInProcess(verifyRsaTask, items);
+    return on ? on.submit(copies, opts?.first === true) : runInProcess(verifyRsaTask, copies);
   }
 
   async function signRsa(items: readonly RsaSignItem[]): Promise<Uint8Array[]> {
     if (closed) throw new PoolClosedError('signRsa');
     checkArray('signRsa', items);
-    items.forEach((item, i) => {
+    const copies = items.map((item, i): RsaSignItem => {
       checkObject('signRsa', i, item);
-      assertBytes(item.privateKeyDer, `signRsa: item ${i}: privateKeyDer`);
-      assertBytes(item.data, `signRsa: item ${i}: data`);
+      const { privateKeyDer, data } = item;
+      assertBytes(privateKeyDer, `signRsa: item ${i}: privateKeyDer`);
+      assertBytes(data, `signRsa: item ${i}: data`);
+      return { privateKeyDer: new Uint8Array(privateKeyDer), data: new Uint8Array(data) };
     });
-    return (lanes.signRsa ? lanes.signRsa.submit(items) : runInProcess(signRsaTask, items)) as Promise<Uint8Array[]> | Uint8Array[];
+    return (lanes.signRsa ? lanes.signRsa.submit(copies) : runInProcess(signRsaTask, copies)) as Promise<Uint8Array[]> | Uint8Array[];
   }
 
   async function searchPow(jobs: readonly SearchJob[]): Promise<SearchResult[]> {

@@ -98,6 +98,19 @@ describe.each([0, 2])('worker pool, threads %i', (threads) => {
     for (const task of ['verifyPow', 'verifyRsa', 'signRsa'] as const) expect(pool.pending(task)).toBe(0);
   });
 
+  it('answers for the bytes given at the call: a caller reusing its buffers afterwards changes nothing', async () => {
+    const key = keys[0]!;
+    const item = { publicKey: publicKeyToBytes(key), data: data(5), signature: signBytes(key, data(5)) };
+    const signItem = { privateKeyDer: der(key), data: data(6) };
+    const verified = pool.verifyRsa([item]);
+    const signed = pool.signRsa([signItem]);
+    item.signature.fill(0);
+    item.data.fill(9);
+    signItem.data.fill(9);
+    expect(await verified).toEqual([true]);
+    expect(await signed).toEqual([signBytes(key, data(6))]);
+  });
+
   it('rejects malformed RSA items with a TypeError naming the item', async () => {
     await expect(pool.verifyRsa('x' as unknown as RsaItem[])).rejects.toThrow(TypeError);
     await expect(pool.verifyRsa([{ publicKey: new Uint8Array(1), data: null, signature: new Uint8Array(1) } as unknown as RsaItem])).rejects.toThrow(/item 0: data/);
