@@ -211,9 +211,18 @@ export class LightWallet implements PendingSpends {
     if (this.pending.has(latin1Key(key)) || (prior && !prior.dropped)) {
       throw new LightWalletError(prior && prior.height > 0 ? `the transaction is applied already, in block ${prior.height}` : 'the transaction was sent already');
     }
-    await this.db.put(key, { bytes: k.bytes, height: 0, sent: this.o.clock.now() });
+    // Pending before the write's await: a payment built meanwhile (another addTransaction) counts
+    // this one's spend (pendingSpendOf) instead of picking the same coins, which no master would take.
+    // (lastSent too: the resend round does not take it for one never sent.)
     this.pending.set(latin1Key(key), k);
     this.lastSent.set(latin1Key(key), this.o.clock.now());
+    try {
+      await this.db.put(key, { bytes: k.bytes, height: 0, sent: this.o.clock.now() });
+    } catch (err) {
+      this.pending.delete(latin1Key(key));
+      this.lastSent.delete(latin1Key(key));
+      throw err;
+    }
     this.o.events.emit('txAdmitted', { txs: [k], source: 'rpc' });
   }
 

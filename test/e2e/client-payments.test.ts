@@ -3,7 +3,8 @@
  * one devnet genesis): a payment to the relay the client pays anyway is one output, taken and
  * applied; a payment a master would refuse for dust is refused by the client at once with the
  * master's error; a negative amount and a payment to the wallet's own address say what is wrong;
- * a relay and a client restarted log their header height in "node started".
+ * payments sent at once never spend the same coins twice; a relay and a client restarted log their
+ * header height in "node started".
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectRpcError, masterRelayClient, type NodeProcess } from './harness.js';
@@ -52,6 +53,23 @@ describe('a client\'s payments', () => {
       await expectRpcError(node(name), 'addTransaction', { to: `${own}_1` }, -32602, new RegExp(`^Cannot pay ${own} from the same wallet: a payment cannot spend from an address it pays`));
     }
   });
+});
+
+describe('a client\'s payments sent at once', () => {
+  it('never spend the same coins twice: each acknowledged payment is applied, one the balance cannot cover is refused', async () => {
+    // Seen in a devnet under load: concurrent addTransaction calls on a client were all answered with
+    // a txid while spending the same coins; the masters ignored all but one and the others stayed
+    // pending (sent again every 40 s) for the 10,000 blocks of the redacted window.
+    const client = node('client-1');
+    const balance = Number(await client.call('getBalance', { address: byName('client-1').address }));
+    const to = `${byName('master-1').address}_${Math.floor(balance * 0.3)}`;
+    const answers = await Promise.allSettled([1, 2, 3, 4].map(() => client.call('addTransaction', { to })));
+    const sent = answers.flatMap((a) => (a.status === 'fulfilled' ? [a.value.id as string] : []));
+    const refused = answers.flatMap((a) => (a.status === 'rejected' ? [String(a.reason.message)] : []));
+    expect(sent).toHaveLength(3);
+    expect(refused).toEqual(['addTransaction: -32001 Balance is too low']);
+    for (const id of sent) await node('master-1').waitApplied(id, { timeoutMs: 20_000, unknownIsPending: true });
+  }, 60_000);
 });
 
 describe('a light node restarted', () => {

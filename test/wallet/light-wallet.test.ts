@@ -13,7 +13,7 @@ import type { Transaction } from '../../src/codec/types.js';
 import { addressToText } from '../../src/formats/address.js';
 import { equalBytes } from '../../src/formats/bytes.js';
 import { RpcCode, RpcError } from '../../src/rpc/types.js';
-import type { TestChain } from '../chain/fixture.js';
+import { GENESIS, type TestChain } from '../chain/fixture.js';
 import { callOperation, RELAY, rpcContexts, STRANGER, testChains } from './light-fixture.js';
 
 const openChain = testChains();
@@ -100,5 +100,20 @@ describe('a light wallet refuses what a master refuses without state, before sen
       expect(err).toBeInstanceOf(RpcError);
       expect([err.code, err.message]).toEqual([RpcCode.InvalidParams, expect.stringMatching(/^Cannot pay \w+ from the same wallet: a payment cannot spend from an address it pays/)]);
     }
+  });
+});
+
+describe('a light wallet\'s payments sent at once', () => {
+  it('never spend the same coins twice: the second payment built while the first is being stored counts it as pending', async () => {
+    // Seen in a devnet under load: two addTransaction calls on one client, both acknowledged with
+    // a txid, both spending one address's balance; the masters ignore the second (balance too low)
+    // and it stays pending for the 10,000 blocks of the redacted window.
+    const { wallet, clientCtx } = await client();
+    const to = `${addressToText(STRANGER)}_${Number((GENESIS * 6n) / 10n / COIN)}`;
+    const answers = await Promise.all([call('addTransaction', { to }, clientCtx, true), call('addTransaction', { to }, clientCtx, true)]);
+    const sent = answers.filter((a) => !(a instanceof RpcError));
+    expect(sent).toHaveLength(1);
+    expect(answers.find((a) => a instanceof RpcError)?.message).toBe('Balance is too low');
+    expect(wallet.pendingList()).toHaveLength(1);
   });
 });
