@@ -273,7 +273,9 @@ export async function devnetCommand(argv: string[]): Promise<number> {
     // Each node in its own process group: a terminal's Ctrl-C reaches only the devnet, which then
     // stops every node once (a node that got the signal twice would skip its graceful shutdown).
     // The nodes are in their own sessions too, so a closed terminal's SIGHUP reaches only the devnet.
-    const child = spawn(process.execPath, [cli, ...devnetNodeArgs(node, nodes, genesisPath, o.mqPort ?? null)], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // The IPC channel, never written, closes when the devnet dies however it dies (SIGKILL, a
+    // crash): that stops the node (src/cli/start.ts), which would otherwise run on as an orphan.
+    const child = spawn(process.execPath, [cli, ...devnetNodeArgs(node, nodes, genesisPath, o.mqPort ?? null)], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true });
     node.pid = child.pid ?? null;
     children.set(node.name, child);
     for (const stream of [child.stdout, child.stderr]) {

@@ -38,8 +38,13 @@ export interface StartableNode<Ctx> {
 export interface StartDeps<Ctx> {
   createNode(options: NodeOptions, log: Logger): Promise<StartableNode<Ctx>>;
   methods: readonly MethodDef<Ctx>[];
-  /** Source of SIGINT/SIGTERM (default: process). */
+  /**
+   * Source of SIGINT/SIGTERM and of `disconnect`, the IPC channel to a parent that spawned the
+   * node with one (`dltnode devnet`) closing (default: process).
+   */
   signals?: EventEmitter;
+  /** The log's stream, whose `error` (EPIPE: its reader is gone) stops the node (default: process.stdout). */
+  output?: EventEmitter;
   /** Forced exit on a second signal (default: process.exit). */
   exit?: (code: number) => void;
   /** Logger override (tests). */
@@ -167,12 +172,27 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     }
     void shutdown(signal);
   };
-  const handlers = { SIGINT: () => onSignal('SIGINT'), SIGTERM: () => onSignal('SIGTERM') };
+  // A stop that no operator asked for twice: during a shutdown it is no second signal.
+  const requestStop = (reason: string): void => {
+    if (state === 'starting') pendingSignal ??= reason;
+    else if (state === 'running') void shutdown(reason);
+  };
+  const handlers = { SIGINT: () => onSignal('SIGINT'), SIGTERM: () => onSignal('SIGTERM'), disconnect: () => requestStop('parent exited') };
   signals.on('SIGINT', handlers.SIGINT);
   signals.on('SIGTERM', handlers.SIGTERM);
+  // A devnet's nodes run detached, each in its own session: when the devnet dies, even by SIGKILL,
+  // their IPC channel to it closes, and that stops them instead of leaving them running as orphans.
+  signals.on('disconnect', handlers.disconnect);
+  if (signals === process) process.channel?.unref();
+  // The log's reader gone (the devnet killed, `start | head`): an unhandled EPIPE would crash the
+  // node at its next log line, mid-work; it stops gracefully instead, its last lines dropped.
+  const output = deps.output ?? (deps.log ? undefined : process.stdout);
+  const onOutputError = (err: NodeJS.ErrnoException): void => requestStop(err.code ?? 'output error');
+  output?.on('error', onOutputError);
   const removeSignalHandlers = (): void => {
     signals.off('SIGINT', handlers.SIGINT);
     signals.off('SIGTERM', handlers.SIGTERM);
+    signals.off('disconnect', handlers.disconnect);
   };
 
   try {

@@ -195,6 +195,29 @@ describe('dltnode start', () => {
     expect(await running.stopped).toBe(0);
   });
 
+  it('stops gracefully when its parent\'s IPC channel closes (devnet killed) or its log\'s reader goes (EPIPE); neither is a second signal', async () => {
+    for (const cause of ['disconnect', 'EPIPE'] as const) {
+      const s = setup();
+      const output = new EventEmitter();
+      const starting = runStart(s.config, { ...s.deps, output });
+      s.startNode();
+      const running = await starting;
+      const slow = fetch(`${running.url}/slow`).then((r) => r.json());
+      await new Promise((r) => setTimeout(r, 30));
+      const stop = () => (cause === 'disconnect' ? s.signals.emit('disconnect') : output.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })));
+      stop();
+      // While draining: the other cause, and the same again, do not force the exit.
+      s.signals.emit('disconnect');
+      output.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      s.release();
+      expect((await slow).result).toBe('done');
+      expect(await running.stopped, cause).toBe(0);
+      expect(s.events).toEqual(['node created', 'node closed']);
+      expect(s.exits).toEqual([]);
+      expect(s.lines.find((l) => l.msg === 'shutting down: draining RPC requests, then closing the node')?.reason).toBe(cause === 'disconnect' ? 'parent exited' : 'EPIPE');
+    }
+  });
+
   it('fails fast when the RPC port is taken, before creating the node', async () => {
     const a = setup();
     a.startNode();

@@ -1,11 +1,13 @@
 /**
  * `dltnode devnet` as a process: the nodes it spawns are detached (their own sessions), so the
  * devnet itself must stop them when its terminal goes away (SIGHUP) or its reader does (EPIPE,
- * `devnet | head`); a devnet that died instead would leave them running, or SIGKILL them.
+ * `devnet | head`); a devnet that died instead would leave them running, or SIGKILL them. A devnet
+ * killed outright (SIGKILL) runs no handler: its nodes stop by themselves when their IPC channel to
+ * it closes, and the same command on the same directory starts the network again.
  * One master, no relay, no client: the smallest network; its wallet is the harness's cached key.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -122,5 +124,48 @@ describe('dltnode devnet stops its nodes', () => {
     expect(d.err()).toContain('EPIPE: stopping 1 nodes');
     expect(code, d.err()).toBe(0);
     for (const pid of pids) expect(alive(pid), `node pid ${pid} after EPIPE`).toBe(false);
+  }, 90_000);
+
+  it('when the devnet itself is SIGKILLed: no node runs on as an orphan, and devnet on the same --dir starts the network again', async () => {
+    const dir = await devnetDir();
+    const d = runDevnet(dir, ['--json']);
+    const nodes = await until(() => {
+      const lines = d.out().split('\n').filter((l) => l.startsWith('{'));
+      if (!lines.some((l) => l.includes('"genesis"'))) return undefined;
+      return lines.map((l) => JSON.parse(l) as { pid?: number; rpcUrl?: string; dataDir?: string }).filter((n) => n.pid !== undefined);
+    }, 'the devnet\'s node list', STARTED_MS);
+    for (const n of nodes) nodePids.add(n.pid!);
+    // Started (its status has a height): a running node, quiet, that no log line of its startup
+    // would crash on the closed pipe (EPIPE) a moment after the devnet is gone.
+    const height = await until(async () => {
+      try {
+        const r = await fetch(`${nodes[0]!.rpcUrl}/status`, { signal: AbortSignal.timeout(2_000) });
+        return (await r.json()).result?.['Block Height'] as number | undefined;
+      } catch {
+        return undefined;
+      }
+    }, 'the node\'s status', STARTED_MS);
+
+    // Nothing of the devnet runs after this: no handler, no exit hook. The nodes are detached.
+    d.child.kill('SIGKILL');
+    await bounded(d.exited, STOPPED_MS, 'the devnet to die');
+    for (const n of nodes) await until(() => !alive(n.pid!), `node pid ${n.pid} to stop without its devnet`, STOPPED_MS);
+    for (const n of nodes) expect(existsSync(join(n.dataDir!, 'dltnode.lock')), `${n.dataDir}/dltnode.lock`).toBe(false);
+
+    // The same command on the same directory starts the same network again, at the height it had.
+    const again = runDevnet(dir, ['--json']);
+    const rpcUrl = await until(() => again.out().split('\n').find((l) => l.includes('"rpcUrl"')), 'the second devnet\'s node list', STARTED_MS);
+    const node = JSON.parse(rpcUrl) as { pid: number; rpcUrl: string };
+    nodePids.add(node.pid);
+    await until(async () => {
+      try {
+        return ((await (await fetch(`${node.rpcUrl}/status`, { signal: AbortSignal.timeout(2_000) })).json()).result?.['Block Height'] ?? 0) >= height;
+      } catch {
+        return false;
+      }
+    }, 'the restarted node\'s status', STARTED_MS);
+    again.child.kill('SIGTERM');
+    expect((await bounded(again.exited, STOPPED_MS, 'the second devnet to exit')).code, again.err()).toBe(0);
+    expect(alive(node.pid)).toBe(false);
   }, 90_000);
 });
