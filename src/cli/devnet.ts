@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { genesisSignature, type GenesisSpec } from '../chain/genesis.js';
 import { blockCountProblem, readGenesisFile, writeGenesisFile, type BlockCountField } from '../config/genesis-file.js';
 import { ConfigError } from '../config/options.js';
-import { createDataDir } from '../node/data-dir-lock.js';
+import { createDataDir, lockDataDir } from '../node/data-dir-lock.js';
 import { NodeWallet } from '../wallet/wallet.js';
 
 export const DEVNET_HELP = `Usage: dltnode devnet [--masters N] [--relays N] [--clients N] [--block-interval SECONDS]
@@ -259,6 +259,10 @@ export async function devnetCommand(argv: string[]): Promise<number> {
     console.log(DEVNET_HELP);
     return 0;
   }
+  // One devnet per directory: a second one would start nodes that all exit at once (their data
+  // directories in use) and then run on with none. Released when this process exits.
+  createDataDir(o.dir, '--dir'); // its errors name --dir
+  lockDataDir(o.dir, { command: 'dltnode devnet' });
   const { nodes, genesisPath } = await prepareDevnet(o);
   const cli = join(dirname(fileURLToPath(import.meta.url)), 'main.js');
   const children = new Map<string, ChildProcess>();

@@ -168,4 +168,22 @@ describe('dltnode devnet stops its nodes', () => {
     expect((await bounded(again.exited, STOPPED_MS, 'the second devnet to exit')).code, again.err()).toBe(0);
     expect(alive(node.pid)).toBe(false);
   }, 90_000);
+
+  it('a second devnet on the same --dir is refused at once, naming the first; the first runs on', async () => {
+    const dir = await devnetDir();
+    const first = runDevnet(dir, ['--json']);
+    const line = await until(() => first.out().split('\n').find((l) => l.includes('"rpcUrl"')), 'the first devnet\'s node list', STARTED_MS);
+    const node = JSON.parse(line) as { pid: number; rpcUrl: string };
+    nodePids.add(node.pid);
+
+    const second = runDevnet(dir, ['--json']);
+    const { code } = await bounded(second.exited, STOPPED_MS, 'the second devnet to exit');
+    expect(code).toBe(1);
+    expect(second.err()).toBe(`dltnode: data directory ${dir} is in use by process ${first.child.pid} (dltnode devnet); stop that node first\n`);
+    expect(second.out()).toBe('');
+    expect(alive(node.pid)).toBe(true);
+
+    first.child.kill('SIGTERM');
+    expect((await bounded(first.exited, STOPPED_MS, 'the first devnet to exit')).code, first.err()).toBe(0);
+  }, 90_000);
 });
