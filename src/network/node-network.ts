@@ -70,6 +70,8 @@ export interface NodeNetworkOptions {
    * masters and relays dial from them besides `peers` (§2.2). None = in memory only.
    */
   peerBookFile?: string;
+  /** Where a client keeps the relays it chose across restarts (`relays.json`, relay-choice.ts). None = in memory only. */
+  relayMemoryFile?: string;
   /** Seconds between blocks of this network (scales the network-height cap, §6). */
   blockIntervalSeconds: number;
   /**
@@ -419,6 +421,8 @@ export class NodeNetwork {
             address: o.identity.address,
             clock,
             onChange: ({ relay, host, action }) => o.log.info({ relay: addressToText(relay), host }, `sector relay ${action}`),
+            ...(o.relayMemoryFile ? { memoryFile: o.relayMemoryFile } : {}),
+            onFileError: (err, action) => o.log.warn({ err, file: o.relayMemoryFile }, action === 'read' ? 'the relays chosen before could not be read' : 'the relays chosen could not be written'),
           })
         : null;
     this.gossip = new TxGossip({

@@ -7,7 +7,10 @@
  * avoided for a while, but never so that the client is left with no relay link: with none, the
  * relays it knows are dialled again, nearest first, with a backoff (5 s doubling to 60 s). The
  * relays it chose are remembered with their endpoints after their presences expire here (a client
- * receives no relay keep-alives, §3.3), so it can dial them with no link to ask its sector on. A
+ * receives no relay keep-alives, §3.3), so it can dial them with no link to ask its sector on, and
+ * kept in the data directory (`relays.json`), so a client restarted while its named relay is down
+ * dials the others it chose before instead of waiting for that one (the reference's client keeps
+ * its peers in a file too, §2.2). A
  * link the operator closed (`isolate`, `reconnect`) does not lose its relay: it is dialled again,
  * and `reconnect` ends every avoidance. Relays the operator named (`--peer`, seeds) are kept by the dialer as
  * they are and count toward the links wanted, so a named relay stays the client's relay (the
@@ -16,8 +19,10 @@
  * Simplified from the reference (QUIXI `handleSectorNodes`, CORE `NetworkClientManagerStatic`,
  * which keeps 3 sector links plus up to 6 random stream links): one or two relay links in all.
  */
+import { readFileSync } from 'node:fs';
 import { sectorPrefix } from '../formats/address.js';
-import { equalBytes, toHex } from '../formats/bytes.js';
+import { equalBytes, fromHex, toHex } from '../formats/bytes.js';
+import { writeFileAtomic } from '../state/files.js';
 import type { NetClock, TimerHandle } from './clock.js';
 import { parseTarget, targetKey } from './dial.js';
 import type { CloseInfo, Link } from './link.js';
@@ -43,6 +48,10 @@ export const STRANDED_RETRY_BASE_MS = 5_000;
 export const STRANDED_RETRY_MAX_MS = 60_000;
 /** Chosen relays remembered with their endpoints (their presences expire here), at most. */
 export const REMEMBERED_RELAYS = 16;
+/** The file in a client's data directory that keeps the relays it chose. */
+export const RELAY_MEMORY_FILE = 'relays.json';
+/** Version of its layout. */
+const MEMORY_VERSION = 1;
 /** Failed dials after which a chosen relay counts as lost. */
 const FAILED_DIALS = 2;
 /** How often dial failures, avoidance ends and refreshes are checked. */
@@ -55,6 +64,10 @@ export interface RelayChoiceOptions {
   clock: NetClock;
   /** Choices, for the node's log. */
   onChange?: (event: { relay: Uint8Array; host: string; action: 'chosen' | 'dropped' | 'lost' }) => void;
+  /** Where the relays chosen are kept across restarts ({@link RELAY_MEMORY_FILE}); none = in memory only. */
+  memoryFile?: string;
+  /** That file could not be read or written (the choice goes on in memory). */
+  onFileError?: (error: unknown, action: 'read' | 'write') => void;
 }
 
 interface Avoided {
@@ -96,6 +109,7 @@ export class RelayChooser {
 
   constructor(private readonly o: RelayChoiceOptions) {
     this.prefix = sectorPrefix(o.address);
+    if (o.memoryFile) this.load(o.memoryFile);
   }
 
   start(): void {
@@ -239,11 +253,46 @@ export class RelayChooser {
 
   /** Remembers a chosen relay's endpoint; past REMEMBERED_RELAYS the farthest is forgotten. */
   private remember(hex: string, wallet: Uint8Array, host: string): void {
+    if (this.remembered.get(hex)?.host === host) return;
     this.remembered.set(hex, { wallet, host, key: relayKey(wallet) });
-    if (this.remembered.size <= REMEMBERED_RELAYS) return;
-    const nearer = nearerRelayKey(this.prefix);
-    const farthest = [...this.remembered].sort((a, b) => nearer(b[1].key, a[1].key))[0]!;
-    this.remembered.delete(farthest[0]);
+    if (this.remembered.size > REMEMBERED_RELAYS) {
+      const nearer = nearerRelayKey(this.prefix);
+      const farthest = [...this.remembered].sort((a, b) => nearer(b[1].key, a[1].key))[0]!;
+      this.remembered.delete(farthest[0]);
+    }
+    this.save();
+  }
+
+  private save(): void {
+    if (!this.o.memoryFile) return;
+    const relays = [...this.remembered.values()].map((k) => ({ wallet: toHex(k.wallet), host: k.host }));
+    try {
+      writeFileAtomic(this.o.memoryFile, `${JSON.stringify({ version: MEMORY_VERSION, relays })}\n`);
+    } catch (err) {
+      this.o.onFileError?.(err, 'write');
+    }
+  }
+
+  /** Reads the file; a missing one remembers nothing, a damaged one is reported and ignored. */
+  private load(file: string): void {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.o.onFileError?.(err, 'read');
+      return;
+    }
+    try {
+      const parsed = JSON.parse(text) as { version?: unknown; relays?: unknown } | null;
+      if (parsed?.version !== MEMORY_VERSION || !Array.isArray(parsed.relays)) throw new Error(`not a version-${MEMORY_VERSION} relay list`);
+      for (const r of parsed.relays.slice(0, REMEMBERED_RELAYS) as { wallet?: unknown; host?: unknown }[]) {
+        if (typeof r?.wallet !== 'string' || typeof r.host !== 'string' || !parseTarget(r.host)) continue;
+        const wallet = fromHex(r.wallet, 'relay wallet');
+        this.remembered.set(toHex(wallet), { wallet, host: r.host, key: relayKey(wallet) });
+      }
+    } catch (err) {
+      this.o.onFileError?.(err, 'read');
+    }
   }
 
   private adopt(hex: string, wallet: Uint8Array, host: string): void {

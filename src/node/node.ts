@@ -27,6 +27,7 @@ import { createNodeEvents, type NodeEventBus } from './events.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { NodeNetwork } from '../network/node-network.js';
 import { PEER_BOOK_FILE } from '../network/peer-book.js';
+import { RELAY_MEMORY_FILE } from '../network/relay-choice.js';
 import { listenForPeers, type PeerListener } from './peer-listener.js';
 import { identityOf, MessagingService } from '../messaging/service.js';
 import { createMqBridge } from '../messaging/mq/bridge.js';
@@ -257,6 +258,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         listeningPort: () => listeningPort,
         peers: p2p.peers,
         peerBookFile: join(opts.dataDir, PEER_BOOK_FILE),
+        relayMemoryFile: join(opts.dataDir, RELAY_MEMORY_FILE),
         ...(p2p.publicHost ? { publicHost: p2p.publicHost } : {}),
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
         relayError: (message) => MessagingService.relayError(message, Math.floor(clock.now() / 1000)),

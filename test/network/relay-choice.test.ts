@@ -3,6 +3,9 @@
  * master, four relays and a client, each a PeerNetwork; the client's RelayChooser is wired as the
  * node wires it (node-network.ts).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sectorPrefix } from '../../src/formats/address.js';
 import { toHex } from '../../src/formats/bytes.js';
@@ -23,7 +26,7 @@ const MASTER: DialTarget = { host: '10.0.0.100', port: 7000 };
 const relayTarget = (i: number): DialTarget => ({ host: `10.0.0.${i + 1}`, port: 7000 });
 
 /** One node of the test network; a client gets its RelayChooser. */
-function node(world: { clock: ManualClock; mem: MemoryNet }, id: TestIdentity, type: NodeType, endpoint: string, peers: DialTarget[]) {
+function node(world: { clock: ManualClock; mem: MemoryNet }, id: TestIdentity, type: NodeType, endpoint: string, peers: DialTarget[], memoryFile?: string) {
   const got: Message[] = [];
   const local: LocalNode = {
     network: 'reg', genesisChecksum: GENESIS, nodeType: type, address: id.address, publicKey: id.publicKey,
@@ -43,7 +46,7 @@ function node(world: { clock: ManualClock; mem: MemoryNet }, id: TestIdentity, t
       if (m.code === MessageCode.sectorNodes) chooser?.sectorNodes(m.prefix);
     },
   });
-  if (type === 'C') chooser = new RelayChooser({ peers: net, address: id.address, clock: world.clock });
+  if (type === 'C') chooser = new RelayChooser({ peers: net, address: id.address, clock: world.clock, ...(memoryFile ? { memoryFile } : {}) });
   if (endpoint) world.mem.listen(endpoint, net);
   net.start();
   chooser?.start();
@@ -202,6 +205,33 @@ describe('a client chooses its relays by sector', () => {
 
     for (const n of [client, back]) n.stop();
   }, 60_000);
+
+  it('restarted while its named relay is down: dials the relays it chose before (kept in its data directory), not only the dead one', async () => {
+    // Seen in a devnet: relay-1 killed, client-1 (--peer relay-1) restarted: no link for minutes
+    // while relay-2, which it had used, and the masters ran on.
+    const me = ids[5]!;
+    const w = await world(me);
+    const farthest = w.ranked[3]!;
+    const nearest = w.ranked[0]!;
+    const dir = mkdtempSync(join(tmpdir(), 'dltnode-relays-'));
+    try {
+      const file = join(dir, 'relays.json');
+      const before = node(w, me, 'C', '', [farthest.target], file);
+      await w.run(10_000);
+      expect(relayLinks(before.net)).toEqual([farthest.hex, nearest.hex].sort());
+      before.stop();
+      farthest.relay.stop();
+      await w.run(1_000);
+
+      const after = node(w, me, 'C', '', [farthest.target], file);
+      await w.run(15_000);
+      // Linked to the nearest again, and through it to the next nearest (two relay links, §10 keep 7).
+      expect(relayLinks(after.net)).toEqual([nearest.hex, w.ranked[1]!.hex].sort());
+      for (const n of [after, w.master, ...w.relays]) n.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   it('back on its only relay after it restarted, announces a fresh keep-alive (a sender told "not connected" there learns it is back)', async () => {
     const me = ids[5]!;
