@@ -273,6 +273,8 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   const write = (stream: NodeJS.WriteStream, text: string): void => {
     if (!broken.has(stream) && !stream.destroyed) stream.write(text);
   };
+  let finish!: (code: number) => void;
+  const finished = new Promise<number>((r) => (finish = r));
   for (const node of nodes) {
     // Each node in its own process group: a terminal's Ctrl-C reaches only the devnet, which then
     // stops every node once (a node that got the signal twice would skip its graceful shutdown).
@@ -294,11 +296,16 @@ export async function devnetCommand(argv: string[]): Promise<number> {
     }
     child.on('exit', (code, signal) => {
       children.delete(node.name);
-      if (!stopping) write(process.stderr, `${node.name} (pid ${node.pid}) exited with ${signal ?? `code ${code}`}; the other nodes keep running\n`);
+      if (stopping) return;
+      // The last node gone on its own (ports taken, every node killed): nothing is left to run or stop.
+      const left = children.size > 0;
+      write(process.stderr, `${node.name} (pid ${node.pid}) exited with ${signal ?? `code ${code}`}; ${left ? 'the other nodes keep running' : 'no node is left running: the devnet ends'}\n`);
+      if (!left) {
+        stopping = true;
+        finish(1);
+      }
     });
   }
-  let finish!: (code: number) => void;
-  const finished = new Promise<number>((r) => (finish = r));
   const stop = (why: string): void => {
     if (stopping) return;
     stopping = true;

@@ -8,11 +8,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { newDataDir } from './harness.js';
+import { freeFixedPort, newDataDir } from './harness.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(ROOT, 'dist', 'cli', 'main.js');
@@ -185,5 +186,22 @@ describe('dltnode devnet stops its nodes', () => {
 
     first.child.kill('SIGTERM');
     expect((await bounded(first.exited, STOPPED_MS, 'the first devnet to exit')).code, first.err()).toBe(0);
+  }, 90_000);
+
+  it('whose every node exits on its own (its ports taken by another devnet): says no node is left and exits 1', async () => {
+    const dir = await devnetDir();
+    // The one master's RPC port, --base-port, held by another process (a second devnet on the same --base-port).
+    const port = await freeFixedPort();
+    const holder = createServer();
+    await new Promise<void>((ok) => holder.listen(port, '127.0.0.1', ok));
+    try {
+      const d = runDevnet(dir, ['--base-port', String(port)]);
+      const { code } = await bounded(d.exited, STARTED_MS, 'the devnet to exit');
+      expect(d.err()).toMatch(/^master-1 \(pid \d+\) exited with code 1; no node is left running: the devnet ends$/m);
+      expect(d.out()).toContain(`Cannot listen on 127.0.0.1:${port}`);
+      expect(code).toBe(1);
+    } finally {
+      holder.close();
+    }
   }, 90_000);
 });
