@@ -43,7 +43,8 @@ describe('a client\'s payments', () => {
     const pendingBefore = Object.keys(await client.call('txu'));
     await expectRpcError(node('master-1'), 'addTransaction', { to: `${byName('client-1').address}_0.001` }, -32602, message);
     await expectRpcError(client, 'addTransaction', { to }, -32602, message);
-    expect(Object.keys(await client.call('txu'))).toEqual(pendingBefore);
+    // Nothing new pending (the previous test's payment may have been applied meanwhile).
+    expect(Object.keys(await client.call('txu')).filter((id) => !pendingBefore.includes(id))).toEqual([]);
     expect(client.output()).not.toMatch(/dust/);
   });
 
