@@ -11,7 +11,7 @@
  * nearest its sector as well (network/relay-choice.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,6 +70,8 @@ export interface DevnetNode {
   peerPort: number | null;
   dataDir: string;
   pid: number | null;
+  /** The node's command line (argv, node's executable first), once started: to restart it by hand. */
+  command?: string[];
 }
 
 export interface DevnetOptions {
@@ -244,12 +246,21 @@ export function compactLine(name: string, line: string): string {
   return `${time} ${name.padEnd(10)} ${LEVELS[rec.level as number] ?? String(rec.level)} ${String(rec.msg ?? '')}${fields ? ` ${fields}` : ''}`;
 }
 
+/** The file in --dir with each node's command line (`name: command`), written at every start. */
+export const DEVNET_COMMANDS_FILE = 'commands.txt';
+
+/** `w` as one POSIX shell word: as is when it holds only safe characters, else single-quoted. */
+export function shellWord(w: string): string {
+  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`;
+}
+
 export function devnetTable(nodes: readonly DevnetNode[], genesisPath: string): string {
   const rows = [['node', 'role', 'address', 'RPC', 'peer port', 'pid', 'data directory']];
   for (const n of nodes) rows.push([n.name, n.role, n.address, n.rpcUrl, n.peerPort === null ? '-' : String(n.peerPort), String(n.pid ?? '-'), n.dataDir]);
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   const lines = rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
-  return [...lines, '', `genesis: ${genesisPath}`, 'Ctrl-C stops every node.'].join('\n');
+  const commands = join(dirname(genesisPath), DEVNET_COMMANDS_FILE);
+  return [...lines, '', `genesis: ${genesisPath}`, `each node's command line (to restart one by hand): ${commands}`, 'Ctrl-C stops every node.'].join('\n');
 }
 
 /** Runs the devnet until SIGINT, SIGTERM, SIGHUP or its output closes; resolves with the exit code. */
@@ -281,7 +292,8 @@ export async function devnetCommand(argv: string[]): Promise<number> {
     // The nodes are in their own sessions too, so a closed terminal's SIGHUP reaches only the devnet.
     // The IPC channel, never written, closes when the devnet dies however it dies (SIGKILL, a
     // crash): that stops the node (src/cli/start.ts), which would otherwise run on as an orphan.
-    const child = spawn(process.execPath, [cli, ...devnetNodeArgs(node, nodes, genesisPath, o.mqPort ?? null)], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true });
+    node.command = [process.execPath, cli, ...devnetNodeArgs(node, nodes, genesisPath, o.mqPort ?? null)];
+    const child = spawn(node.command[0]!, node.command.slice(1), { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true });
     node.pid = child.pid ?? null;
     children.set(node.name, child);
     for (const stream of [child.stdout, child.stderr]) {
@@ -338,6 +350,9 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   process.once('exit', () => {
     for (const child of children.values()) child.kill('SIGKILL');
   });
+  // README: "a master killed and restarted with its own command line finds the network".
+  const commandsPath = join(o.dir, DEVNET_COMMANDS_FILE);
+  writeFileSync(commandsPath, nodes.map((n) => `${n.name}: ${(n.command ?? []).map(shellWord).join(' ')}\n`).join(''));
   if (o.json) {
     for (const n of nodes) write(process.stdout, `${JSON.stringify(n)}\n`);
     write(process.stdout, `${JSON.stringify({ genesis: genesisPath })}\n`);

@@ -1,7 +1,9 @@
 // `dltnode devnet` arguments (issue 11): two relays by default so the two clients talk across
 // relays; --mq-port makes the clients publish to an MQTT broker; every master dials every other.
+import { spawnSync } from 'node:child_process';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { devnetNodeArgs, parseDevnetArgs, type DevnetNode } from '../../src/cli/devnet.js';
+import { devnetNodeArgs, parseDevnetArgs, shellWord, type DevnetNode } from '../../src/cli/devnet.js';
 
 const node = (name: string, role: DevnetNode['role'], peerPort: number | null): DevnetNode => ({
   name, role, address: name, rpcUrl: '', rpcPort: 1, peerPort, dataDir: `/d/${name}`, pid: null,
@@ -47,5 +49,21 @@ describe('devnet arguments', () => {
     const all = [node('master-1', 'master', 10), node('relay-1', 'relay', 11)];
     expect(devnetNodeArgs(all[0]!, all, '/g.json').join(' ')).toContain('--signer-miner-duty 25');
     expect(devnetNodeArgs(all[1]!, all, '/g.json')).not.toContain('--signer-miner-duty');
+  });
+});
+
+describe('shellWord (the command lines in commands.txt)', () => {
+  it('reads back in sh as the one word it was, whatever it holds', () => {
+    expect(shellWord('/usr/bin/node')).toBe('/usr/bin/node');
+    expect(shellWord('--peer')).toBe('--peer');
+    // Each run asks sh to print its arguments, NUL-terminated; 40 runs of 3 words bound the spawns.
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'grapheme', minLength: 0, maxLength: 12 }).filter((w) => !w.includes('\0')), { minLength: 1, maxLength: 3 }), (words) => {
+        const out = spawnSync('sh', ['-c', `printf '%s\\0' ${words.map(shellWord).join(' ')}`], { encoding: 'utf8' });
+        expect(out.stdout.split('\0').slice(0, -1)).toEqual(words);
+      }),
+      { numRuns: 40 },
+    );
+    expect(shellWord("a b'c")).toBe(`'a b'\\''c'`);
   });
 });

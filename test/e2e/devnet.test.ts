@@ -7,7 +7,7 @@
  * One master, no relay, no client: the smallest network; its wallet is the harness's cached key.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -186,6 +186,38 @@ describe('dltnode devnet stops its nodes', () => {
 
     first.child.kill('SIGTERM');
     expect((await bounded(first.exited, STOPPED_MS, 'the first devnet to exit')).code, first.err()).toBe(0);
+  }, 90_000);
+
+  it("prints each node's command line (--json \"command\", and DIR/commands.txt), with which the node restarts by hand", async () => {
+    const dir = await devnetDir();
+    const d = runDevnet(dir, ['--json']);
+    const line = await until(() => d.out().split('\n').find((l) => l.includes('"rpcUrl"')), 'the devnet\'s node list', STARTED_MS);
+    const node = JSON.parse(line) as { pid: number; rpcUrl: string; address: string; dataDir: string; command: string[] };
+    nodePids.add(node.pid);
+    expect(node.command.slice(0, 3)).toEqual([process.execPath, CLI, 'start']);
+    expect(node.command).toEqual(expect.arrayContaining(['--data-dir', node.dataDir, '--genesis', join(dir, 'genesis.json')]));
+    d.child.kill('SIGTERM');
+    expect((await bounded(d.exited, STOPPED_MS, 'the devnet to exit')).code, d.err()).toBe(0);
+
+    // A user restarts master-1 alone, pasting its line into a shell.
+    const lines = readFileSync(join(dir, 'commands.txt'), 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^master-1: /);
+    const byHand = spawn('sh', ['-c', `exec ${lines[0]!.slice('master-1: '.length)}`], { stdio: 'ignore' });
+    nodePids.add(byHand.pid!);
+    const exited = new Promise<number | null>((r) => byHand.once('exit', (code) => r(code)));
+    // The same node: its wallet (the data directory's) holds the address the devnet printed.
+    const wallet = await until(async () => {
+      try {
+        const r = await fetch(`${node.rpcUrl}/myWallet`, { signal: AbortSignal.timeout(2_000) });
+        return r.ok ? ((await r.json()).result as Record<string, string> | null) ?? undefined : undefined;
+      } catch {
+        return undefined;
+      }
+    }, 'the node restarted by hand', STARTED_MS);
+    expect(Object.keys(wallet)).toContain(node.address);
+    byHand.kill('SIGTERM');
+    expect(await bounded(exited, STOPPED_MS, 'the node started by hand to stop')).toBe(0);
   }, 90_000);
 
   it('whose every node exits on its own (its ports taken by another devnet): says no node is left and exits 1', async () => {
