@@ -90,6 +90,9 @@ export class PullTracker<P> {
     },
   ) {}
 
+  /** Announcements of an item already being pulled (a second announcer: a gossip dedup hit). */
+  announcedAgain = 0;
+
   get size(): number {
     return this.pending.size;
   }
@@ -99,6 +102,7 @@ export class PullTracker<P> {
     if (this.o.seen.has(key)) return false;
     const p = this.pending.get(key);
     if (p) {
+      this.announcedAgain++;
       if (p.announcers.length < MAX_ANNOUNCERS && !p.announcers.includes(peer)) p.announcers.push(peer);
       return false;
     }

@@ -65,6 +65,16 @@ export class SeenSet {
     return true;
   }
 
+  /**
+   * Marks `key` seen without counting a hit: the node recording what it took or made itself (a
+   * transaction it admitted, one it created) is no duplicate from a peer.
+   */
+  mark(key: string | Uint8Array): void {
+    const k = typeof key === 'string' ? key : latin1Key(key);
+    if (this.entries.has(k)) return;
+    this.add(k);
+  }
+
   /** Forgets `key` (e.g. a pull that failed, so another announcer may be asked). */
   delete(key: string | Uint8Array): void {
     this.entries.delete(typeof key === 'string' ? key : latin1Key(key));

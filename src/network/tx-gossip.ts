@@ -171,7 +171,7 @@ export class TxGossip {
   /** A transaction created on this node (RPC): full push to the masters (§4.1). */
   pushLocal(transaction: Uint8Array, txid: Uint8Array): number {
     const key = latin1Key(txid);
-    this.seen.add(key);
+    this.seen.mark(key);
     if (this.o.repushAfterMs !== undefined) {
       this.own.delete(key);
       this.own.set(key, { txid, sentAt: this.clock.now() });
@@ -187,12 +187,20 @@ export class TxGossip {
    * a moment loses nothing it was given).
    */
   announce(txid: Uint8Array, except?: Link): void {
-    this.seen.add(latin1Key(txid));
+    this.seen.mark(latin1Key(txid));
     if (this.o.relaying?.() === false) {
       if (this.held.size < MAX_HELD_ANNOUNCEMENTS) this.held.set(latin1Key(txid), { txid, except });
       return;
     }
     this.o.network.announce({ type: 0, txid }, MASTER_TYPES, except);
+  }
+
+  /**
+   * Gossip dedup hits since start: announcements of a transaction already seen or being pulled,
+   * and copies of one already received (the metric; not the node's own marking of what it took).
+   */
+  get dedupHits(): number {
+    return this.seen.hits + this.pulls.announcedAgain;
   }
 
   /** Own transactions the node is pushing again while pending (`repushAfterMs`). */

@@ -301,3 +301,40 @@ describe('TxGossip under a push faster than the node checks', () => {
     }
   });
 });
+
+describe('TxGossip: the gossip dedup-hit metric (issue 9 item 9)', () => {
+  it('counts announcements and copies of a transaction already seen or being pulled, not the node marking what it takes', async () => {
+    const clock = new ManualClock();
+    const [m1, m2, m3] = [master(ids[0]!, 1, clock), master(ids[1]!, 2, clock), master(ids[2]!, 3, clock)];
+    const sockets = [...wire(m2.network, m1.network, '127.0.0.1:1'), ...wire(m3.network, m1.network, '127.0.0.1:1')];
+    const settle = () => settleNet(clock, sockets);
+    await settle();
+
+    // m2 pushes its own tx to m1, which announces it to m3, which pulls it: nothing came twice.
+    const tx = Uint8Array.of(1, 2, 3, 4, 9);
+    await m2.mempool.admit([tx]);
+    m2.gossip.pushLocal(tx, tx.slice(0, 4));
+    await settle();
+    expect(m3.mempool.get(tx.slice(0, 4))).not.toBeNull();
+    expect([m1.gossip.dedupHits, m2.gossip.dedupHits, m3.gossip.dedupHits]).toEqual([0, 0, 0]);
+
+    // m2 and m3 both announce a tx m1 lacks, in the same turn: m1 pulls it once, the second
+    // announcement (while the pull is outstanding) is one hit.
+    const tx2 = Uint8Array.of(5, 6, 7, 8, 1);
+    await m2.mempool.admit([tx2]);
+    await m3.mempool.admit([tx2]);
+    m2.network.links()[0]!.send({ code: MessageCode.inventory2, items: [{ type: 0, txid: tx2.slice(0, 4) }] });
+    m3.network.links()[0]!.send({ code: MessageCode.inventory2, items: [{ type: 0, txid: tx2.slice(0, 4) }] });
+    await settle();
+    expect(m1.mempool.get(tx2.slice(0, 4))).not.toBeNull();
+    expect(m1.gossip.dedupHits).toBe(1);
+    // Announced again once m1 holds it: another hit.
+    m3.network.links()[0]!.send({ code: MessageCode.inventory2, items: [{ type: 0, txid: tx2.slice(0, 4) }] });
+    await settle();
+    expect(m1.gossip.dedupHits).toBe(2);
+    for (const m of [m1, m2, m3]) {
+      m.gossip.stop();
+      m.network.stop();
+    }
+  });
+});
