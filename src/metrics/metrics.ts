@@ -116,31 +116,13 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
     },
   });
   let readMessaging: () => MessagingCounters | null = () => null;
-  new Gauge({
-    name: `${METRIC_PREFIX}messaging_stream_messages_total`,
-    help: 'Stream messages of the messaging service since start: received (authenticated), dropped (failed authentication or decoding), sent, expired (5 days in the outbox)',
-    labelNames: ['outcome'],
-    registers: [registry],
-    collect() {
-      const c = readMessaging();
-      if (!c) return;
-      this.set({ outcome: 'received' }, c.received);
-      this.set({ outcome: 'dropped' }, c.dropped);
-      this.set({ outcome: 'sent' }, c.sent);
-      this.set({ outcome: 'expired' }, c.expired);
-    },
+  sourcedCounter(registry, 'messaging_stream_messages_total', 'Stream messages of the messaging service since start: received (authenticated), dropped (failed authentication or decoding), sent, expired (5 days in the outbox)', ['outcome'], () => {
+    const c = readMessaging();
+    return c ? [[{ outcome: 'received' }, c.received], [{ outcome: 'dropped' }, c.dropped], [{ outcome: 'sent' }, c.sent], [{ outcome: 'expired' }, c.expired]] : [];
   });
-  new Gauge({
-    name: `${METRIC_PREFIX}mq_events_total`,
-    help: 'Events of the message-queue bridge since start: published, dropped (broker unavailable)',
-    labelNames: ['outcome'],
-    registers: [registry],
-    collect() {
-      const c = readMessaging();
-      if (!c) return;
-      this.set({ outcome: 'published' }, c.mqPublished);
-      this.set({ outcome: 'dropped' }, c.mqDropped);
-    },
+  sourcedCounter(registry, 'mq_events_total', 'Events of the message-queue bridge since start: published, dropped (broker unavailable)', ['outcome'], () => {
+    const c = readMessaging();
+    return c ? [[{ outcome: 'published' }, c.mqPublished], [{ outcome: 'dropped' }, c.mqDropped]] : [];
   });
   // Read when scraped: a value kept by the status line was up to --status-interval old, and
   // stayed 0 with --status-interval 0.
@@ -183,32 +165,29 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
       for (const [type, n] of Object.entries(network()?.peersByType ?? {})) this.set({ type }, n);
     },
   });
-  new Gauge({
-    name: `${METRIC_PREFIX}p2p_frames`,
-    help: 'Peer frames since start, by direction (in, out) and message',
-    labelNames: ['direction', 'message'],
-    registers: [registry],
-    collect() {
-      this.reset();
+  sourcedCounter(registry, 'p2p_frames_total', 'Peer frames since start, by direction (in, out) and message', ['direction', 'message'], () => {
+    const n = network();
+    return [
+      ...Object.entries(n?.framesIn ?? {}).map(([message, v]): Sourced => [{ direction: 'in', message }, v]),
+      ...Object.entries(n?.framesOut ?? {}).map(([message, v]): Sourced => [{ direction: 'out', message }, v]),
+    ];
+  });
+  sourcedCounter(registry, 'light_questions_total', 'Light-client questions since start, by outcome (served, proxied, asked, unanswered, dropped past the budget, answers from another chain refused)', ['outcome'], () =>
+    Object.entries(network()?.lightQuestions ?? {}).map(([outcome, v]): Sourced => [{ outcome }, v]),
+  );
+  // Totals since start: counters (0 without a network).
+  const networkTotals: [name: string, help: string, read: (n: NetworkMetricsSnapshot) => number][] = [
+    ['gossip_dedup_hits_total', 'Announcements or copies of a transaction already seen or being pulled (since start)', (n) => n.dedupHits],
+    ['gossip_admission_refused_total', 'Transactions from peers not taken because too many waited for admission (since start)', (n) => n.admissionRefused],
+  ];
+  for (const [name, help, read] of networkTotals) {
+    sourcedCounter(registry, name, help, [], () => {
       const n = network();
-      for (const [message, v] of Object.entries(n?.framesIn ?? {})) this.set({ direction: 'in', message }, v);
-      for (const [message, v] of Object.entries(n?.framesOut ?? {})) this.set({ direction: 'out', message }, v);
-    },
-  });
-  new Gauge({
-    name: `${METRIC_PREFIX}light_questions`,
-    help: 'Light-client questions since start, by outcome (served, proxied, asked, unanswered, dropped past the budget, answers from another chain refused)',
-    labelNames: ['outcome'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [outcome, v] of Object.entries(network()?.lightQuestions ?? {})) this.set({ outcome }, v);
-    },
-  });
-  // One number of the network's snapshot each (read at scrape time, 0 without a network).
+      return [[{}, n ? read(n) : 0]];
+    });
+  }
+  // Figures of now: gauges (0 without a network).
   const networkNumbers: [name: string, help: string, read: (n: NetworkMetricsSnapshot) => number][] = [
-    ['gossip_dedup_hits', 'Announced transactions already seen (since start)', (n) => n.dedupHits],
-    ['gossip_admission_refused', 'Transactions from peers not taken because too many waited for admission (since start)', (n) => n.admissionRefused],
     ['gossip_admission_waiting', 'Transactions from peers waiting for admission', (n) => n.admissionWaiting],
     ['sync_lag_blocks', 'Network height minus the local tip', (n) => n.syncLagBlocks],
     ['p2p_send_queue_bytes', 'Bytes queued for peers', (n) => n.sendQueueBytes],
@@ -275,4 +254,24 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
       }
     },
   };
+}
+
+/** One series of a counter kept elsewhere: its labels and its total. */
+type Sourced = [labels: Record<string, string>, total: number];
+
+/**
+ * A counter whose totals the node keeps elsewhere (read at scrape time): typed `counter` and named
+ * `*_total` so rate() and counter-reset handling apply (exposition format 0.0.4), not a gauge.
+ */
+function sourcedCounter(registry: Registry, name: string, help: string, labelNames: string[], read: () => Sourced[]): void {
+  new Counter({
+    name: `${METRIC_PREFIX}${name}`,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [labels, total] of read()) this.inc(labels, total);
+    },
+  });
 }

@@ -89,10 +89,10 @@ describe('a network of masters, a relay and clients', () => {
     expect((await status(client)).Presences).toBeGreaterThanOrEqual(1);
     const metrics = (await running.get('relay-1')!.http('/metrics')).text;
     expect(metrics).toMatch(/dltnode_peers\{type="M"\} 3/);
-    expect(metrics).toMatch(/dltnode_p2p_frames\{direction="in",message="[a-zA-Z0-9]+"\} \d+/);
+    expect(metrics).toMatch(/dltnode_p2p_frames_total\{direction="in",message="[a-zA-Z0-9]+"\} \d+/);
     expect(metrics).toMatch(/dltnode_sync_lag_blocks \d+/);
     // No link asked past its budget of light questions.
-    expect(metrics).toMatch(/dltnode_light_questions\{outcome="dropped"\} 0\n/);
+    expect(metrics).toMatch(/dltnode_light_questions_total\{outcome="dropped"\} 0\n/);
     // Relays announce their clients' keep-alives to the masters (reference-rpc-messaging §4.3).
     await m1.waitFor(async () => (await m1.call('pl')).length === 5, 'the client presence at master-1', 20_000);
     expect((await m1.call('pl')).map((p: any) => p.addresses[0].type).sort()).toEqual(['C', 'M', 'M', 'M', 'R']);

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { createMetrics, type NetworkMetricsSnapshot } from '../../src/metrics/metrics.js';
+import { parseExposition, PROM_CLIENT_GAUGE_TOTALS, valueOf } from './prom-text.js';
+
+function network(over: Partial<NetworkMetricsSnapshot> = {}): NetworkMetricsSnapshot {
+  return {
+    peersByType: { M: 2, R: 1 },
+    framesIn: { hello: 3, inventory2: 7 },
+    framesOut: { helloData: 3 },
+    dedupHits: 4,
+    admissionRefused: 1,
+    admissionWaiting: 2,
+    lightQuestions: { served: 1, proxied: 0, asked: 0, unanswered: 0, dropped: 0, offChain: 0 },
+    syncLagBlocks: 0,
+    sendQueueBytes: 0,
+    ...over,
+  };
+}
+
+function node() {
+  const m = createMetrics({ version: '1.0', wasmFlavour: 'simd' });
+  m.setTransport('node:http');
+  m.setChainSource(() => ({ height: 5, pending: 1 }));
+  m.setMessagingSource(() => ({ received: 1, dropped: 2, sent: 3, expired: 0, mqPublished: 4, mqDropped: 0 }));
+  m.observeCall('status', 'ok', 0.001);
+  m.observeCall(null, 'error', 0.001);
+  return m;
+}
+
+describe('metrics exposition (Prometheus text format 0.0.4)', () => {
+  it('parses strictly, with the content type Prometheus negotiates', async () => {
+    const m = node();
+    m.setNetworkSource(() => network());
+    expect(m.contentType).toMatch(/^text\/plain; version=0\.0\.4(;|$)/);
+    const families = parseExposition(await m.render(), { gaugeTotalAllowed: PROM_CLIENT_GAUGE_TOTALS });
+    expect(families.get('dltnode_rpc_requests_total')?.type).toBe('counter');
+    expect(valueOf(families, 'dltnode_block_height')).toBe(5);
+  });
+
+  it('exports totals since start as counters named *_total, figures of now as gauges', async () => {
+    const m = node();
+    m.setNetworkSource(() => network());
+    const families = parseExposition(await m.render(), { gaugeTotalAllowed: PROM_CLIENT_GAUGE_TOTALS });
+    const type = (name: string) => families.get(`dltnode_${name}`)?.type;
+    for (const name of ['p2p_frames_total', 'gossip_dedup_hits_total', 'gossip_admission_refused_total', 'light_questions_total', 'messaging_stream_messages_total', 'mq_events_total']) {
+      expect([name, type(name)]).toEqual([name, 'counter']);
+    }
+    for (const name of ['peers', 'gossip_admission_waiting', 'sync_lag_blocks', 'p2p_send_queue_bytes', 'block_height', 'pending_transactions', 'rpc_in_flight_requests']) {
+      expect([name, type(name)]).toEqual([name, 'gauge']);
+    }
+    expect(valueOf(families, 'dltnode_p2p_frames_total', { direction: 'in', message: 'inventory2' })).toBe(7);
+    expect(valueOf(families, 'dltnode_gossip_dedup_hits_total')).toBe(4);
+    expect(valueOf(families, 'dltnode_light_questions_total', { outcome: 'served' })).toBe(1);
+    expect(valueOf(families, 'dltnode_messaging_stream_messages_total', { outcome: 'dropped' })).toBe(2);
+    expect(valueOf(families, 'dltnode_mq_events_total', { outcome: 'published' })).toBe(4);
+  });
+
+  it('follows the sources scrape after scrape, and shows 0 without a network', async () => {
+    const m = node();
+    let snap: NetworkMetricsSnapshot | null = null;
+    m.setNetworkSource(() => snap);
+    const read = async () => parseExposition(await m.render(), { gaugeTotalAllowed: PROM_CLIENT_GAUGE_TOTALS });
+    expect(valueOf(await read(), 'dltnode_gossip_dedup_hits_total')).toBe(0);
+    snap = network({ dedupHits: 9, framesIn: { hello: 5 } });
+    const f = await read();
+    expect(valueOf(f, 'dltnode_gossip_dedup_hits_total')).toBe(9);
+    expect(valueOf(f, 'dltnode_p2p_frames_total', { direction: 'in', message: 'hello' })).toBe(5);
+    expect(valueOf(f, 'dltnode_p2p_frames_total', { direction: 'in', message: 'inventory2' })).toBeUndefined();
+  });
+
+  it('escapes label values a peer chooses (backslash, quote, newline)', async () => {
+    const m = node();
+    const odd = 'a\\b"c\nd';
+    m.setNetworkSource(() => network({ peersByType: { [odd]: 1 } }));
+    const families = parseExposition(await m.render(), { gaugeTotalAllowed: PROM_CLIENT_GAUGE_TOTALS });
+    expect(valueOf(families, 'dltnode_peers', { type: odd })).toBe(1);
+  });
+});
