@@ -8,6 +8,9 @@ import type { CallObserver } from '../rpc/dispatch.js';
 
 export const METRIC_PREFIX = 'dltnode_';
 
+/** The verbs `/metrics` answers (the `Allow` header of its 405). */
+export const METRICS_METHODS = 'GET, HEAD';
+
 /**
  * Buckets of the RPC duration histogram, in seconds: from 50 µs (a cached read on uWS) to 10 s
  * (a PoW verification queued behind a full pool). Revisit when p99 of `status` leaves the low buckets.

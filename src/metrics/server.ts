@@ -1,6 +1,6 @@
 /** A separate loopback listener serving only `GET /metrics` (practice P49: metrics on their own port). */
 import { createServer, type Server } from 'node:http';
-import type { NodeMetrics } from './metrics.js';
+import { METRICS_METHODS, type NodeMetrics } from './metrics.js';
 
 export interface MetricsServer {
   readonly url: string;
@@ -9,12 +9,17 @@ export interface MetricsServer {
 
 export function startMetricsServer(metrics: NodeMetrics, host: string, port: number): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
-    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+    if ((req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found: metrics are served at GET /metrics\n');
       return;
     }
+    // HEAD as GET without the body (RFC 9110 §9.3.2; node:http leaves the body out); other verbs 405.
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { 'Content-Type': 'text/plain', Allow: METRICS_METHODS }).end(`HTTP method ${req.method} is not supported on /metrics; use GET\n`);
+      return;
+    }
     metrics.render().then(
-      (body) => res.writeHead(200, { 'Content-Type': metrics.contentType }).end(body),
+      (body) => res.writeHead(200, { 'Content-Type': metrics.contentType, 'Content-Length': Buffer.byteLength(body) }).end(body),
       () => res.writeHead(500).end(),
     );
   });

@@ -23,7 +23,7 @@ import type { HttpHandler, HttpReply, HttpRequestHead, TransportName, WsCapableT
 import type { Logger } from '../log/logger.js';
 import type { NodeEventBus } from '../node/events.js';
 import { EVENTS_PATH, EventStream } from './events.js';
-import type { NodeMetrics } from '../metrics/metrics.js';
+import { METRICS_METHODS, type NodeMetrics } from '../metrics/metrics.js';
 import { WebFiles, type WebOptions } from './web-static.js';
 
 export const DEFAULT_RPC_HOST = '127.0.0.1';
@@ -211,7 +211,10 @@ export class RpcServer<Ctx = unknown> {
 
   /** Synchronous checks before any body is read: access control, verbs, probes. */
   private judgeHead(req: HttpRequestHead): HttpReply | undefined {
-    const probe = req.method === 'GET' && (req.path === '/health' || req.path === '/ready');
+    // HEAD is GET without the body (RFC 9110 §9.3.2) on the read-only endpoints; the transports leave the body out.
+    const getLike = req.method === 'GET' || req.method === 'HEAD';
+    const probe = getLike && (req.path === '/health' || req.path === '/ready');
+    const metrics = this.servesMetrics(req.path);
     if (this.access.restricted) {
       const decision = this.access.check(req.remoteAddress, probe ? '' : req.authorization);
       if (decision === 'forbidden') {
@@ -222,7 +225,10 @@ export class RpcServer<Ctx = unknown> {
         return { ...jsonError(401, 'Authentication required: send HTTP Basic credentials of an --rpc-user'), headers: { 'WWW-Authenticate': 'Basic realm="dltnode", charset="UTF-8"' } };
       }
     }
-    if (req.method !== 'GET' && req.method !== 'POST') {
+    if (metrics && !getLike) {
+      return { ...jsonError(405, `HTTP method ${req.method} is not supported on /metrics; use GET`), headers: { Allow: METRICS_METHODS } };
+    }
+    if (req.method !== 'GET' && req.method !== 'POST' && !((probe || metrics) && req.method === 'HEAD')) {
       return { ...jsonError(405, `HTTP method ${req.method} is not supported; use GET or POST`), headers: { Allow: 'GET, POST' } };
     }
     // The web wallet's files: GET only (a POST / stays an RPC call), after access control.
@@ -243,9 +249,14 @@ export class RpcServer<Ctx = unknown> {
     return undefined;
   }
 
+  /** `/metrics` on this port (`--metrics` without `--metrics-port`). */
+  private servesMetrics(path: string): boolean {
+    return path === '/metrics' && this.opts.serveMetrics === true && this.opts.metrics !== undefined;
+  }
+
   private handle(req: HttpRequestHead, body: Buffer | null, gone: () => boolean): RpcReply | Promise<HttpReply> {
-    if (req.method === 'GET' && req.path === '/metrics' && this.opts.serveMetrics && this.opts.metrics) {
-      const metrics = this.opts.metrics;
+    if (this.servesMetrics(req.path)) {
+      const metrics = this.opts.metrics!;
       return metrics.render().then(
         (text) => ({ status: 200, body: text, contentType: metrics.contentType }),
         (e: unknown) => {

@@ -196,18 +196,24 @@ export class UwsTransport implements WsCapableTransport {
 
   private answer(res: UWS.HttpResponse, state: RequestState, finish: () => void, head: HttpRequestHead, body: Buffer | null): void {
     const reply = this.opts.handler.handle(head, body, () => state.aborted);
+    const headOnly = head.method === 'HEAD';
     if (reply instanceof Promise) {
       reply.then(
-        (r) => this.send(res, state, finish, r),
-        () => this.send(res, state, finish, { status: 500, body: '' }),
+        (r) => this.send(res, state, finish, r, headOnly),
+        () => this.send(res, state, finish, { status: 500, body: '' }, headOnly),
       );
     } else {
-      this.send(res, state, finish, reply);
+      this.send(res, state, finish, reply, headOnly);
     }
   }
 
-  private send(res: UWS.HttpResponse, state: RequestState, finish: () => void, reply: HttpReply): void {
+  private send(res: UWS.HttpResponse, state: RequestState, finish: () => void, reply: HttpReply, headOnly = false): void {
     if (state.aborted) return; // the response object is dead after onAborted
+    if (headOnly) {
+      res.cork(() => writeReply(res, reply, false, true));
+      finish();
+      return;
+    }
     const body = reply.body;
     // A string of n UTF-16 units is at most 3n UTF-8 bytes: short strings skip the byte count.
     const small = typeof body === 'string' ? body.length * 3 <= LARGE_RESPONSE_BYTES || Buffer.byteLength(body) <= LARGE_RESPONSE_BYTES : body.byteLength <= LARGE_RESPONSE_BYTES;

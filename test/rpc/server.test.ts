@@ -204,6 +204,22 @@ describe.each<TransportChoice>(['uws', 'http'])('RPC server over %s', (transport
     expect(over.json.error.message).toMatch(/more than 64 KiB.*POST/);
   });
 
+  it('answers HEAD on /metrics and the probes as GET without the body; other verbs on /metrics get 405 naming GET, HEAD', async () => {
+    const port = Number(new URL(base).port);
+    for (const path of ['/metrics', '/health', '/ready']) {
+      const r = await rawExchange(port, `HEAD ${path} HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n`, { responses: 2 });
+      expect([path, firstStatus(r.text)]).toEqual([path, 200]);
+      const headEnd = r.text.indexOf('\r\n\r\n') + 4;
+      if (path === '/metrics') expect(r.text.slice(0, headEnd).toLowerCase()).toContain('content-type: text/plain; version=0.0.4');
+      // No body after the head: the next bytes are the second response.
+      expect(r.text.slice(headEnd)).toMatch(/^HTTP\/1\.1 200 /);
+    }
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const r = await call(base, '/metrics', { method, body: '{}' });
+      expect([method, r.status, r.headers.get('allow')]).toEqual([method, 405, 'GET, HEAD']);
+    }
+  });
+
   it('refuses other HTTP verbs with 405', async () => {
     const r = await call(base, '/status', { method: 'PUT', body: '{}' });
     expect(r.status).toBe(405);
@@ -239,6 +255,24 @@ describe('RPC server access control', () => {
       const good = await call(base, '/status', { headers: { authorization: 'Basic ' + Buffer.from('alice:p:w').toString('base64') } });
       expect(good.status).toBe(200);
       expect((await call(base, '/health')).status).toBe(200); // probes need no credentials
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('puts /metrics behind the credentials, for GET and HEAD alike', async () => {
+    const metrics = createMetrics({ version: 'test', wasmFlavour: 'simd', defaultCollectors: false });
+    const server = createRpcServer({ methods: fakeMethods, context: ctx, log, port: 0, metrics, serveMetrics: true, auth: { users: [{ user: 'alice', password: 'p:w' }] } });
+    const base = await server.listen();
+    const good = { authorization: 'Basic ' + Buffer.from('alice:p:w').toString('base64') };
+    try {
+      expect((await call(base, '/metrics')).status).toBe(401);
+      expect((await call(base, '/metrics', { method: 'HEAD' })).status).toBe(401);
+      expect((await call(base, '/metrics', { headers: { authorization: 'Basic ' + Buffer.from('alice:nope').toString('base64') } })).status).toBe(401);
+      const ok = await call(base, '/metrics', { headers: good });
+      expect([ok.status, ok.headers.get('content-type')]).toEqual([200, metrics.contentType]);
+      const head = await call(base, '/metrics', { method: 'HEAD', headers: good });
+      expect([head.status, head.headers.get('content-type'), head.text]).toEqual([200, metrics.contentType, '']);
     } finally {
       await server.close();
     }
