@@ -52,7 +52,7 @@ export interface NetworkMetricsSnapshot {
   /** Frames received and sent since start, by message name. */
   framesIn: Record<string, number>;
   framesOut: Record<string, number>;
-  /** Announced transactions already seen (gossip dedup hits). */
+  /** Gossip dedup hits: transactions announced or sent again, blocks announced again or held. */
   dedupHits: number;
   /** Pushed transactions not taken because too many waited for admission (since start). */
   admissionRefused: number;
@@ -180,7 +180,7 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
   );
   // Totals since start: counters (0 without a network).
   const networkTotals: [name: string, help: string, read: (n: NetworkMetricsSnapshot) => number][] = [
-    ['gossip_dedup_hits_total', 'Announcements or copies of a transaction already seen or being pulled (since start)', (n) => n.dedupHits],
+    ['gossip_dedup_hits_total', 'Announcements or copies of a transaction already seen or being pulled, and announcements of a block held or already announced (since start)', (n) => n.dedupHits],
     ['gossip_admission_refused_total', 'Transactions from peers not taken because too many waited for admission (since start)', (n) => n.admissionRefused],
   ];
   for (const [name, help, read] of networkTotals) {

@@ -19,6 +19,8 @@ import type { Logger } from '../log/logger.js';
 import { systemClock, type NetClock, type TimerHandle } from './clock.js';
 import type { Link } from './link.js';
 import { MASTER_TYPES, type PeerNetwork } from './peer-network.js';
+import { SeenSet } from './seen.js';
+import { equalBytes } from '../formats/bytes.js';
 import { MessageCode } from './protocol/codes.js';
 import { encodeBlocksFitting, MAX_BLOCKS_PER_RANGE, MAX_HEADERS_PER_RANGE, type Message, type NodeType, type RangeBlock } from './protocol/messages.js';
 
@@ -94,6 +96,9 @@ export const SYNC_TICK_MS = 1_000;
 export const LONG_TIME_NO_BLOCK_MS = 1_800_000;
 /** A server waits while a link has this much unsent before adding another range answer. */
 const SERVE_PENDING_BYTES = 8 * 1024 * 1024;
+/** Block checksums remembered as announced: ample for the blocks of 10 minutes, and their forks. */
+const ANNOUNCED_BLOCKS_CAPACITY = 4_096;
+const ANNOUNCED_BLOCKS_TTL_MS = 600_000;
 
 interface Outstanding {
   link: Link;
@@ -111,6 +116,10 @@ export interface SyncProgress {
 }
 
 export class BlockSync {
+  /** Block announcements of a block held or already announced, since start (the gossip dedup-hit metric). */
+  dedupHits = 0;
+  /** Checksums of the blocks peers announced (recent ones: dedup of announcements only). */
+  private readonly announced: SeenSet;
   private readonly clock: NetClock;
   private timer: TimerHandle | null = null;
   private outstanding: Outstanding | null = null;
@@ -166,6 +175,7 @@ export class BlockSync {
     },
   ) {
     this.clock = o.clock ?? systemClock;
+    this.announced = new SeenSet({ capacity: ANNOUNCED_BLOCKS_CAPACITY, ttlMs: ANNOUNCED_BLOCKS_TTL_MS, clock: this.clock });
     this.lastImportAt = this.clock.now();
     this.windowStart = { at: this.clock.now(), height: o.chain.tip().height };
   }
@@ -220,6 +230,16 @@ export class BlockSync {
     return this.lastKnownNetworkHeight;
   }
 
+  /**
+   * A block announcement of a block held (a height below the tip, or the tip itself) or already
+   * announced by a peer: nothing to fetch (a gossip dedup hit). Marks the checksum announced.
+   */
+  private isKnownBlock(height: bigint, checksum: Uint8Array): boolean {
+    const tip = this.o.chain.tip();
+    const held = height < tip.height || (height === tip.height && equalBytes(checksum, tip.checksum));
+    return !this.announced.add(checksum) || held;
+  }
+
   /** `DLT Status` of §6. */
   status(): DltStatus {
     if (this.clock.now() - this.lastImportAt > LONG_TIME_NO_BLOCK_MS) return 'ErrorLongTimeNoBlock';
@@ -234,7 +254,11 @@ export class BlockSync {
   handle(link: Link, m: Message): boolean | Promise<boolean> {
     switch (m.code) {
       case MessageCode.inventory2:
-        for (const it of m.items) if (it.type === 1 && it.height > link.peerHeight) link.peerHeight = it.height;
+        for (const it of m.items) {
+          if (it.type !== 1) continue;
+          if (it.height > link.peerHeight) link.peerHeight = it.height;
+          if (this.isKnownBlock(it.height, it.checksum)) this.dedupHits++;
+        }
         if (this.networkHeight() > this.o.chain.tip().height) this.tick();
         return false; // other items are the caller's
       case MessageCode.blockHeaders4:

@@ -596,7 +596,7 @@ export class NodeNetwork {
       peersByType,
       framesIn: named(this.peers.stats.framesIn),
       framesOut: named(this.peers.stats.framesOut),
-      dedupHits: this.gossip.dedupHits,
+      dedupHits: this.gossip.dedupHits + this.sync.dedupHits,
       admissionRefused: this.gossip.admission.refused,
       admissionWaiting: this.gossip.admission.load.waiting,
       lightQuestions: { ...this.queries.stats },

@@ -113,6 +113,39 @@ describe('BlockSync', () => {
     }
   });
 
+  it('counts block announcements of a block it holds or was already told of as gossip dedup hits (issue 9 item 9)', async () => {
+    const clock = new ManualClock();
+    const a = node(ids[0]!, 1, clock, new FakeChain(clock, 10));
+    const b = node(ids[1]!, 2, clock, new FakeChain(clock, 10));
+    const sockets = wire(b.network, a.network, '127.0.0.1:1');
+    // The announcements go out in batches on the clock.
+    const step = async () => {
+      for (let i = 0; i < 3; i++) {
+        await pump(...sockets);
+        clock.advance(1_000);
+      }
+    };
+    await pump(...sockets);
+    a.sync.start();
+    b.sync.start();
+    await step();
+    const hitsBefore = b.sync.dedupHits;
+    a.network.announce({ type: 1, height: 9n, checksum: new Uint8Array(64).fill(9) }); // b holds 9
+    await step();
+    expect(b.sync.dedupHits - hitsBefore).toBe(1);
+    a.chain.blocks.push(blockOf(11));
+    a.network.announce({ type: 1, height: 11n, checksum: new Uint8Array(64).fill(11) }); // new to b
+    await step();
+    expect(b.sync.dedupHits - hitsBefore).toBe(1);
+    a.network.announce({ type: 1, height: 11n, checksum: new Uint8Array(64).fill(11) }); // again
+    await step();
+    expect(b.sync.dedupHits - hitsBefore).toBe(2);
+    for (const n of [a, b]) {
+      n.sync.stop();
+      n.network.stop();
+    }
+  });
+
   it('a syncing node that loses its last link stays Synchronizing at the last network height it knew (§6, reference highestNetworkBlockNum)', async () => {
     const clock = new ManualClock();
     const a = node(ids[0]!, 1, clock, new FakeChain(clock, 300));
