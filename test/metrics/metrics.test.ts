@@ -76,3 +76,29 @@ describe('metrics exposition (Prometheus text format 0.0.4)', () => {
     expect(valueOf(families, 'dltnode_peers', { type: odd })).toBe(1);
   });
 });
+
+describe('the strict reader the tests use (test/metrics/prom-text.ts)', () => {
+  const ok = '# HELP a_total A.\n# TYPE a_total counter\na_total{x="q\\\\\\"\\n"} 1\n';
+  it('reads a valid exposition, unescaping label values', () => {
+    expect(valueOf(parseExposition(ok), 'a_total', { x: 'q\\"\n' })).toBe(1);
+    expect(valueOf(parseExposition('g NaN\nh +Inf 123\n'), 'h')).toBe(Infinity);
+  });
+  it.each([
+    ['no final newline', 'a 1'],
+    ['a second TYPE', '# TYPE a gauge\n# TYPE a gauge\na 1\n'],
+    ['a second HELP', '# HELP a x\n# HELP a y\na 1\n'],
+    ['TYPE after the samples', 'a 1\n# TYPE a gauge\n'],
+    ['a family resumed', 'a 1\nb 1\na{x="1"} 1\n'],
+    ['a duplicate series', 'a{x="1",y="2"} 1\na{y="2",x="1"} 2\n'],
+    ['an invalid label name', 'a{1x="1"} 1\n'],
+    ['a reserved label name', 'a{__x="1"} 1\n'],
+    ['an invalid escape', 'a{x="\\t"} 1\n'],
+    ['a bad value', 'a 1,5\n'],
+    ['a counter without _total', '# TYPE a counter\na 1\n'],
+    ['a gauge named _total', '# TYPE a_total gauge\na_total 1\n'],
+    ['a histogram without +Inf', '# TYPE h histogram\nh_bucket{le="1"} 1\nh_sum 1\nh_count 1\n'],
+    ['a histogram whose buckets fall', '# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_sum 1\nh_count 1\n'],
+  ])('rejects %s', (_what, text) => {
+    expect(() => parseExposition(text)).toThrow();
+  });
+});
