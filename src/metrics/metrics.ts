@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CallObserver } from '../rpc/dispatch.js';
+import { NODE_TYPE_LIST } from '../network/protocol/messages.js';
 
 export const METRIC_PREFIX = 'dltnode_';
 
@@ -158,14 +159,17 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
   const network = (): NetworkMetricsSnapshot | null => snapshot;
   new Gauge({
     name: `${METRIC_PREFIX}peers`,
-    help: 'Open peer links by peer type (M master, R relay, C client)',
+    help: 'Open peer links by peer type (M master, H full history, W worker, R relay, C client)',
     labelNames: ['type'],
     registers: [registry],
     collect() {
       // The first collector of a scrape takes the snapshot the others read.
       snapshot = readNetwork();
       this.reset();
-      for (const [type, n] of Object.entries(network()?.peersByType ?? {})) this.set({ type }, n);
+      // Every type, 0 when none is linked: an alert on `dltnode_peers{type="M"} == 0` needs the series.
+      const byType = network()?.peersByType ?? {};
+      for (const type of NODE_TYPE_LIST) this.set({ type }, byType[type] ?? 0);
+      for (const [type, n] of Object.entries(byType)) if (!(NODE_TYPE_LIST as readonly string[]).includes(type)) this.set({ type }, n);
     },
   });
   sourcedCounter(registry, 'p2p_frames_total', 'Peer frames since start, by direction (in, out) and message', ['direction', 'message'], () => {

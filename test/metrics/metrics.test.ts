@@ -68,6 +68,19 @@ describe('metrics exposition (Prometheus text format 0.0.4)', () => {
     expect(valueOf(f, 'dltnode_p2p_frames_total', { direction: 'in', message: 'inventory2' })).toBeUndefined();
   });
 
+  it('shows every peer type, 0 when none is linked (an alert on no master link needs the series)', async () => {
+    const m = node();
+    let snap: NetworkMetricsSnapshot | null = network({ peersByType: { M: 2, R: 1 } });
+    m.setNetworkSource(() => snap);
+    const read = async () => parseExposition(await m.render(), { gaugeTotalAllowed: PROM_CLIENT_GAUGE_TOTALS });
+    expect(valueOf(await read(), 'dltnode_peers', { type: 'C' })).toBe(0);
+    snap = network({ peersByType: { R: 1 } }); // the master links dropped
+    const f = await read();
+    expect([valueOf(f, 'dltnode_peers', { type: 'M' }), valueOf(f, 'dltnode_peers', { type: 'R' })]).toEqual([0, 1]);
+    snap = null; // no network yet
+    expect(valueOf(await read(), 'dltnode_peers', { type: 'M' })).toBe(0);
+  });
+
   it('escapes label values a peer chooses (backslash, quote, newline)', async () => {
     const m = node();
     const odd = 'a\\b"c\nd';

@@ -87,8 +87,10 @@ export const CHALLENGE_BYTES = 32;
 // ---- shared shapes ----------------------------------------------------------------------
 
 /** Node type chars (reference §1). W is never announced in a presence. */
-export type NodeType = 'M' | 'H' | 'W' | 'R' | 'C';
-const NODE_TYPES: ReadonlySet<number> = new Set(['M', 'H', 'W', 'R', 'C'].map((c) => c.charCodeAt(0)));
+/** Peer types of the hello (M master, H full history, W worker, R relay, C client). */
+export const NODE_TYPE_LIST = ['M', 'H', 'W', 'R', 'C'] as const;
+export type NodeType = (typeof NODE_TYPE_LIST)[number];
+const NODE_TYPES: ReadonlySet<number> = new Set(NODE_TYPE_LIST.map((c) => c.charCodeAt(0)));
 export const isNodeType = (c: unknown): c is NodeType => typeof c === 'string' && c.length === 1 && NODE_TYPES.has(c.charCodeAt(0));
 
 /** Address without checksum: 33 bytes (version 0) or 45 bytes (versions 1, 2) (formats §7). */
