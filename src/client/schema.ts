@@ -821,7 +821,7 @@ export type NodeRpcSchema = {
                 version: number;
                 device: string;
                 address: string;
-                type: ("M" | "H" | "W" | "R" | "C");
+                type: "M" | "H" | "W" | "R" | "C";
                 nodeVersion: string;
                 lastSeenTime: number;
                 signature: string;
@@ -857,7 +857,7 @@ export type NodeRpcSchema = {
                 version: number;
                 device: string;
                 address: string;
-                type: ("M" | "H" | "W" | "R" | "C");
+                type: "M" | "H" | "W" | "R" | "C";
                 nodeVersion: string;
                 lastSeenTime: number;
                 signature: string;
