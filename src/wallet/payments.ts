@@ -7,10 +7,11 @@
  * errors (`TxError` codes), mapped to RPC errors by `rpc/errors.ts`.
  */
 import type { Network, Transaction, TxInput, TxOutput } from '../codec/types.js';
-import { encodeTransaction } from '../codec/transaction.js';
+import { signedSize } from '../codec/transaction.js';
+import { CODEC_ERROR_MEANINGS } from '../codec/errors.js';
 import { addressToText } from '../formats/address.js';
 import { equalBytes } from '../formats/bytes.js';
-import { FORCE_TRANSACTION_PRICE, TRANSACTION_DUST_LIMIT, TransactionType } from '../formats/constants.js';
+import { FORCE_TRANSACTION_PRICE, MAX_TRANSACTION_SIZE, TRANSACTION_DUST_LIMIT, TransactionType } from '../formats/constants.js';
 import { estimateFee } from '../formats/fees.js';
 import { formatAmount } from '../formats/amount.js';
 import { WalletType, type WalletState } from '../chain/wallet-state.js';
@@ -167,12 +168,13 @@ export class PaymentBuilder {
 
   /** Size-dependent fee of the unsigned transaction (§8.9 creation estimate, same for signed). */
   private minimumFeeOf(tx: Transaction): bigint {
-    return estimateFee(encodeTransaction(tx).length, FORCE_TRANSACTION_PRICE);
+    return estimateFee(signedSize(tx), FORCE_TRANSACTION_PRICE);
   }
 
   /**
    * Builds the transaction (unsigned) with its final fee.
-   * @throws TxError TX_BALANCE_TOO_LOW, TX_BAD_PAYMENT for inconsistent amounts or a fee below the minimum.
+   * @throws TxError TX_BALANCE_TOO_LOW, TX_BAD_PAYMENT for inconsistent amounts, a fee below the
+   *   minimum or a transaction larger than MAX_TRANSACTION_SIZE once signed.
    */
   build(req: PaymentRequest): { tx: Transaction; fee: bigint } {
     const feeOf = (t: Transaction): bigint => req.fee ?? this.minimumFeeOf(t);
@@ -230,6 +232,10 @@ export class PaymentBuilder {
         if (amount > this.available(f.address)) throw balanceTooLow();
       }
     }
+    // Signed, the transaction must still fit one transaction (reference-formats §8): a caller's
+    // mistake (say records as large as a name's capacity), not an internal failure at encoding.
+    const size = signedSize({ ...tx, signature: new Uint8Array(req.key.signatureLength) });
+    if (size > MAX_TRANSACTION_SIZE) throw badPayment(`The transaction would have ${size} bytes; ${CODEC_ERROR_MEANINGS.OVERSIZED}`);
     const minimum = this.minimumFeeOf(tx);
     if (fee < minimum) {
       throw badPayment(`The fee ${formatAmount(fee)} is below the minimum fee ${formatAmount(minimum)} for this transaction's size`);

@@ -21,6 +21,7 @@ import type { DataRecord } from '../../src/names/data-record.js';
 import { fromHex } from '../../src/formats/bytes.js';
 import { decodeDataRecord } from '../../src/names/data-record.js';
 import { NAME_REWARD_POOL_ADDRESS } from '../../src/formats/constants.js';
+import { toRpcError } from '../../src/rpc/errors.js';
 
 const silent: Logger = { info() {}, warn: (o: unknown, m?: string) => console.warn(m, JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))), error: (o: unknown) => console.error(o), debug() {}, child: () => silent };
 const dir = mkdtempSync(join(tmpdir(), 'names-rpc-'));
@@ -147,6 +148,21 @@ describe('name RPC operations on a running node', () => {
     await call('updateNameRecord', { name: 'twice', 'records[]': ['k,1,c'] });
     await block();
     expect(await call('getRegNameDataRecords', { name: 'twice' })).toHaveLength(2);
+  });
+  it('refuses a record update whose transaction would pass the 512,000-byte limit with -32602 (was -32603 internal error); nothing is charged', async () => {
+    // A capacity above 500 kB lets records exceed one transaction's size (reference-formats: 512,000 bytes).
+    await call('registerName', { name: 'bulky', registrationTime: 6 * MONTH, capacity: 600 });
+    await block();
+    const balance = ctx.chain.wallet(ctx.wallet.primary.primary).balance;
+    const pending = ctx.mempool.size;
+    const err = await call('updateNameRecord', { name: 'bulky', 'records[]': [`big,1,${'v'.repeat(520_000)}`] }).then(() => null, (e: unknown) => e);
+    expect(toRpcError(err)).toMatchObject({ code: -32602, message: expect.stringMatching(/^The transaction would have 5\d{5} bytes; a transaction has at most 512,000 bytes$/) });
+    expect(ctx.mempool.size).toBe(pending);
+    expect(ctx.chain.wallet(ctx.wallet.primary.primary).balance).toBe(balance);
+    // Just under the limit the same update goes through.
+    await call('updateNameRecord', { name: 'bulky', 'records[]': [`big,1,${'v'.repeat(500_000)}`] });
+    await block();
+    expect(await call('getRegNameDataRecords', { name: 'bulky' })).toHaveLength(1);
   });
   it("accepts updateNameRecord signed by the caller (sig, sigPk): the values' ciphertexts, hence the signed digest, are computable in advance", async () => {
     await call('registerName', { name: 'Signed', registrationTime: 6 * MONTH, capacity: 10 });
