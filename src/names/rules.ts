@@ -380,7 +380,8 @@ export function planNameTx(state: NameState, env: NameRulesEnv, outputs: readonl
     if (current.allowSubnames) fail('the capacity of a name that allows subnames cannot be changed');
     if (payload.newCapacity < params.minCapacityKb) fail(`capacity must be at least ${params.minCapacityKb} kB, got ${payload.newCapacity}`);
     if (payload.newCapacity > current.capacity && opts.fees) {
-      if (current.expirationBlockHeight <= lastHeight) fail('the capacity of an expired name cannot be increased; extend it first');
+      // The reference's fee months are (E − H) in unsigned 64 bits: 0 at E = H, astronomical once E < H (§5.2 note).
+      if (current.expirationBlockHeight < lastHeight) fail('the capacity of an expired name cannot be increased; extend it first');
       checkFee(paid, capacityChangeMinimum(current.expirationBlockHeight, lastHeight, current.capacity, payload.newCapacity, params), 'capacity increase');
       const remaining = current.expirationBlockHeight - lastHeight;
       checkSubnameFee(topOf(state, payload.id, height, params), outputs, remaining, payload.newCapacity - current.capacity, params);

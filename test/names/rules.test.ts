@@ -201,6 +201,14 @@ describe('changeCapacity, recover, subnames (§7.3)', () => {
     expect(() => verifyNameTx(state, env, outputs(dec, 0n), 236n)).toThrow(/records use/);
     expect(() => applyNameTx(state, env, outputs(dec, 0n), 236n)).toThrow(/records use/);
   });
+  it('admits a capacity increase for free in the block right after the expiration height (E − H = 0, §4.5), not once E < H (§5.2 note)', () => {
+    const state = registered();
+    const E = state.get(id)!.expirationBlockHeight;
+    const inc = signed(state, { op: NameOp.ChangeCapacity, id, newCapacity: 20, sequence: 1n, nextPkHash: w1.address }, w1);
+    // Entering block E + 1 the node's last block is E: no whole month left, the minimum is 0.
+    verifyNameTx(state, env, outputs(inc, 0n), E + 1n);
+    expect(() => verifyNameTx(state, env, outputs(inc, 0n), E + 2n)).toThrow(/expired name cannot be increased/);
+  });
   it('recovers with the recovery key only; replaces owner and recovery', () => {
     const state = registered();
     const byOwnerOnly = signed(state, { op: NameOp.Recover, id, newRecoveryHash: w4.address, sequence: 1n, nextPkHash: w3.address }, w2);
