@@ -15,7 +15,7 @@
  * with a message instead of an astronomically large fee.
  */
 import { primaryAddressFromPublicKey, addressToText } from '../formats/address.js';
-import { equalBytes } from '../formats/bytes.js';
+import { equalBytes, toHex } from '../formats/bytes.js';
 import { formatAmount } from '../formats/amount.js';
 import { RN_MIN_CAPACITY_KB, TransactionType } from '../formats/constants.js';
 import { verifySignature } from '../formats/rsa.js';
@@ -183,22 +183,34 @@ function checkTimeUnit(blocks: number, what: string, params: NameParams): void {
   if (blocks % params.monthBlocks !== 0) fail(`${what} must be a multiple of ${params.monthBlocks} blocks, got ${blocks}`);
 }
 
-/** §5.4: the record list after applying `changes` in order; throws NameRuleError when a change does not fit. */
+/**
+ * §5.4: the record list after applying `changes` in order; throws NameRuleError when a change does
+ * not fit. Records are found by checksum through a map (slots keep the order; a removed record
+ * leaves an empty slot), so an update of n changes over m records costs O(n + m), not O(n × m).
+ */
 export function mergeDataRecords(current: NameRecord, changes: readonly DataRecord[]): DataRecord[] {
-  const list = current.dataRecords.map((r) => ({ ...r }));
-  const indexOf = (checksum: Uint8Array): number => list.findIndex((r) => r.checksum && equalBytes(r.checksum, checksum));
+  const slots: (DataRecord | null)[] = current.dataRecords.map((r) => ({ ...r }));
+  const slotOf = new Map<string, number>();
+  slots.forEach((r, at) => {
+    const key = r!.checksum ? toHex(r!.checksum) : null;
+    if (key !== null && !slotOf.has(key)) slotOf.set(key, at); // the first holder, as a list search finds
+  });
+  const indexOf = (checksum: Uint8Array): number => slotOf.get(toHex(checksum)) ?? -1;
   changes.forEach((change, i) => {
     if (change.checksum) {
       const at = indexOf(change.checksum);
       if (at < 0) fail(`record change ${i}: no record of this name has the given checksum`);
       if (change.data === null) {
-        list.splice(at, 1);
+        slotOf.delete(toHex(change.checksum));
+        slots[at] = null;
         return;
       }
       const replacement: DataRecord = { key: change.key, ttl: change.ttl, data: change.data, checksum: null };
       replacement.checksum = dataRecordChecksum(replacement);
       if (indexOf(replacement.checksum) >= 0) fail(`record change ${i}: an identical record already exists`);
-      list[at] = replacement;
+      slotOf.delete(toHex(change.checksum));
+      slotOf.set(toHex(replacement.checksum), at);
+      slots[at] = replacement;
       return;
     }
     if (change.data === null) fail(`record change ${i}: a new record needs a value`);
@@ -208,9 +220,10 @@ export function mergeDataRecords(current: NameRecord, changes: readonly DataReco
     const added: DataRecord = { key: change.key, ttl: change.ttl, data: change.data, checksum: null };
     added.checksum = dataRecordChecksum(added);
     if (indexOf(added.checksum) >= 0) fail(`record change ${i}: an identical record already exists`);
-    list.push(added);
+    slotOf.set(toHex(added.checksum), slots.length);
+    slots.push(added);
   });
-  return list;
+  return slots.filter((r): r is DataRecord => r !== null);
 }
 
 /** Bytes the records use against the capacity. */

@@ -339,6 +339,9 @@ export const nameMethods = [
       const entries = p['records[]'];
       if (entries.length === 0) throw invalidParams("Missing parameter 'records[]'");
       const seen = new Set<string>();
+      // The stored record each key replaces (the first holding it), found once per entry, not by a list search.
+      const storedByKey = new Map<string, DataRecord>();
+      for (const r of current.dataRecords) if (!storedByKey.has(toHex(r.key))) storedByKey.set(toHex(r.key), r);
       const records: DataRecord[] = entries.map((text, i) => {
         const e = parseRecordEntry(text, i);
         let key: Uint8Array;
@@ -350,7 +353,7 @@ export const nameMethods = [
         // Each entry is matched against the stored records only: a repeated key would be added twice.
         if (seen.has(toHex(key))) throw invalidParams(`Invalid records[] entry ${i}: record key ${JSON.stringify(e.key)} appears twice in one update`);
         seen.add(toHex(key));
-        const old = current.dataRecords.find((r) => Buffer.from(r.key).equals(Buffer.from(key)));
+        const old = storedByKey.get(toHex(key));
         if (e.value === null) {
           if (!old) throw invalidParams(`Invalid records[] entry ${i}: the name has no record with key ${JSON.stringify(e.key)}`);
           return { key, ttl: e.type, data: null, checksum: old.checksum };
