@@ -12,6 +12,8 @@ import { MAX_NAME_ID_LENGTH } from './params.js';
 /** Bytes of one id section: the `40` length prefix and a 64-byte label hash. */
 export const SECTION_LENGTH = 65;
 const LABEL_HASH_LENGTH = 64;
+/** Bytes of a record-key id (§2.2: one SHA3-512² hash, no prefix). */
+export const RECORD_KEY_ID_LENGTH = 64;
 /** DNS limits enforced by the reference's IDN mapping (§2.1 "IDN detail"). */
 const MAX_LABEL_LENGTH = 63;
 const MAX_DOMAIN_LENGTH = 253;

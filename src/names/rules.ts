@@ -229,7 +229,8 @@ export function mergeDataRecords(current: NameRecord, changes: readonly DataReco
 /** Bytes the records use against the capacity. */
 export const usedBytes = (records: readonly DataRecord[]): number => records.reduce((s, r) => s + recordSize(r), 0);
 
-function checkCapacity(records: readonly DataRecord[], capacityKb: number): void {
+/** @throws NameRuleError when `records` use more than `capacityKb` (§5.2). */
+export function checkCapacity(records: readonly DataRecord[], capacityKb: number): void {
   const used = usedBytes(records);
   if (used > capacityKb * BYTES_PER_KB) fail(`the records use ${used} bytes; a capacity of ${capacityKb} kB holds ${capacityKb * BYTES_PER_KB}`);
 }

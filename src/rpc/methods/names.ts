@@ -17,7 +17,7 @@ import { checksumLockBytes, TransactionType } from '../../formats/constants.js';
 import { NAME_POOL_ADDRESS, type NameSystem } from '../../names/chain-extension.js';
 import { dataRecordChecksum, dataRecordsRoot, encodeDataRecord, type DataRecord } from '../../names/data-record.js';
 import { capacityChangeCost, extensionCost, registrationCost } from '../../names/fees.js';
-import { idSections, nameId, recordKeyId } from '../../names/id.js';
+import { idSections, nameId, RECORD_KEY_ID_LENGTH, recordKeyId } from '../../names/id.js';
 import { decodeStoredName, encodeNameRecord, type NameRecord } from '../../names/name-record.js';
 import {
   encodeNamePayload,
@@ -28,8 +28,8 @@ import {
   type SignedNamePayload,
   type UpdateRecordPayload,
 } from '../../names/payloads.js';
-import { encryptRecordValue, recordValueNonce } from '../../names/record-crypto.js';
-import { findName, liveName, pendingNameTxFor, signNamePayload, verifyNameTx } from '../../names/rules.js';
+import { encryptRecordValue, RECORD_ENCRYPTION_OVERHEAD, recordValueNonce } from '../../names/record-crypto.js';
+import { checkCapacity, findName, liveName, pendingNameTxFor, signNamePayload, verifyNameTx } from '../../names/rules.js';
 import type { NodeModules } from '../../node/modules.js';
 
 import type { WalletKey } from '../../wallet/wallet.js';
@@ -338,12 +338,19 @@ export const nameMethods = [
       const lock = checksumLockBytes(ctx.network);
       const entries = p['records[]'];
       if (entries.length === 0) throw invalidParams("Missing parameter 'records[]'");
+      const parsed = entries.map(parseRecordEntry);
+      // Each value becomes one record (keys are distinct) at least as large as the records below
+      // (a 64-byte key id, the value encrypted): one that cannot fit is refused before every
+      // entry is hashed and encrypted (a 1 MiB request of small entries took seconds of that).
+      checkCapacity(
+        parsed.flatMap((e) => (e.value === null ? [] : [{ key: new Uint8Array(RECORD_KEY_ID_LENGTH), ttl: e.type, data: new Uint8Array(Buffer.byteLength(e.value) + RECORD_ENCRYPTION_OVERHEAD), checksum: null }])),
+        current.capacity,
+      );
       const seen = new Set<string>();
       // The stored record each key replaces (the first holding it), found once per entry, not by a list search.
       const storedByKey = new Map<string, DataRecord>();
       for (const r of current.dataRecords) if (!storedByKey.has(toHex(r.key))) storedByKey.set(toHex(r.key), r);
-      const records: DataRecord[] = entries.map((text, i) => {
-        const e = parseRecordEntry(text, i);
+      const records: DataRecord[] = parsed.map((e, i) => {
         let key: Uint8Array;
         try {
           key = recordKeyId(current.id, e.key, lock);
