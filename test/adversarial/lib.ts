@@ -330,3 +330,69 @@ export async function statusLatency(url: string, timeoutMs = 10_000): Promise<nu
     return Infinity;
   }
 }
+
+/** Node options that let {@link openMemoryProbe} reach the node (the inspector, on a loopback port the kernel picks). */
+export const INSPECT_ARGS = ['--inspect=127.0.0.1:0'];
+
+/** The node's memory in bytes, from `process.memoryUsage()` inside it. */
+export interface MemoryFigures {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+/** What the node holds after a full garbage collection: its JS heap in use and the buffers outside it. */
+export const retainedBytes = (m: MemoryFigures): number => m.heapUsed + m.external;
+
+export interface MemoryProbe {
+  /** Collects all garbage in the node, then reads its memory figures. */
+  afterGc(): Promise<MemoryFigures>;
+  close(): void;
+}
+
+/**
+ * Reads the memory a node keeps, as opposed to its RSS: RSS also counts garbage not collected yet
+ * and heap pages V8 has not given back, so it rises and falls with when the collector ran. Talks
+ * to the node's inspector (started with {@link INSPECT_ARGS}): HeapProfiler.collectGarbage, then
+ * `process.memoryUsage()`. Each call waits at most `timeoutMs`.
+ */
+export async function openMemoryProbe(node: NodeProcess, timeoutMs = 30_000): Promise<MemoryProbe> {
+  const m = /Debugger listening on (ws:\/\/\S+)/.exec(node.output());
+  if (!m) throw new Error('the node was not started with INSPECT_ARGS (no "Debugger listening" line)');
+  const { default: WebSocket } = await import('ws');
+  const ws = new WebSocket(m[1]!);
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  let nextId = 1;
+  const waiting = new Map<number, (msg: { result?: any; error?: { message: string } }) => void>();
+  ws.on('message', (data) => {
+    const msg = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
+    if (msg.id !== undefined) waiting.get(msg.id)?.(msg);
+  });
+  const send = (method: string, params: object = {}): Promise<any> =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(new Error(`inspector ${method}: no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      waiting.set(id, (msg) => {
+        clearTimeout(timer);
+        waiting.delete(id);
+        if (msg.error) reject(new Error(`inspector ${method}: ${msg.error.message}`));
+        else resolve(msg.result);
+      });
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  return {
+    async afterGc() {
+      await send('HeapProfiler.collectGarbage');
+      const r = await send('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true });
+      return JSON.parse(r.result.value as string) as MemoryFigures;
+    },
+    close: () => ws.close(),
+  };
+}

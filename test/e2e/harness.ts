@@ -71,6 +71,8 @@ export interface StartOptions {
    * so the child's pid is the node's). Default: none.
    */
   wrapper?: string[];
+  /** Options for node itself, before the script (e.g. `--inspect=127.0.0.1:0`). */
+  nodeArgs?: string[];
 }
 
 export interface NodeProcess {
@@ -159,7 +161,7 @@ export async function startNode(options: StartOptions = {}): Promise<NodeProcess
   // `reg` unless the caller names another network.
   const network = options.args?.includes('--network') ? [] : ['--network', 'reg'];
   const args = [
-    CLI, 'start', ...network, '--data-dir', dataDir, '--rpc-port', '0',
+    ...(options.nodeArgs ?? []), CLI, 'start', ...network, '--data-dir', dataDir, '--rpc-port', '0',
     '--block-interval', String(options.blockInterval ?? 0.5), '--pool-threads', '1',
     '--log-level', options.logLevel ?? process.env.DLTNODE_E2E_LOG_LEVEL ?? 'info', '--status-interval', '0', ...(options.args ?? []),
   ];
