@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prepareDevnet } from '../../src/cli/devnet.js';
-import { startNode, type NodeProcess } from './harness.js';
+import { freeFixedPort, startNode, type NodeProcess } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dltnode-sync-'));
 const nodes: NodeProcess[] = [];
@@ -21,12 +21,15 @@ afterAll(async () => {
 describe('block sync', () => {
   it('a node started later syncs hundreds of blocks from the genesis', async () => {
     const { nodes: plan, genesisPath } = await prepareDevnet({ masters: 1, relays: 1, clients: 0, blockInterval: 0.1, dir, json: true, basePort: null });
-    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    const port = await freeFixedPort();
     const master = await startNode({ dataDir: plan[0]!.dataDir, args: ['--genesis', genesisPath, '--p2p-port', String(port)] });
     nodes.push(master);
     const stranger = '4L5vswa8yS9VKsZzDJ2ry9gWY7KQon5bkvhG1CUuepkwvcy1xQmLsHA9DPmCDbufr';
     for (let i = 0; i < 20; i++) await master.call('addTransaction', { to: `${stranger}_${i + 1}` });
-    await master.waitForHeight(300, 180_000);
+    // A hang guard, not a pace: blocks of 0.1 s come at ~3 a second here (whole-second timestamps
+    // leave most tips past the election window, so the lone master waits for the fallback), 100 s
+    // for 300 on an idle machine; the suite's timeout is 600 s.
+    await master.waitForHeight(300, 450_000);
     const target = await master.height();
     const started = Date.now();
     const relay = await startNode({ dataDir: plan[1]!.dataDir, args: ['--genesis', genesisPath, '--role', 'relay', '--peer', `127.0.0.1:${port}`] });
