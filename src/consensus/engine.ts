@@ -36,8 +36,8 @@ import { tallyOf, type CountedSignature, type ReferenceAcceptance } from './acce
 import { addSignatures, storedEntryDifficulty } from './block-signatures.js';
 import type { BlockProducer } from './producer.js';
 import {
-  adoptFirstCandidate, BOOTSTRAP_BLOCKS, electedSigners, electionOffset, hasElectedSignature, newBlockTimestamp,
-  preferIncomingBlock, shouldGenerateBlock, type ConsensusTiming,
+  adoptFirstCandidate, BOOTSTRAP_BLOCKS, electedSigners, electionOffset, hasElectedSignature, networkTimeAgainstTip,
+  newBlockTimestamp, preferIncomingBlock, shouldGenerateBlock, type ConsensusTiming,
 } from './rules.js';
 
 /** What the engine needs of the peer network (the node adapts NodeNetwork; absent on a lone node). */
@@ -254,18 +254,10 @@ export class ConsensusEngine {
     return electedSigners(tipChecksum, election, offset);
   }
 
-  /**
-   * Network time measured against the tip (§5.1 "network time − timestamp(tip)"): block timestamps
-   * are whole seconds, so on a network of sub-second blocks the tip's arrival here is the better
-   * clock (for our own block, the moment we began producing it, so an interval does not also
-   * take the block's production and import); at 30 s blocks the two differ by the propagation
-   * delay only.
-   */
+  /** The tip's timestamp and the network time to compare it with ({@link networkTimeAgainstTip}). */
   private tipClock(tip: { block: Block; receivedAtMs: number }): { tipTimestamp: number; nowSeconds: number } {
-    const now = this.o.clock.now();
     const stamped = Number(tip.block.timestamp);
-    const lag = Math.max(0, tip.receivedAtMs / 1000 - stamped);
-    return { tipTimestamp: stamped, nowSeconds: now / 1000 - Math.min(lag, this.o.timing.blockInterval) };
+    return { tipTimestamp: stamped, nowSeconds: networkTimeAgainstTip(this.o.clock.now(), stamped, tip.receivedAtMs, this.o.timing) };
   }
 
   private async maybeProduce(): Promise<void> {

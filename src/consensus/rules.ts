@@ -376,6 +376,18 @@ export function shouldGenerateBlock(ctx: GenerateContext, timing: ConsensusTimin
 }
 
 /**
+ * Network time, in seconds, to measure against the tip's timestamp (§5.1 "network time −
+ * timestamp(tip)"): block timestamps are whole seconds, so on a network of sub-second blocks the
+ * tip's arrival here (`receivedAtMs`; for our own block, the moment we began producing it, so an
+ * interval does not also take the block's production and import) is the better clock; at 30 s
+ * blocks the two differ by the propagation delay only.
+ */
+export function networkTimeAgainstTip(nowMs: number, tipTimestamp: number, receivedAtMs: number, timing: ConsensusTiming = consensusTiming()): number {
+  const lag = Math.max(0, receivedAtMs / 1000 - tipTimestamp);
+  return nowMs / 1000 - Math.min(lag, timing.blockInterval);
+}
+
+/**
  * Timestamp of a new block (`generateNewBlock`): the network time, snapped to tip + interval when
  * it falls within tip + interval … tip + interval + 10 s.
  */
