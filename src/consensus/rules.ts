@@ -380,12 +380,18 @@ export function shouldGenerateBlock(ctx: GenerateContext, timing: ConsensusTimin
  * timestamp(tip)"): block timestamps are whole seconds, so on a network of sub-second blocks the
  * tip's arrival here (`receivedAtMs`; for our own block, the moment we began producing it, so an
  * interval does not also take the block's production and import) is the better clock; at 30 s
- * blocks the two differ by the propagation delay only.
+ * blocks the two differ by the propagation delay only. The arrival is trusted up to an interval
+ * late, and at least {@link TIMESTAMP_RESOLUTION_S}: capped at one interval of 0.1 s, a tip begun
+ * 0.7 s into its second looked 0.6 s old on arrival, past the election window (4 intervals), so a
+ * lone master waited for the free-for-all after most blocks (~3 blocks a second, not 10).
  */
 export function networkTimeAgainstTip(nowMs: number, tipTimestamp: number, receivedAtMs: number, timing: ConsensusTiming = consensusTiming()): number {
   const lag = Math.max(0, receivedAtMs / 1000 - tipTimestamp);
-  return nowMs / 1000 - Math.min(lag, timing.blockInterval);
+  return nowMs / 1000 - Math.min(lag, Math.max(timing.blockInterval, TIMESTAMP_RESOLUTION_S));
 }
+
+/** Block timestamps are whole Unix seconds. */
+const TIMESTAMP_RESOLUTION_S = 1;
 
 /**
  * Timestamp of a new block (`generateNewBlock`): the network time, snapped to tip + interval when

@@ -8,7 +8,7 @@ import {
   adjustSignerDifficultyToRatio, adoptFirstCandidate, boundSignerDifficultyChange, carriesSignerBits, checkBlockSignatures,
   compactSignatureEntry, compareBytes, compareFreezeOrder, consensusTiming, continuityRequirement, countContinuitySigners, electedSignerPositions, electedSigners,
   electionOffset, electionSeed, freezeSignatures, freezesSignatures, hasElectedSignature, hasRequiredSignatureCount,
-  isRecoveryMode, isSuperBlock, meetsSignerDifficulty, minSignerPowDifficulty, newBlockTimestamp, preferIncomingBlock,
+  isRecoveryMode, isSuperBlock, meetsSignerDifficulty, minSignerPowDifficulty, networkTimeAgainstTip, newBlockTimestamp, preferIncomingBlock,
   previousSuperBlock, recoveryForgives, requiredConsensus, requiredConsensusOf, requiredSignerBits, requiredSignerDifficulty,
   shouldGenerateBlock, sigFreezeAgreement, sigFreezeTarget, signatureDifficulty, signatureFreezeChecksum,
   signerBitsSourceBlock, type FreezeEntry, type GenerateContext,
@@ -197,6 +197,24 @@ describe('election and timing (§5.1, BlockProcessor.getElectedNodeOffset, Block
     expect(shouldGenerateBlock({ ...base, tipNum: 7n, elected: false })).toBeNull(); // not genesis
     expect(shouldGenerateBlock({ ...base, tipNum: 7n, elected: false, genesisNode: true })).toBe('bootstrap');
     expect(shouldGenerateBlock({ ...base, tipNum: 8n, elected: false, genesisNode: true })).toBeNull();
+  });
+
+  it('network time against the tip: a whole-second timestamp does not age a sub-second tip (§5.1)', () => {
+    // 30 s blocks: the tip's timestamp is the clock, less the propagation delay (up to an interval).
+    const t30 = consensusTiming(30);
+    expect(networkTimeAgainstTip(1_012_000, 1000, 1_002_000, t30) - 1000).toBe(10); // 12 s after its stamp, arrived 2 s late
+    expect(networkTimeAgainstTip(1_050_000, 1000, 1_045_000, t30) - 1000).toBe(20); // a delay past the interval counts as age
+    // 0.1 s blocks: our own block began at 1000.7 s and is stamped 1000 (timestamps are whole
+    // seconds); 0.15 s later an interval has passed and the election window (4 intervals) has not.
+    const t01 = consensusTiming(0.1);
+    const elapsed = networkTimeAgainstTip(1_000_850, 1000, 1_000_700, t01) - 1000;
+    expect(elapsed).toBeCloseTo(0.15, 6);
+    expect(electionOffset(elapsed, t01)).toBe(0);
+    // A lone master is elected then, not left to the free-for-all 0.4 s + jitter after its block.
+    const base: GenerateContext = { tipNum: 100n, tipTimestamp: 1000, networkTime: 1000 + elapsed, secondsSinceAccepted: 0.15, fallbackJitter: 0, elected: true, genesisNode: false, hasCandidate: false };
+    expect(shouldGenerateBlock(base, t01)).toBe('elected');
+    // A tip that really arrived late is still old: 3 s after its stamp at 0.1 s blocks.
+    expect(networkTimeAgainstTip(1_003_500, 1000, 1_003_000, t01) - 1000).toBeGreaterThan(t01.freeForAll);
   });
 
   it('new block timestamp snaps to tip + 30 within tip + 30 … 40', () => {
