@@ -12,9 +12,8 @@
  * are left out (§10 may simplify 5): an entry whose dials keep failing stays and is tried again
  * after RETRY_AFTER_MS; one that refused us for good (another wallet there now) is forgotten.
  */
-import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { makeDirectory, writeFileAtomic } from '../state/files.js';
+import { makeDirectory, readJsonFile, writeFileAtomic } from '../state/files.js';
 import type { NetClock } from './clock.js';
 import { parseTarget, targetKey, type DialTarget } from './dial.js';
 
@@ -161,15 +160,9 @@ export class PeerBook {
 
   /** Reads the file; a missing file is an empty book, a damaged one is reported and ignored. */
   private load(file: string): void {
-    let text: string;
+    const parsed = readJsonFile(file, (err) => this.o.onFileError?.(err, 'read')) as { version?: unknown; peers?: unknown } | null | undefined;
+    if (parsed === undefined) return;
     try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.o.onFileError?.(err, 'read');
-      return;
-    }
-    try {
-      const parsed = JSON.parse(text) as { version?: unknown; peers?: unknown } | null;
       if (parsed?.version !== FILE_VERSION || !Array.isArray(parsed.peers)) throw new Error(`not a version-${FILE_VERSION} peer book`);
       for (const p of parsed.peers.slice(0, this.capacity) as Partial<PeerBookEntry>[]) {
         if (typeof p?.endpoint !== 'string' || typeof p.address !== 'string' || typeof p.lastSeen !== 'number') continue;

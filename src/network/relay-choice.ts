@@ -19,10 +19,9 @@
  * Simplified from the reference (QUIXI `handleSectorNodes`, CORE `NetworkClientManagerStatic`,
  * which keeps 3 sector links plus up to 6 random stream links): one or two relay links in all.
  */
-import { readFileSync } from 'node:fs';
 import { sectorPrefix } from '../formats/address.js';
 import { equalBytes, fromHex, toHex } from '../formats/bytes.js';
-import { writeFileAtomic } from '../state/files.js';
+import { readJsonFile, writeFileAtomic } from '../state/files.js';
 import type { NetClock, TimerHandle } from './clock.js';
 import { parseTarget, targetKey } from './dial.js';
 import type { CloseInfo, Link } from './link.js';
@@ -275,15 +274,9 @@ export class RelayChooser {
 
   /** Reads the file; a missing one remembers nothing, a damaged one is reported and ignored. */
   private load(file: string): void {
-    let text: string;
+    const parsed = readJsonFile(file, (err) => this.o.onFileError?.(err, 'read')) as { version?: unknown; relays?: unknown } | null | undefined;
+    if (parsed === undefined) return;
     try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.o.onFileError?.(err, 'read');
-      return;
-    }
-    try {
-      const parsed = JSON.parse(text) as { version?: unknown; relays?: unknown } | null;
       if (parsed?.version !== MEMORY_VERSION || !Array.isArray(parsed.relays)) throw new Error(`not a version-${MEMORY_VERSION} relay list`);
       for (const r of parsed.relays.slice(0, REMEMBERED_RELAYS) as { wallet?: unknown; host?: unknown }[]) {
         if (typeof r?.wallet !== 'string' || typeof r.host !== 'string' || !parseTarget(r.host)) continue;

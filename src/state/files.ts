@@ -2,7 +2,7 @@
  * Small files of a data directory outside LMDB (the wallet's keystore, the peer book): written
  * whole or not at all, so a crash or a power cut leaves the previous version, never half a file.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 /** Writes `text` to `path` through `path.tmp`, flushed to disk, then renamed over `path`. */
@@ -16,6 +16,27 @@ export function writeFileAtomic(path: string, text: string, mode = 0o644): void 
     closeSync(fd);
   }
   renameSync(tmp, path);
+}
+
+/**
+ * A small JSON file's content (the peer book, a client's relay memory), or undefined when there is
+ * none. A file that cannot be read or parsed is reported to `onError` and also reads as none: the
+ * node starts without what it held rather than not at all.
+ */
+export function readJsonFile(path: string, onError: (err: unknown) => void): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') onError(err);
+    return undefined;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    onError(err);
+    return undefined;
+  }
 }
 
 /**
