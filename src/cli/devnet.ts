@@ -272,8 +272,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   }
   // One devnet per directory: a second one would start nodes that all exit at once (their data
   // directories in use) and then run on with none. Released when this process exits.
-  createDataDir(o.dir, '--dir'); // its errors name --dir
-  lockDataDir(o.dir, { command: 'dltnode devnet' });
+  lockDataDir(o.dir, { command: 'dltnode devnet', option: '--dir' });
   const { nodes, genesisPath } = await prepareDevnet(o);
   const cli = join(dirname(fileURLToPath(import.meta.url)), 'main.js');
   const children = new Map<string, ChildProcess>();

@@ -113,11 +113,13 @@ function isSymbolicLink(path: string): boolean {
 
 /**
  * Takes the lock of `dataDir` (creating the directory if needed), or throws DataDirLockError with
- * a one-line message naming the directory and the process that holds it.
+ * a one-line message naming the directory and the process that holds it (or, when the directory
+ * cannot be made or written, the option that gave it: `option`, default --data-dir).
  */
-export function lockDataDir(dataDir: string, o: { command?: string } = {}): DataDirLock {
+export function lockDataDir(dataDir: string, o: { command?: string; option?: string } = {}): DataDirLock {
+  const option = o.option ?? '--data-dir';
   const shown = resolve(dataDir);
-  createDataDir(dataDir);
+  createDataDir(dataDir, option);
   const dir = realpathSync(shown);
   const path = join(dir, LOCK_FILE);
   const owner: LockOwner = {
@@ -133,7 +135,7 @@ export function lockDataDir(dataDir: string, o: { command?: string } = {}): Data
     writeFileSync(temp, `${JSON.stringify(owner)}\n`, { flag: 'wx', mode: 0o644 });
   } catch (e) {
     // The first file the node writes there: a directory it may not write to is said as such.
-    throw new DataDirLockError(`data directory ${dataDir} is not writable: ${(e as Error).message}; give another --data-dir`, 'DATA_DIR_UNUSABLE', null);
+    throw new DataDirLockError(`data directory ${dataDir} is not writable: ${(e as Error).message}; give another ${option}`, 'DATA_DIR_UNUSABLE', null);
   }
   try {
     const waitUntil = Date.now() + TAKEOVER_WAIT_MS;
