@@ -12,6 +12,9 @@ export const METRIC_PREFIX = 'dltnode_';
 /** The verbs `/metrics` answers (the `Allow` header of its 405). */
 export const METRICS_METHODS = 'GET, HEAD';
 
+/** The 405 text for another verb on `/metrics`, on the RPC port and on --metrics-port alike. */
+export const metricsMethodRefusal = (method: string | undefined): string => `HTTP method ${method} is not supported on /metrics; use GET`;
+
 /**
  * Buckets of the RPC duration histogram, in seconds: from 50 µs (a cached read on uWS) to 10 s
  * (a PoW verification queued behind a full pool). Revisit when p99 of `status` leaves the low buckets.

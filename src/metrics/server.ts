@@ -1,6 +1,6 @@
 /** A separate loopback listener serving only `GET /metrics` (practice P49: metrics on their own port). */
 import { createServer, type Server } from 'node:http';
-import { METRICS_METHODS, type NodeMetrics } from './metrics.js';
+import { METRICS_METHODS, metricsMethodRefusal, type NodeMetrics } from './metrics.js';
 
 export interface MetricsServer {
   readonly url: string;
@@ -15,7 +15,7 @@ export function startMetricsServer(metrics: NodeMetrics, host: string, port: num
     }
     // HEAD as GET without the body (RFC 9110 §9.3.2; node:http leaves the body out); other verbs 405.
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { 'Content-Type': 'text/plain', Allow: METRICS_METHODS }).end(`HTTP method ${req.method} is not supported on /metrics; use GET\n`);
+      res.writeHead(405, { 'Content-Type': 'text/plain', Allow: METRICS_METHODS }).end(`${metricsMethodRefusal(req.method)}\n`);
       return;
     }
     metrics.render().then(

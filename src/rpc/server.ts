@@ -23,7 +23,7 @@ import type { HttpHandler, HttpReply, HttpRequestHead, TransportName, WsCapableT
 import type { Logger } from '../log/logger.js';
 import type { NodeEventBus } from '../node/events.js';
 import { EVENTS_PATH, EventStream } from './events.js';
-import { METRICS_METHODS, type NodeMetrics } from '../metrics/metrics.js';
+import { METRICS_METHODS, metricsMethodRefusal, type NodeMetrics } from '../metrics/metrics.js';
 import { WebFiles, type WebOptions } from './web-static.js';
 
 export const DEFAULT_RPC_HOST = '127.0.0.1';
@@ -226,7 +226,7 @@ export class RpcServer<Ctx = unknown> {
       }
     }
     if (metrics && !getLike) {
-      return { ...jsonError(405, `HTTP method ${req.method} is not supported on /metrics; use GET`), headers: { Allow: METRICS_METHODS } };
+      return { ...jsonError(405, metricsMethodRefusal(req.method)), headers: { Allow: METRICS_METHODS } };
     }
     if (req.method !== 'GET' && req.method !== 'POST' && !((probe || metrics) && req.method === 'HEAD')) {
       return { ...jsonError(405, `HTTP method ${req.method} is not supported; use GET or POST`), headers: { Allow: 'GET, POST' } };
