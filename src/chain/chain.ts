@@ -50,6 +50,8 @@ export const META = {
   wsChecksum: 'walletStateChecksum',
   /** The network (checksum lock) whose chain this is, written with block 1. */
   network: 'network',
+  /** The reg network's consensus values the chain was made with (src/node/chain-rules.ts). */
+  rules: 'chainRules',
 } as const;
 
 export interface TipInfo {

@@ -158,13 +158,14 @@ export class BlockError extends Error {
 
 /**
  * The data directory holds the chain of another network or genesis than the node was started
- * for: refused at start, as continuing would extend that chain with blocks its network refuses.
+ * for, or one made under other consensus values (src/node/chain-rules.ts): refused at start, as
+ * continuing would extend that chain with blocks its network refuses.
  */
 export class ChainIdentityError extends Error {
   override name = 'ChainIdentityError';
   constructor(
     message: string,
-    readonly code: 'CHAIN_OTHER_NETWORK' | 'CHAIN_OTHER_GENESIS',
+    readonly code: 'CHAIN_OTHER_NETWORK' | 'CHAIN_OTHER_GENESIS' | 'CHAIN_OTHER_RULES',
   ) {
     super(message);
   }

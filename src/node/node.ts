@@ -25,6 +25,7 @@ import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { NodeWallet } from '../wallet/wallet.js';
 import { createNodeEvents, type NodeEventBus } from './events.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { checkChainRules, recordChainRules } from './chain-rules.js';
 import { NodeNetwork } from '../network/node-network.js';
 import { PEER_BOOK_FILE } from '../network/peer-book.js';
 import { RELAY_MEMORY_FILE } from '../network/relay-choice.js';
@@ -108,6 +109,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
   }
   const cleanup: (() => Promise<void> | void)[] = [() => store.close(), () => lock.release()];
   try {
+    // Before anything is written: a chain made under other consensus values is refused as it is.
+    checkChainRules(store, opts);
     const events = createNodeEvents(nodeLog);
     // One pool for the node: threads = cores − 1 in total (named tasks, each with its own bound).
     const pool: NodePool = createWorkerPool({ threads: opts.pool.threads, ...(opts.mining?.minerThreads ? { minerThreads: opts.mining.minerThreads } : {}) });
@@ -207,6 +210,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     });
     acceptance ??= consensus.acceptance;
     await consensus.start();
+    // The chain exists now (block 1 at least): the values it was made with are remembered.
+    await recordChainRules(store, opts);
     cleanup.unshift(() => consensus.stop());
     if (miner) {
       miner.start();
