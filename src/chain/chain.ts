@@ -34,7 +34,7 @@ import {
 } from './block.js';
 import { BLOCK_VERSION, MAX_REVERT_DEPTH, MIN_IMPORT_BLOCK_VERSION, REG_MINING_DIFFICULTY } from './constants.js';
 import { SUB_DATABASES } from '../state/schema.js';
-import { BlockError, BlockErrorCode, ChainIdentityError, StoreCorruptionError, TxError } from './errors.js';
+import { BlockError, BlockErrorCode, ChainIdentityError, storeDamaged, StoreCorruptionError, TxError } from './errors.js';
 import type { ChainExtensions, TxView } from './extensions.js';
 import { applyBlockBody, type TransitionResult } from './state-transition.js';
 import { decodeStoredTx, encodeStoredTx, MAX_BINARY_TXID_BYTES, storedTxBytes, type KnownTx } from './tx-codec.js';
@@ -52,6 +52,8 @@ export const META = {
   network: 'network',
   /** The reg network's consensus values the chain was made with (src/node/chain-rules.ts). */
   rules: 'chainRules',
+  /** The tip block's checksum, written with it: start-up recomputes it from the stored bytes (store-check.ts). */
+  tipChecksum: 'tipChecksum',
 } as const;
 
 export interface TipInfo {
@@ -271,10 +273,16 @@ export class Chain {
     this.verifyBlockRsa = deps.verifyBlockSignatures ?? deps.verifySignatures;
     this.signatureVerdict = deps.signatureVerdict ?? (() => undefined);
     this.superBlockPeriod = deps.superBlockPeriod ?? SUPERBLOCK_INTERVAL;
-    const height = this.store.meta.get(META.tip) as number | undefined;
+    const height = this.store.meta.get(META.tip) as unknown;
     if (height !== undefined) {
-      const found = this.getBlock(BigInt(height));
-      if (!found) throw new StoreCorruptionError(`store names tip ${height} but holds no such block`);
+      if (!Number.isSafeInteger(height) || (height as number) < 1) throw new StoreCorruptionError(storeDamaged(this.store.path, `its tip height reads as ${JSON.stringify(height)}`));
+      let found: StoredBlock | null;
+      try {
+        found = this.getBlock(BigInt(height as number));
+      } catch (err) {
+        throw new StoreCorruptionError(storeDamaged(this.store.path, `its tip, block ${String(height)}: ${(err as Error).message}`));
+      }
+      if (!found) throw new StoreCorruptionError(storeDamaged(this.store.path, `it names tip ${String(height)} but holds no such block`));
       this.tipInfo = { block: found.block, checksum: found.checksum, receivedAtMs: Number(found.block.timestamp) * 1000 };
       // One network per data directory: another --network would extend this chain with blocks
       // signed under its lock, which neither network takes.
@@ -525,7 +533,7 @@ export class Chain {
     }
     this.committing = { num: block.num, txs };
     try {
-      await this.commitBlock(block, txs, staking, parent, reuse ? prepared : null);
+      await this.commitBlock(block, checksum, txs, staking, parent, reuse ? prepared : null);
     } finally {
       this.committing = null;
     }
@@ -537,7 +545,7 @@ export class Chain {
 
   /** The write transaction of `importNow`: the block's transition (or its prepared writes), totals, records and undo. */
   private commitBlock(
-    block: Block, txs: readonly KnownTx[], staking: KnownTx | null, parent: TipInfo | null,
+    block: Block, checksum: Uint8Array, txs: readonly KnownTx[], staking: KnownTx | null, parent: TipInfo | null,
     prepared: { result: TransitionResult; writes: RecordedWrite[] } | null,
   ): Promise<void> {
     return this.store.write(() => {
@@ -553,7 +561,7 @@ export class Chain {
           result = this.transition(block.num, block.timestamp, proposer, txs, 'import', staking);
         }
         this.compareComputed(block, result);
-        this.commitTotals(block, firstSeq + txs.length - 1, result);
+        this.commitTotals(block, checksum, firstSeq + txs.length - 1, result);
       });
       // Fresh keys only (the block, its transactions, their applied sequence): not journaled, a
       // revert removes them by the block's own list (`revertTip`).
@@ -888,9 +896,10 @@ export class Chain {
    * Writes the running totals after the block (inside the import's transaction, journaled: a revert
    * restores the parent's).
    */
-  private commitTotals(block: Block, appliedSeq: number, r: TransitionResult): void {
+  private commitTotals(block: Block, checksum: Uint8Array, appliedSeq: number, r: TransitionResult): void {
     const { meta } = this.store;
     meta.put(META.tip, Number(block.num));
+    meta.put(META.tipChecksum, Buffer.from(checksum));
     if (block.num === 1n) meta.put(META.network, this.network);
     meta.put(META.appliedSeq, appliedSeq);
     meta.put(META.walletCount, r.walletCount);

@@ -175,3 +175,8 @@ export class ChainIdentityError extends Error {
 export class StoreCorruptionError extends Error {
   override name = 'StoreCorruptionError';
 }
+
+/** The one sentence of a store found damaged at start-up: where, what, and what the operator can do. */
+export function storeDamaged(path: string, why: string): string {
+  return `the store in ${path} is damaged: ${why}; restore the data directory from a backup, or move it away and let the node sync or start afresh`;
+}

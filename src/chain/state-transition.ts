@@ -70,12 +70,12 @@ export interface TransitionResult {
 
 const WS_HASH_BYTES = 64;
 
-function xorInto(acc: Uint8Array, h: Uint8Array): void {
+export function xorInto(acc: Uint8Array, h: Uint8Array): void {
   for (let i = 0; i < WS_HASH_BYTES; i++) acc[i]! ^= h[i]!;
 }
 
 /** Hash of one wallet entry; the wallet-state checksum is the XOR of these over all wallets. */
-const walletEntryHash = (address: Uint8Array, encoded: Uint8Array): Uint8Array => sha3_512sq(concatBytes(address, encoded));
+export const walletEntryHash = (address: Uint8Array, encoded: Uint8Array): Uint8Array => sha3_512sq(concatBytes(address, encoded));
 
 /**
  * A wallet the block being applied read or changed. The reference stores a wallet only when

@@ -22,7 +22,7 @@
  * block with TX_NOT_READY, which does not drop it.
  */
 import { verifyOnce, type Chain, type ChainEvents, type SignatureVerifier } from '../chain/chain.js';
-import { StoreCorruptionError, TxError, TxErrorCode } from '../chain/errors.js';
+import { storeDamaged, StoreCorruptionError, TxError, TxErrorCode } from '../chain/errors.js';
 import type { Network } from '../codec/types.js';
 import type { Emitter } from '../events.js';
 import { decodeStoredTx, storedTxLength, writeStoredTx, type KnownTx } from '../chain/tx-codec.js';
@@ -220,7 +220,12 @@ export class Mempool {
     const shrunk: bigint[] = [];
     for (const { key, value } of this.chain.store.db('pending').getRange({ snapshot: false })) {
       const record = readU64Key(key);
-      const ks = decodePendingRecord(value, this.chain.network);
+      let ks: KnownTx[];
+      try {
+        ks = decodePendingRecord(value, this.chain.network);
+      } catch (err) {
+        throw new StoreCorruptionError(storeDamaged(this.chain.store.path, `its pending transactions record ${record}: ${(err as Error).message}`));
+      }
       this.records.set(record, new Set());
       if (record + BigInt(ks.length) > this.nextSeq) this.nextSeq = record + BigInt(ks.length);
       let kept = 0;

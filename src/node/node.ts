@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import { Chain, META } from '../chain/chain.js';
+import { checkStoredChain } from '../chain/store-check.js';
 import { keystorePath } from '../wallet/keystore.js';
 import { ChainExtensions } from '../chain/extensions.js';
 import { createConsensus, type ReferenceAcceptance } from '../consensus/index.js';
@@ -152,6 +153,9 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
       signatureVerdict: (id, signature) => mempool?.signatureVerdict(id, signature),
       ...(opts.chain.genesis?.superBlockPeriod !== undefined ? { superBlockPeriod: opts.chain.genesis.superBlockPeriod } : {}),
     });
+    // LMDB checks no data page: what the next block builds on is checked before anything is served.
+    const checked = checkStoredChain(chain);
+    if (chain.height > 0n) nodeLog.info({ height: Number(chain.height), wallets: checked.wallets, walletsSkipped: checked.walletsSkipped, ms: Math.round(checked.ms) }, 'stored chain checked');
     // Wallet addresses the index has not followed yet (an older store, a new key) are indexed now.
     const indexed = await syncAddressIndex(chain, wallet);
     if (indexed > 0 && chain.height > 0n) nodeLog.info({ addresses: indexed, blocks: Number(chain.height) }, 'wallet addresses indexed from the stored blocks');
