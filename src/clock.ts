@@ -5,6 +5,12 @@
  * that reads the system clock.
  */
 
+/**
+ * The longest delay, in whole seconds, a Node.js timer keeps (2^31 − 1 ms, ~24.8 days): a longer
+ * one fires after 1 ms instead (TimeoutOverflowWarning). Options that become timers stop here.
+ */
+export const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
 export interface TimerHandle {
   cancel(): void;
 }

@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { genesisSignature, type GenesisSpec } from '../chain/genesis.js';
 import { blockCountProblem, readGenesisFile, writeGenesisFile, type BlockCountField } from '../config/genesis-file.js';
 import { ConfigError } from '../config/options.js';
+import { MAX_TIMER_SECONDS } from '../clock.js';
 import { createDataDir, lockDataDir } from '../node/data-dir-lock.js';
 import { NodeWallet } from '../wallet/wallet.js';
 
@@ -121,7 +122,9 @@ export function parseDevnetArgs(argv: string[]): DevnetOptions | 'help' {
     return n;
   };
   const interval = values['block-interval'] === undefined ? 1 : Number(values['block-interval']);
-  if (!Number.isFinite(interval) || interval < 0.1) throw new ConfigError(`--block-interval: expected a number of seconds ≥ 0.1, got '${String(values['block-interval'])}'`);
+  if (!Number.isFinite(interval) || interval < 0.1 || interval > MAX_TIMER_SECONDS) {
+    throw new ConfigError(`--block-interval: expected a number of seconds 0.1–${MAX_TIMER_SECONDS}, got '${String(values['block-interval'])}'`);
+  }
   const base = values['base-port'] === undefined ? null : Number(values['base-port']);
   if (base !== null && (!Number.isInteger(base) || base < 1024 || base > 65000)) throw new ConfigError(`--base-port: expected an integer 1024–65000, got '${String(values['base-port'])}'`);
   const blocks = (flag: string, field: BlockCountField): { [k in BlockCountField]?: bigint } => {

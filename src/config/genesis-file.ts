@@ -28,6 +28,7 @@ import { formatAmount, parseAmount } from '../formats/amount.js';
 import { MIN_BLOCK_SIGNER_POW_DIFFICULTY } from '../consensus/signer-pow.js';
 import { fromHex, toHex } from '../formats/bytes.js';
 import { ConfigError } from './options.js';
+import { MAX_TIMER_SECONDS } from '../clock.js';
 
 export const GENESIS_FORMAT_VERSION = 1;
 const NETWORKS = ['main', 'test', 'reg'] as const;
@@ -94,8 +95,8 @@ export function genesisFromJson(doc: unknown, where = 'genesis'): GenesisSpec {
   if (typeof d.name !== 'string' || d.name.length === 0 || d.name.length > 64) fail('"name"', 'a text of 1 to 64 characters');
   if (!NETWORKS.includes(d.network as (typeof NETWORKS)[number])) fail('"network"', `one of ${NETWORKS.join(', ')}`);
   if (!Number.isSafeInteger(d.timestamp) || d.timestamp! <= 0) fail('"timestamp"', 'Unix seconds (a positive integer)');
-  if (typeof d.blockIntervalSeconds !== 'number' || !(d.blockIntervalSeconds >= MIN_BLOCK_INTERVAL_SECONDS)) {
-    fail('"blockIntervalSeconds"', `a number of seconds ≥ ${MIN_BLOCK_INTERVAL_SECONDS}`);
+  if (typeof d.blockIntervalSeconds !== 'number' || !(d.blockIntervalSeconds >= MIN_BLOCK_INTERVAL_SECONDS && d.blockIntervalSeconds <= MAX_TIMER_SECONDS)) {
+    fail('"blockIntervalSeconds"', `a number of seconds ${MIN_BLOCK_INTERVAL_SECONDS}–${MAX_TIMER_SECONDS}`);
   }
   if (!Array.isArray(d.allocations) || d.allocations.length === 0 || d.allocations.length > MAX_ALLOCATIONS) {
     fail('"allocations"', `a list of 1 to ${MAX_ALLOCATIONS} {address, amount}`);

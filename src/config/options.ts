@@ -5,6 +5,7 @@
  * list) is generated from it. Precedence: flags > environment > config file > defaults.
  */
 import { defaultPoolThreads } from '../pool/threads.js';
+import { MAX_TIMER_SECONDS } from '../clock.js';
 import { readGenesisFile } from './genesis-file.js';
 import { join } from 'node:path';
 import { parseAmount } from '../formats/amount.js';
@@ -96,7 +97,8 @@ export interface OptionDef<K extends OptionKey = OptionKey> {
 }
 
 const fail = (where: string, expected: string, raw: unknown): never => {
-  const shown = typeof raw === 'string' ? `'${raw}'` : JSON.stringify(raw);
+  // JSON.stringify says null for the Infinity a config file's 1e400 parses to.
+  const shown = typeof raw === 'string' ? `'${raw}'` : typeof raw === 'number' ? String(raw) : JSON.stringify(raw);
   throw new ConfigError(`${where}: expected ${expected}, got ${shown}`);
 };
 
@@ -109,10 +111,11 @@ export function integer(min: number, max: number) {
   };
 }
 
+/** Seconds that become a timer: at most MAX_TIMER_SECONDS, past which Node.js fires it after 1 ms. */
 function seconds(min: number) {
   return (raw: unknown, where: string): number => {
     const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
-    if (!Number.isFinite(n) || n < min) return fail(where, `a number of seconds ≥ ${min}`, raw);
+    if (!Number.isFinite(n) || n < min || n > MAX_TIMER_SECONDS) return fail(where, `a number of seconds ${min}–${MAX_TIMER_SECONDS}`, raw);
     return n;
   };
 }
@@ -379,7 +382,7 @@ export const OPTIONS: readonly OptionDef[] = [
     defaultValue: () => 30, defaultText: '30', normalise: (raw, where) => {
       if (raw === 0 || (typeof raw === 'string' && /^\s*0+(\.0+)?\s*$/.test(raw))) return 0;
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
-      return Number.isFinite(n) && n >= 1 ? n : fail(where, 'a number of seconds ≥ 1, or 0 for no status line', raw);
+      return Number.isFinite(n) && n >= 1 && n <= MAX_TIMER_SECONDS ? n : fail(where, `a number of seconds 1–${MAX_TIMER_SECONDS}, or 0 for no status line`, raw);
     },
   }),
   def({

@@ -79,6 +79,8 @@ describe('genesis file', () => {
     [['--out', 'x', '--fund', `${A}=1e5`, '--master', A], /--fund .*exponent/],
     [['--out', 'x', '--fund', `${A}=1`, '--fund', `${A}=2`, '--master', A], /repeats an earlier allocation/],
     [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--block-interval', '0'], /blockIntervalSeconds/],
+    // A longer Node.js timer fires after 1 ms: every master would produce every few ms.
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--block-interval', '2200000'], /"blockIntervalSeconds" must be a number of seconds 0.1–2147483/],
     [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--network', 'moon'], /"network" must be one of main, test, reg/],
     [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--bogus'], /Unknown option/],
     [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--wallet-password', 'p'], /--wallet-password belongs to --sign-with/],

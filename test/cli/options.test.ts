@@ -108,12 +108,20 @@ describe('option errors are actionable', () => {
     [['--rpc-port', '1', '--rpc-port', '2'], {}, /given twice/],
     [['--network', 'main', '--name-month-blocks', '5'], {}, /applies to --network reg only/],
     [['--log-level', 'loud'], {}, /one of fatal, error/],
-    [['--status-interval', '-1'], {}, /--status-interval: expected a number of seconds ≥ 1, or 0 for no status line, got '-1'/],
-    [['--status-interval', '0.5'], {}, /--status-interval: expected a number of seconds ≥ 1, or 0 for no status line, got '0.5'/],
+    [['--status-interval', '-1'], {}, /--status-interval: expected a number of seconds 1–2147483, or 0 for no status line, got '-1'/],
+    [['--status-interval', '0.5'], {}, /--status-interval: expected a number of seconds 1–2147483, or 0 for no status line, got '0.5'/],
+    // Seconds that become timers: past 2^31 − 1 ms Node.js fires them after 1 ms (a block every few ms).
+    [['--block-interval', '2200000'], {}, /--block-interval: expected a number of seconds 0.1–2147483, got '2200000'/],
+    [['--shutdown-timeout', '3000000'], {}, /--shutdown-timeout: expected a number of seconds 0–2147483, got '3000000'/],
+    [['--status-interval', '2147484'], {}, /--status-interval: expected a number of seconds 1–2147483, or 0 for no status line, got '2147484'/],
   ];
   it.each(cases)('%j %j', (argv, env, message) => {
     expect(() => resolve(argv, env)).toThrow(ConfigError);
     expect(() => resolve(argv, env)).toThrow(message);
+  });
+  it('a config-file number too large for a double is named as such, not as null', () => {
+    expect(() => resolveConfig({ args: parseArgs(['--config', 'f']), env: {}, readFile: () => '{"block-interval": 1e400}' })).toThrow(/key "block-interval": expected a number of seconds 0.1–2147483, got Infinity/);
+    expect(resolve(['--block-interval', '2147483'], {}).config.blockInterval).toBe(2147483);
   });
   it('names unknown config-file keys and unreadable files', () => {
     expect(() => resolve(['--config', 'f.json'], {}, { 'rpc-prot': 1 })).toThrow(/unknown key "rpc-prot" \(did you mean --rpc-port\?\)/);
