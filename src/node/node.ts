@@ -216,6 +216,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     await consensus.start();
     // The chain exists now (block 1 at least): the values it was made with are remembered.
     await recordChainRules(store, opts);
+    await store.markFormat();
     cleanup.unshift(() => consensus.stop());
     if (miner) {
       miner.start();

@@ -8,13 +8,28 @@ import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { latin1Key } from '../formats/bytes.js';
 import { makeDirectory } from './files.js';
-import { checkLmdbDataFile } from './lmdb-file.js';
+import { checkLmdbDataFile, StoreDamagedError } from './lmdb-file.js';
 import { SUB_DATABASES, type SubDbName, type SubDbSpec } from './schema.js';
 
 /** Largest map size the environment may grow to; LMDB grows the file lazily, so this is only a cap. */
 const MAP_SIZE_BYTES = 64 * 2 ** 30;
 /** Named sub-databases an environment can hold (ours plus extensions, with room to spare). */
 const MAX_SUB_DATABASES = 32;
+
+/**
+ * The layout of the sub-databases this build writes (schema.ts), kept in `meta` under
+ * STORE_FORMAT_KEY once a node has started on the store. A build that changes a layout so that
+ * older builds would misread it raises the number; a store of a higher number is refused here
+ * rather than misread. (Stores from before this record carry none: the layouts they may hold are
+ * all read by this build.)
+ */
+export const STORE_FORMAT = 1;
+export const STORE_FORMAT_KEY = 'storeFormat';
+
+/** The store was written by a newer build, in a layout this one does not read. */
+export class StoreFormatError extends Error {
+  override name = 'StoreFormatError';
+}
 
 /** Thrown inside `dryRun` to discard its writes (never escapes). */
 const DISCARD = Symbol('discard dry-run writes');
@@ -76,6 +91,8 @@ export interface Store {
   journaled<T>(fn: () => T): { result: T; undo: UndoEntry[] };
   /** Restores what `journaled` recorded (call inside `write`). */
   undo(entries: readonly UndoEntry[]): void;
+  /** Records STORE_FORMAT in a store that holds no format record yet (once a node has started on it). */
+  markFormat(): Promise<void>;
   /** Resolves once every write issued so far is committed and flushed to disk. */
   flushed(): Promise<void>;
   close(): Promise<void>;
@@ -139,6 +156,13 @@ export function openStore(dataDir: string): Store {
   };
   for (const [key, spec] of Object.entries(SUB_DATABASES)) if (key !== 'meta') openSub(spec);
   const meta = env.openDB<unknown, string>({ name: SUB_DATABASES.meta.name, encoding: 'msgpack' });
+  const format = meta.get(STORE_FORMAT_KEY);
+  if (format !== undefined && !(Number.isSafeInteger(format) && (format as number) >= 1 && (format as number) <= STORE_FORMAT)) {
+    void env.close();
+    throw Number.isSafeInteger(format) && (format as number) > STORE_FORMAT
+      ? new StoreFormatError(`the store in ${path} was written by a newer dltnode (store format ${String(format)}; this one reads formats up to ${STORE_FORMAT}): start it with that version, or give another --data-dir`)
+      : new StoreDamagedError(`the store in ${path} is damaged (its format record reads as ${JSON.stringify(format)}); restore the data directory from a backup, or move it away and let the node sync or start afresh`);
+  }
   let closed = false;
   const named = (): [string, Database<unknown, any>][] => [...dbs.entries(), [SUB_DATABASES.meta.name, meta]];
   const byName = (name: string): Database<unknown, any> => {
@@ -212,6 +236,9 @@ export function openStore(dataDir: string): Store {
           if (err !== DISCARD) throw err;
         });
       return result as ReturnType<typeof fn>;
+    },
+    markFormat: async () => {
+      if (meta.get(STORE_FORMAT_KEY) === undefined) await meta.put(STORE_FORMAT_KEY, STORE_FORMAT);
     },
     flushed: async () => {
       await env.flushed;
