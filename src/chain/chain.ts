@@ -56,6 +56,21 @@ export const META = {
   tipChecksum: 'tipChecksum',
 } as const;
 
+/**
+ * One network per data directory: another --network would extend the stored chain with blocks
+ * signed under its lock, which neither network takes.
+ * @throws ChainIdentityError (CHAIN_OTHER_NETWORK) when the store records another network.
+ */
+export function checkStoredNetwork(store: Store, network: Network): void {
+  const stored = store.meta.get(META.network);
+  if (stored !== undefined && stored !== network) {
+    throw new ChainIdentityError(
+      `the chain in ${store.path} is one of the ${String(stored)} network, not ${network}: start it with --network ${String(stored)}, or give another --data-dir`,
+      'CHAIN_OTHER_NETWORK',
+    );
+  }
+}
+
 export interface TipInfo {
   block: Block;
   checksum: Uint8Array;
@@ -284,16 +299,9 @@ export class Chain {
       }
       if (!found) throw new StoreCorruptionError(storeDamaged(this.store.path, `it names tip ${String(height)} but holds no such block`));
       this.tipInfo = { block: found.block, checksum: found.checksum, receivedAtMs: Number(found.block.timestamp) * 1000 };
-      // One network per data directory: another --network would extend this chain with blocks
-      // signed under its lock, which neither network takes.
-      const stored = this.store.meta.get(META.network);
-      if (stored === undefined) this.store.meta.putSync(META.network, this.network); // a directory from before this record
-      else if (stored !== this.network) {
-        throw new ChainIdentityError(
-          `the chain in ${this.store.path} is one of the ${String(stored)} network, not ${this.network}: start it with --network ${String(stored)}, or give another --data-dir`,
-          'CHAIN_OTHER_NETWORK',
-        );
-      }
+      checkStoredNetwork(this.store, this.network);
+      // A directory from before this record.
+      if (this.store.meta.get(META.network) === undefined) this.store.meta.putSync(META.network, this.network);
     }
   }
 

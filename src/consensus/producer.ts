@@ -46,6 +46,40 @@ export interface ProducerDeps {
   schedule?: ProposerSchedule;
 }
 
+/**
+ * A data directory that already holds a chain must hold this network's: block 1's genesis
+ * transaction is the one the genesis file defines, or, without a file, the embedded network's,
+ * which pays this node's wallet (`signer`) alone. Otherwise the node would extend another network's
+ * chain. The node checks it before it writes anything (src/node/node.ts); `genesis` again.
+ * @throws ChainIdentityError (CHAIN_OTHER_GENESIS) naming what differs.
+ */
+export function checkGenesisIdentity(chain: Chain, signer: Uint8Array, spec: GenesisSpec | undefined): void {
+  const network = chain.network;
+  const first = chain.getBlock(1n);
+  const stored = first?.block.txIds[0] ? chain.getTransaction(first.block.txIds[0]) : null;
+  const where = `the chain in ${chain.store.path}`;
+  if (spec) {
+    const expected = knownTx(genesisTransaction(spec.allocations, spec.timestamp, spec.signature ?? null), network);
+    if (!stored || !equalBytes(stored.id, expected.id)) {
+      throw new ChainIdentityError(`${where} is one of another genesis than ${spec.name}'s (its block 1 differs): give another --data-dir for this network`, 'CHAIN_OTHER_GENESIS');
+    }
+    return;
+  }
+  // The embedded network's block 1 is signed by this node; a genesis file's block 1 by no one.
+  const outputs = stored?.tx.outputs ?? [];
+  const signedByUs = first?.block.signatures.some((s) => equalBytes(s.signer, signer)) === true;
+  const embeddedShape = (first?.block.signatures.length ?? 0) > 0 && stored?.tx.type === TransactionType.Genesis && outputs.length === 1;
+  if (embeddedShape && !signedByUs) {
+    throw new ChainIdentityError(
+      `${where} was made by another wallet (its block 1 pays ${addressToText(outputs[0]!.address)}; the wallet.json of this data directory holds ${addressToText(signer)}): restore that wallet's wallet.json, or give another --data-dir`,
+      'CHAIN_OTHER_GENESIS',
+    );
+  }
+  if (!signedByUs || stored?.tx.type !== TransactionType.Genesis || outputs.length !== 1 || !equalBytes(outputs[0]!.address, signer)) {
+    throw new ChainIdentityError(`${where} is one of a genesis file's network: start it with --genesis FILE, or give another --data-dir`, 'CHAIN_OTHER_GENESIS');
+  }
+}
+
 export class BlockProducer {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
@@ -60,7 +94,7 @@ export class BlockProducer {
    */
   async genesis(amount: bigint, spec?: GenesisSpec): Promise<void> {
     const { chain, signer, network, clock } = this.deps;
-    if (chain.tip) return this.checkGenesis(spec);
+    if (chain.tip) return checkGenesisIdentity(chain, signer.address, spec);
     if (spec) {
       const tx = knownTx(genesisTransaction(spec.allocations, spec.timestamp, spec.signature ?? null), network);
       const produced = await chain.produceBlock({
@@ -77,38 +111,6 @@ export class BlockProducer {
     unsigned.signature = await signer.sign(knownTx(unsigned, network).checksum);
     await this.produceAndImport([knownTx(unsigned, network)]);
     this.deps.log.info({ height: 1, amount: amount.toString() }, 'genesis block created');
-  }
-
-  /**
-   * A data directory that already holds a chain must hold this network's: block 1's genesis
-   * transaction is the one the genesis file defines, or, without a file, the embedded network's,
-   * which pays this node's wallet alone. Otherwise the node would extend another network's chain.
-   */
-  private checkGenesis(spec: GenesisSpec | undefined): void {
-    const { chain, signer, network } = this.deps;
-    const first = chain.getBlock(1n);
-    const stored = first?.block.txIds[0] ? chain.getTransaction(first.block.txIds[0]) : null;
-    const where = `the chain in ${chain.store.path}`;
-    if (spec) {
-      const expected = knownTx(genesisTransaction(spec.allocations, spec.timestamp, spec.signature ?? null), network);
-      if (!stored || !equalBytes(stored.id, expected.id)) {
-        throw new ChainIdentityError(`${where} is one of another genesis than ${spec.name}'s (its block 1 differs): give another --data-dir for this network`, 'CHAIN_OTHER_GENESIS');
-      }
-      return;
-    }
-    // The embedded network's block 1 is signed by this node; a genesis file's block 1 by no one.
-    const outputs = stored?.tx.outputs ?? [];
-    const signedByUs = first?.block.signatures.some((s) => equalBytes(s.signer, signer.address)) === true;
-    const embeddedShape = (first?.block.signatures.length ?? 0) > 0 && stored?.tx.type === TransactionType.Genesis && outputs.length === 1;
-    if (embeddedShape && !signedByUs) {
-      throw new ChainIdentityError(
-        `${where} was made by another wallet (its block 1 pays ${addressToText(outputs[0]!.address)}; the wallet.json of this data directory holds ${addressToText(signer.address)}): restore that wallet's wallet.json, or give another --data-dir`,
-        'CHAIN_OTHER_GENESIS',
-      );
-    }
-    if (!signedByUs || stored?.tx.type !== TransactionType.Genesis || outputs.length !== 1 || !equalBytes(outputs[0]!.address, signer.address)) {
-      throw new ChainIdentityError(`${where} is one of a genesis file's network: start it with --genesis FILE, or give another --data-dir`, 'CHAIN_OTHER_GENESIS');
-    }
   }
 
   get isRunning(): boolean {

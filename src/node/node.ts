@@ -9,12 +9,13 @@
  */
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
-import { Chain, META } from '../chain/chain.js';
+import { Chain, checkStoredNetwork, META } from '../chain/chain.js';
 import { checkStoredChain } from '../chain/store-check.js';
 import { keystorePath } from '../wallet/keystore.js';
 import { ChainExtensions } from '../chain/extensions.js';
 import { createConsensus, type ReferenceAcceptance } from '../consensus/index.js';
 import { SignerMiner } from '../consensus/signer-miner.js';
+import { checkGenesisIdentity } from '../consensus/producer.js';
 import { keepAlivePowExpired, keepAlivePowVerdict } from '../consensus/keep-alive-pow.js';
 import { BLOCK_VERSION } from '../chain/constants.js';
 import type { Logger } from '../log/logger.js';
@@ -110,7 +111,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
   }
   const cleanup: (() => Promise<void> | void)[] = [() => store.close(), () => lock.release()];
   try {
-    // Before anything is written: a chain made under other consensus values is refused as it is.
+    // Before anything is written: a chain of another network, or made under other consensus values, is refused as it is.
+    checkStoredNetwork(store, opts.network);
     checkChainRules(store, opts);
     const events = createNodeEvents(nodeLog);
     // One pool for the node: threads = cores − 1 in total (named tasks, each with its own bound).
@@ -134,10 +136,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     // block 1 pays it; a master signs with it): a lost keystore is said, never replaced by a new key.
     const chainHeight = store.meta.get(META.tip) as number | undefined;
     const wallet = await NodeWallet.open(opts.dataDir, opts.walletPassword, {
-      encryptPlain: true,
       ...(chainHeight !== undefined ? { mustExist: `but ${join(opts.dataDir, 'chain')} holds a chain of ${chainHeight} blocks made with it` } : {}),
     });
-    if (wallet.encryptedNow) nodeLog.info({ keystore: keystorePath(opts.dataDir) }, 'wallet keystore encrypted with the given wallet password');
     const extensions = new ChainExtensions([names.extension, mining, createMultisigExtension(), createAddressIndex(wallet)]).declareIn(store);
     let mempool: Mempool | undefined;
     const chain = new Chain({
@@ -156,6 +156,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     // LMDB checks no data page: what the next block builds on is checked before anything is served.
     const checked = checkStoredChain(chain);
     if (chain.height > 0n) nodeLog.info({ height: Number(chain.height), wallets: checked.wallets, walletsSkipped: checked.walletsSkipped, ms: Math.round(checked.ms) }, 'stored chain checked');
+    // Another genesis, or another wallet's embedded chain, is refused before the index and the pool write.
+    if (chain.tip) checkGenesisIdentity(chain, wallet.primary.primary, opts.chain.genesis);
     // Wallet addresses the index has not followed yet (an older store, a new key) are indexed now.
     const indexed = await syncAddressIndex(chain, wallet);
     if (indexed > 0 && chain.height > 0n) nodeLog.info({ addresses: indexed, blocks: Number(chain.height) }, 'wallet addresses indexed from the stored blocks');
@@ -217,6 +219,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     // The chain exists now (block 1 at least): the values it was made with are remembered.
     await recordChainRules(store, opts);
     await store.markFormat();
+    // A plain keystore given a password is encrypted now, the directory's checks passed (a refused start leaves it as it was).
+    if (wallet.encryptAtRest()) nodeLog.info({ keystore: keystorePath(opts.dataDir) }, 'wallet keystore encrypted with the given wallet password');
     cleanup.unshift(() => consensus.stop());
     if (miner) {
       miner.start();

@@ -84,15 +84,11 @@ export class NodeWallet {
    */
   static async open(dataDir: string, password?: string, opts: { mustExist?: string; encryptPlain?: boolean } = {}): Promise<NodeWallet> {
     let stored = readKeystore(dataDir, password);
-    let encryptedNow = false;
     if (!stored) {
       if (opts.mustExist) throw new KeystoreError(`keystore ${keystorePath(dataDir)} is missing, ${opts.mustExist}: restore wallet.json (from a backup), or give another --data-dir`);
       const key = await generateWalletKey();
       stored = [{ privateKey: key.privateKey, nonces: [] }];
       writeKeystore(dataDir, stored, password);
-    } else if (opts.encryptPlain && password && !keystoreIsEncrypted(dataDir)) {
-      writeKeystore(dataDir, stored, password);
-      encryptedNow = true;
     }
     const keys = stored.map((s, i) => {
       try {
@@ -102,12 +98,24 @@ export class NodeWallet {
       }
     });
     const wallet = new NodeWallet(dataDir, password, keys);
-    wallet.encryptedNow = encryptedNow;
+    if (opts.encryptPlain) wallet.encryptAtRest();
     return wallet;
   }
 
-  /** True when `open` encrypted a plain keystore with the password it was given. */
+  /** True when `open` or `encryptAtRest` encrypted a plain keystore with the password it was given. */
   encryptedNow = false;
+
+  /**
+   * Encrypts a plain keystore with the wallet's password, if it was opened with one: true when it
+   * did. The node calls it once the data directory passed its checks, so a refused start leaves
+   * the keystore as it was.
+   */
+  encryptAtRest(): boolean {
+    if (!this.password || keystoreIsEncrypted(this.dataDir)) return false;
+    writeKeystore(this.dataDir, this.keys.map((k) => k.stored), this.password);
+    this.encryptedNow = true;
+    return true;
+  }
 
   /** The main wallet: the first key of the keystore. */
   get primary(): WalletKey {

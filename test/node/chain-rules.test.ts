@@ -14,6 +14,8 @@ import { ChainIdentityError } from '../../src/chain/errors.js';
 import { openStore } from '../../src/state/store.js';
 import { META } from '../../src/chain/chain.js';
 import { silentLog } from '../chain/fixture.js';
+import { KEYSTORE_FILE, writeKeystore } from '../../src/wallet/keystore.js';
+import { generateWalletKey } from '../../src/formats/rsa.js';
 import { newDataDir } from '../e2e/harness.js';
 
 const dirs: string[] = [];
@@ -98,6 +100,40 @@ describe('the consensus values a data directory was made with', () => {
     await startAndStop(optionsFor(dataDir), 1);
     expect((await refusal(optionsFor(dataDir, { difficulty: 7n }))).message).toMatch(/made with --mining-difficulty none \(computed from the chain\), not 7: .*start it without --mining-difficulty/);
     await startAndStop(optionsFor(dataDir), 1);
+  }, 60_000);
+
+  it('another --network is said as such, not as another rule, and a refused start leaves a plain keystore plain', async () => {
+    const { dataDir } = await newDataDir();
+    dirs.push(dataDir);
+    await startAndStop(optionsFor(dataDir, { month: 100 }), 1);
+    const before = snapshot(dataDir);
+    const withPassword = (o: NodeOptions): NodeOptions => ({ ...o, walletPassword: 'pw' });
+    const other = await createNode(withPassword({ ...optionsFor(dataDir), network: 'test' }), silentLog).then(
+      async (n) => {
+        await n.close();
+        return null;
+      },
+      (e: unknown) => e,
+    );
+    expect(other).toMatchObject({ code: 'CHAIN_OTHER_NETWORK' });
+    expect((other as Error).message).toMatch(/is one of the reg network, not test/);
+    await refusal(withPassword(optionsFor(dataDir, { month: 200 })));
+    // Another wallet's keystore: refused when block 1 is compared (after the store is open), still unencrypted.
+    writeKeystore(dataDir, [{ privateKey: (await generateWalletKey()).privateKey, nonces: [] }]);
+    const replaced = readFileSync(join(dataDir, KEYSTORE_FILE));
+    const otherWallet = await createNode(withPassword(optionsFor(dataDir, { month: 100 })), silentLog).then(
+      async (n) => {
+        await n.close();
+        return null;
+      },
+      (e: unknown) => e,
+    );
+    expect((otherWallet as Error).message).toMatch(/was made by another wallet/);
+    expect(readFileSync(join(dataDir, KEYSTORE_FILE))).toEqual(replaced);
+    delete before[KEYSTORE_FILE];
+    const after = snapshot(dataDir);
+    delete after[KEYSTORE_FILE];
+    expect(after).toEqual(before);
   }, 60_000);
 
   it('a store from before the record takes the values of its next start', async () => {
