@@ -195,10 +195,11 @@ export class Mempool {
    */
   private readonly hooked = new Set<Entry>();
   /**
-   * Ids being admitted by a batch that awaits its signatures (a concurrent duplicate is already
-   * pending), with the signature being checked and, once it is sent to the verifier, its verdict.
+   * Ids being admitted by a batch that awaits its signatures, with the signature being checked,
+   * once it is sent to the verifier its verdict, and `decided`, which settles once that batch has
+   * admitted or refused it (a concurrent copy waits for it: see `admitWithSources`).
    */
-  private readonly inFlight = new Map<string, { signature: Uint8Array | null; verdict: Promise<boolean> | null }>();
+  private readonly inFlight = new Map<string, { signature: Uint8Array | null; verdict: Promise<boolean> | null; decided: Promise<void> }>();
   /** Arrival sequence of the next admitted transaction (a record's key is its first one's). */
   private nextSeq = 1n;
   /** Stored records (by key) and their entries still pending, in arrival order. */
@@ -462,7 +463,30 @@ export class Mempool {
    * so its relay to the other masters, no longer waits for it.
    */
   private async admitWithSources(batch: KnownTx[], sources: AdmitSource[]): Promise<{ results: (TxError | null)[]; stored: Promise<void> }> {
+    const { results, stored, waiting } = await this.admitOnce(batch, sources);
+    if (waiting.length === 0) return { results, stored };
+    // A copy of a transaction another admission was deciding on: it is judged once that one is
+    // decided, as the reference's pool would judge it after the first (already pending when the
+    // first was admitted, else on its own: a txid does not cover the signature, formats §8.7, so a
+    // copy with a broken signature must not turn the valid one away).
+    await Promise.all(waiting.map((w) => w.decided));
+    const again = await this.admitWithSources(
+      waiting.map((w) => batch[w.i]!),
+      waiting.map((w) => sources[w.i]!),
+    );
+    waiting.forEach((w, j) => (results[w.i] = again.results[j]!));
+    return { results, stored: Promise.all([stored, again.stored]).then(() => undefined) };
+  }
+
+  /** One pass of `admitWithSources`; `waiting`: the items another admission in flight holds the id of. */
+  private async admitOnce(
+    batch: KnownTx[],
+    sources: AdmitSource[],
+  ): Promise<{ results: (TxError | null)[]; stored: Promise<void>; waiting: { i: number; decided: Promise<void> }[] }> {
     const results: (TxError | null)[] = new Array(batch.length).fill(null);
+    const waiting: { i: number; decided: Promise<void> }[] = [];
+    let decide!: () => void;
+    const decided = new Promise<void>((resolve) => (decide = resolve));
     const checked: { i: number; k: KnownTx; id: string; publicKey: Uint8Array; spends: Spends; leader: string | null }[] = [];
     const tip = this.chain.height;
     // Senders repeat within a batch: each wallet is read once (committed state, before the await).
@@ -471,18 +495,23 @@ export class Mempool {
       const k = batch[i]!;
       const id = latin1Key(k.id);
       try {
-        if (this.entries.has(id) || this.inFlight.has(id)) throw new TxError(TxErrorCode.AlreadyPending, 'transaction is already pending');
+        if (this.entries.has(id)) throw new TxError(TxErrorCode.AlreadyPending, 'transaction is already pending');
+        const admitting = this.inFlight.get(id);
+        if (admitting) {
+          waiting.push({ i, decided: admitting.decided });
+          continue;
+        }
         if (this.entries.size + this.inFlight.size >= MAX_PENDING) throw new TxError(TxErrorCode.PoolFull, `the pending pool is full (${MAX_PENDING} transactions)`);
         if (this.chain.hasTransaction(k.id)) throw new TxError(TxErrorCode.AlreadyApplied, 'transaction is already applied');
         checkTransaction(k, tip, this.chain.extensions);
         const { publicKey, spends } = this.signerSpends(k, walletOf);
-        this.inFlight.set(id, { signature: k.tx.signature, verdict: null });
+        this.inFlight.set(id, { signature: k.tx.signature, verdict: null, decided });
         checked.push({ i, k, id, publicKey, spends, leader: this.leaderOf(k) });
       } catch (err) {
         results[i] = asTxError(err);
       }
     }
-    if (checked.length === 0) return { results, stored: Promise.resolve() };
+    if (checked.length === 0) return { results, stored: Promise.resolve(), waiting };
     // The signature first (one RSA verification, in the pool); then the type's costly checks (a
     // mining claim's Argon2, in the pool) only for what is signed; then its cheap rules.
     const refused: (TxError | null)[] = new Array(checked.length).fill(null);
@@ -503,6 +532,8 @@ export class Mempool {
       if (prepared.length > 0) await Promise.all(prepared);
     } finally {
       for (const c of checked) this.inFlight.delete(c.id);
+      // Settles after the synchronous rest of this pass below: its verdicts are in the pool then.
+      decide();
     }
     // The type rules, each against the committed state, the pool and the earlier items of this
     // batch that passed (a co-signature right behind the multisig transaction it signs).
@@ -562,7 +593,7 @@ export class Mempool {
       admitted.push(this.entries.get(c.id)!);
       admittedSources.push(sources[c.i]!);
     }
-    if (admitted.length === 0) return { results, stored: Promise.resolve() };
+    if (admitted.length === 0) return { results, stored: Promise.resolve(), waiting };
     const pending = this.chain.store.db('pending');
     const records = new Map<bigint, KnownTx[]>();
     for (const e of admitted) {
@@ -603,7 +634,7 @@ export class Mempool {
     // Observed by whoever waits for it (an RPC answer, `admit`); logged above either way.
     stored.catch(() => undefined);
     announce(false);
-    return { results, stored };
+    return { results, stored, waiting };
   }
 
   /**

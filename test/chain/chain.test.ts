@@ -272,6 +272,31 @@ describe('mempool', () => {
     expect(copies).toEqual([null, null, null]);
   });
 
+  it('a copy submitted while another copy of the same id is refused gets its own answer, never "already pending" for what is not pending', async () => {
+    // Found by a fresh-key user sending the same raw transaction twice at once (test/e2e/own-keys-fuzz.slow.test.ts):
+    // the first was refused 'Balance is too low', the second told 'already pending', and nothing was pending.
+    const t = await chainWith();
+    const tooBig = { ...pay(t, COIN).tx, signature: null };
+    tooBig.inputs = [{ key: Uint8Array.of(0), amount: GENESIS + 1n }];
+    tooBig.outputs = [{ address: STRANGER, amount: GENESIS + 1n - 1_000_000n }];
+    tooBig.signature = t.wallet.primary.sign(knownTx(tooBig, 'reg').checksum);
+    const k = knownTx(tooBig, 'reg');
+    const sameBatch = await admitReasons(t, [k, k]);
+    const apart = await Promise.all([admitReasons(t, [k]), admitReasons(t, [k])]);
+    expect([...sameBatch, ...apart.flat()]).toEqual(Array(4).fill('Balance is too low'));
+
+    // A txid does not cover the signature (formats §8.7): a copy with a broken signature that is
+    // being checked must not turn the valid copy away; the valid one is pending afterwards.
+    const good = pay(t, COIN);
+    const broken = knownTx({ ...good.tx, signature: good.tx.signature!.map((b, i) => (i === 10 ? b ^ 1 : b)) }, 'reg');
+    expect(await Promise.all([admitReasons(t, [broken]), admitReasons(t, [good])])).toEqual([['signature does not verify'], [null]]);
+    const good2 = pay(t, 2n * COIN);
+    const broken2 = knownTx({ ...good2.tx, signature: good2.tx.signature!.map((b, i) => (i === 10 ? b ^ 1 : b)) }, 'reg');
+    expect(await admitReasons(t, [broken2, good2, good2])).toEqual(['signature does not verify', null, 'transaction is already pending']);
+    expect(t.mempool.has(good.id) && t.mempool.has(good2.id)).toBe(true);
+    expect(t.mempool.size).toBe(2);
+  });
+
   it('persists in arrival order and reloads after a restart; a block drains it', async () => {
     const t = await chainWith();
     const ks = [pay(t, COIN), pay(t, 2n * COIN), pay(t, 3n * COIN)];
