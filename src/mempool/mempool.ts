@@ -495,6 +495,9 @@ export class Mempool {
       const k = batch[i]!;
       const id = latin1Key(k.id);
       try {
+        // Applied before pending: a committed block shows in LMDB a moment before `blockImported`
+        // prunes the pool, and in that window the transaction is applied (getTransaction, txu say so).
+        if (this.chain.hasTransaction(k.id)) throw new TxError(TxErrorCode.AlreadyApplied, 'transaction is already applied');
         if (this.entries.has(id)) throw new TxError(TxErrorCode.AlreadyPending, 'transaction is already pending');
         const admitting = this.inFlight.get(id);
         if (admitting) {
@@ -502,7 +505,6 @@ export class Mempool {
           continue;
         }
         if (this.entries.size + this.inFlight.size >= MAX_PENDING) throw new TxError(TxErrorCode.PoolFull, `the pending pool is full (${MAX_PENDING} transactions)`);
-        if (this.chain.hasTransaction(k.id)) throw new TxError(TxErrorCode.AlreadyApplied, 'transaction is already applied');
         checkTransaction(k, tip, this.chain.extensions);
         const { publicKey, spends } = this.signerSpends(k, walletOf);
         this.inFlight.set(id, { signature: k.tx.signature, verdict: null, decided });
@@ -564,12 +566,12 @@ export class Mempool {
         results[c.i] = refused[j]!;
         continue;
       }
-      if (this.entries.has(c.id)) {
-        results[c.i] = new TxError(TxErrorCode.AlreadyPending, 'transaction is already pending');
-        continue;
-      }
       if (this.chain.hasTransaction(c.k.id)) {
         results[c.i] = new TxError(TxErrorCode.AlreadyApplied, 'transaction is already applied');
+        continue;
+      }
+      if (this.entries.has(c.id)) {
+        results[c.i] = new TxError(TxErrorCode.AlreadyPending, 'transaction is already pending');
         continue;
       }
       let short = false;

@@ -297,6 +297,28 @@ describe('mempool', () => {
     expect(t.mempool.size).toBe(2);
   });
 
+  it('a transaction sent again once its block is committed is already applied, also before blockImported prunes the pool', async () => {
+    // Seen by a fresh-key user (test/e2e/own-keys.test.ts): getTransaction showed it applied, txu
+    // no longer listed it, and sending it again answered 'already pending'.
+    const t = await chainWith();
+    const k = pay(t, COIN);
+    expect(await admitReasons(t, [k])).toEqual([null]);
+    let inWindow: Promise<(string | null)[]> | null = null;
+    const emit = t.events.emit.bind(t.events) as (...a: unknown[]) => void;
+    (t.events as { emit: unknown }).emit = (name: string, payload: unknown) => {
+      // The block is committed (LMDB shows it) and the pool not yet pruned.
+      if (name === 'blockImported' && !inWindow) {
+        expect(t.chain.hasTransaction(k.id) && t.mempool.has(k.id)).toBe(true);
+        inWindow = admitReasons(t, [k]);
+      }
+      emit(name, payload);
+    };
+    await t.producer.produce();
+    expect(inWindow).not.toBeNull();
+    expect(await inWindow).toEqual(['transaction is already applied']);
+    expect(await admitReasons(t, [k])).toEqual(['transaction is already applied']);
+  });
+
   it('persists in arrival order and reloads after a restart; a block drains it', async () => {
     const t = await chainWith();
     const ks = [pay(t, COIN), pay(t, 2n * COIN), pay(t, 3n * COIN)];
