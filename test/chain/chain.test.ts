@@ -276,7 +276,7 @@ describe('mempool', () => {
     // Found by a fresh-key user sending the same raw transaction twice at once (test/e2e/own-keys-fuzz.slow.test.ts):
     // the first was refused 'Balance is too low', the second told 'already pending', and nothing was pending.
     const t = await chainWith();
-    const tooBig = { ...pay(t, COIN).tx, signature: null };
+    const tooBig: Transaction = { ...pay(t, COIN).tx, signature: null };
     tooBig.inputs = [{ key: Uint8Array.of(0), amount: GENESIS + 1n }];
     tooBig.outputs = [{ address: STRANGER, amount: GENESIS + 1n - 1_000_000n }];
     tooBig.signature = t.wallet.primary.sign(knownTx(tooBig, 'reg').checksum);

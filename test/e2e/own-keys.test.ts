@@ -1,0 +1,113 @@
+/**
+ * A new user's keys, made outside dltnode (node:crypto RSA, 2048 and 4096 bits, exponents 65537,
+ * 3 and 2^31 − 1) and transactions signed by the user's own encoder (own-codec.ts, from the byte
+ * formats alone), sent to a real node whose genesis (`dltnode init`) funds them. The node's own
+ * wallet is also the user's key, imported as a keystore file. Each transaction is applied exactly
+ * once or refused with a code and a message, and the balances are the user's own sums.
+ * (The random sequences are in own-keys-fuzz.slow.test.ts.)
+ */
+import { verify } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COIN, minFee, newKey, signTx, type OwnKey, type OwnTx } from './own-codec.js';
+import { startOwnNode, type Envelope, type OwnNode } from './own-node.js';
+
+const GENESIS = 1000n * COIN;
+const toUnits = (s: string): bigint => {
+  const [i, f = ''] = s.split('.');
+  return BigInt(i!) * COIN + BigInt((f + '00000000').slice(0, 8));
+};
+
+describe('fresh keys from outside the node', () => {
+  let node: OwnNode;
+  let keys: OwnKey[];
+  let master: OwnKey;
+  const payee = newKey(2048);
+  beforeAll(async () => {
+    keys = [newKey(2048), newKey(2048, 3), newKey(2048, 2 ** 31 - 1), newKey(4096)];
+    master = newKey(2048, 3);
+    node = await startOwnNode(Object.fromEntries(keys.map((k) => [k.text, '1000'])), { walletKey: master.privateBytes, fundMaster: '1000' });
+  }, 120_000);
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  /** A payment of `amount` with the minimum fee for its size. */
+  const payment = async (k: OwnKey, amount: bigint, fee?: bigint): Promise<{ tx: OwnTx; signed: ReturnType<typeof signTx> }> => {
+    const tx: OwnTx = { blockHeight: BigInt(await node.height()), nonce: Math.floor(Math.random() * 1e6), inputs: [{ key: Buffer.from([0]), amount: 0n }], outputs: [{ address: payee.address, amount }], pubKey: k.publicKey };
+    let f = fee ?? 500_000n;
+    for (let i = 0; i < 3 && fee === undefined; i++) {
+      tx.inputs[0]!.amount = amount + f;
+      f = minFee(signTx(tx, k).size);
+    }
+    tx.inputs[0]!.amount = amount + f;
+    return { tx, signed: signTx(tx, k) };
+  };
+  const send = (hex: string): Promise<Envelope> => node.call('sendRawTransaction', { transaction: hex });
+  const balance = async (text: string): Promise<bigint> => toUnits((await node.call('getWallet', { id: text })).result.balance);
+
+  it('the node runs with the imported keystore: its address, and its signatures verify with node:crypto', async () => {
+    expect(node.master).toBe(master.text);
+    expect((await node.call('myPubKey')).result).toBe(master.publicKey.toString('hex'));
+    const r = await node.call('addTransaction', { to: `${payee.text}_2.5` });
+    expect(r.error).toBeNull();
+    expect(verify('sha512', Buffer.from(r.result.checksum, 'hex'), master.privateKey, Buffer.from(r.result.signature, 'hex'))).toBe(true);
+    await appliedWithin(r.result.id);
+  });
+
+  const appliedWithin = async (id: string, ms = 30_000): Promise<void> => {
+    const end = Date.now() + ms;
+    while (Number((await node.call('getTransaction', { id })).result.applied) === 0) {
+      if (Date.now() > end) throw new Error(`${id} not applied in ${ms / 1000} s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  it('each key pays once; replays and a broken signature are refused with a code and a message; balances and supply are the sums', async () => {
+    const supply0 = toUnits((await node.call('supply')).result);
+    const sent: { id: string; fee: bigint; hex: string }[] = [];
+    for (const [i, k] of keys.entries()) {
+      const { tx, signed } = await payment(k, BigInt(i + 1) * COIN);
+      const r = await send(signed.hex);
+      expect(r.error, `${k.bits} bits, e ${k.exponent}`).toBeNull();
+      expect(r.result.id).toBe(signed.id);
+      sent.push({ id: signed.id, fee: tx.inputs[0]!.amount - BigInt(i + 1) * COIN, hex: signed.hex });
+      // The same bytes again, and a copy whose signature is broken (same id: the id does not cover it).
+      const again = await send(signed.hex);
+      // (A block may have taken it meanwhile.)
+      expect(again.error?.code).toBe(-32602);
+      expect(again.error?.message).toMatch(/^The transaction was rejected: transaction is already (pending|applied)$/);
+      const b = Buffer.from(signed.hex, 'hex');
+      b[b.length - 20]! ^= 1;
+      expect((await send(b.toString('hex'))).error?.code).toBe(-32602);
+    }
+    // More than the balance: refused, nothing pending, nothing found.
+    const { signed: tooMuch } = await payment(keys[0]!, GENESIS);
+    expect((await send(tooMuch.hex)).error).toEqual({ code: -32001, message: 'Balance is too low' });
+    expect((await node.call('getTransaction', { id: tooMuch.id })).error?.code).toBe(-32602);
+
+    for (const s of sent) {
+      await appliedWithin(s.id);
+      const replay = await send(s.hex);
+      expect(replay.error).toEqual({ code: -32602, message: 'The transaction was rejected: transaction is already applied' });
+    }
+    for (const [i, k] of keys.entries()) expect(await balance(k.text)).toBe(GENESIS - BigInt(i + 1) * COIN - sent[i]!.fee);
+    // 2.5 from the node's wallet (first test) and 1+2+3+4 from the keys, each once.
+    expect(await balance(payee.text)).toBe(125n * COIN / 10n);
+    const fees = sent.reduce((s, x) => s + x.fee, 0n);
+    // Fees wait for the signers' reward (the genesis's reward maturity): they leave the supply meanwhile.
+    expect(toUnits((await node.call('supply')).result)).toBe(supply0 - fees);
+  });
+
+  it('the same raw transaction sent twice at once is accepted once; a refused one is refused for both, never "already pending"', async () => {
+    const { signed } = await payment(keys[1]!, COIN);
+    const both = await Promise.all([send(signed.hex), send(signed.hex)]);
+    expect(both.filter((r) => !r.error)).toHaveLength(1);
+    expect(both.find((r) => r.error)!.error!.message).toMatch(/^The transaction was rejected: transaction is already (pending|applied)$/);
+    const { signed: tooMuch } = await payment(keys[2]!, GENESIS);
+    const refused = await Promise.all([send(tooMuch.hex), send(tooMuch.hex)]);
+    expect(refused.map((r) => r.error)).toEqual([
+      { code: -32001, message: 'Balance is too low' },
+      { code: -32001, message: 'Balance is too low' },
+    ]);
+  });
+});
