@@ -1,6 +1,6 @@
 /**
  * A new user's keys, made outside dltnode (node:crypto RSA, 2048 and 4096 bits, exponents 65537,
- * 3 and 2^31 − 1) and transactions signed by the user's own encoder (own-codec.ts, from the byte
+ * 3 and 2^31 − 1, v0/v1/v2 and headerless key layouts) and transactions signed by the user's own encoder (own-codec.ts, from the byte
  * formats alone), sent to a real node whose genesis (`dltnode init`) funds them. The node's own
  * wallet is also the user's key, imported as a keystore file. Each transaction is applied exactly
  * once or refused with a code and a message, and the balances are the user's own sums.
@@ -23,7 +23,8 @@ describe('fresh keys from outside the node', () => {
   let master: OwnKey;
   const payee = newKey(2048);
   beforeAll(async () => {
-    keys = [newKey(2048), newKey(2048, 3), newKey(2048, 2 ** 31 - 1), newKey(4096)];
+    // Header byte 1 (v1 addresses) as current wallets make them; 0 and 2 (v0, v2) and the legacy headerless v0 key (§6.1, §7.2).
+    keys = [newKey(2048), newKey(2048, 3), newKey(2048, 2 ** 31 - 1), newKey(4096), newKey(2048, 65537, 0), newKey(2048, 3, 2), newKey(4096, 65537, 'headerless')];
     master = newKey(2048, 3);
     node = await startOwnNode(Object.fromEntries(keys.map((k) => [k.text, '1000'])), { walletKey: master.privateBytes, fundMaster: '1000' });
   }, 120_000);
@@ -91,8 +92,8 @@ describe('fresh keys from outside the node', () => {
       expect(replay.error).toEqual({ code: -32602, message: 'The transaction was rejected: transaction is already applied' });
     }
     for (const [i, k] of keys.entries()) expect(await balance(k.text)).toBe(GENESIS - BigInt(i + 1) * COIN - sent[i]!.fee);
-    // 2.5 from the node's wallet (first test) and 1+2+3+4 from the keys, each once.
-    expect(await balance(payee.text)).toBe(125n * COIN / 10n);
+    // 2.5 from the node's wallet (first test) and 1+2+…+7 from the keys, each once.
+    expect(await balance(payee.text)).toBe(25n * COIN / 10n + 28n * COIN);
     const fees = sent.reduce((s, x) => s + x.fee, 0n);
     // Fees wait for the signers' reward (the genesis's reward maturity): they leave the supply meanwhile.
     expect(toUnits((await node.call('supply')).result)).toBe(supply0 - fees);
