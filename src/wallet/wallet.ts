@@ -1,7 +1,8 @@
 /**
- * The node's wallets: RSA-4096 keypairs from the keystore (created on first start), each with its
- * primary v1 address (reference-formats.md §7.2: current wallets use key header byte 01) and the
- * addresses derived from it with 16-byte nonces (§7.3).
+ * The node's wallets: RSA keypairs from the keystore (an RSA-4096 one created on first start), each
+ * with the primary address its key's header byte selects (reference-formats.md §7.2: v1 for the
+ * header byte 01 current wallets write, and the node too) and the addresses derived from it with
+ * 16-byte nonces (§7.3).
  */
 import { randomBytes } from 'node:crypto';
 import { addressToText, deriveAddress, primaryAddressFromPublicKey } from '../formats/address.js';
@@ -38,7 +39,9 @@ export class WalletKey {
 
   constructor(readonly stored: StoredKey) {
     this.keyObject = privateKeyFromBytes(stored.privateKey);
-    this.publicKey = publicKeyOf(this.keyObject);
+    // The stored key's own public prefix (§6.1), header byte included: it selects the address
+    // version (§7.2), so a key re-serialized with the default header 01 named another address.
+    this.publicKey = publicKeyOf(stored.privateKey);
     this.primary = primaryAddressFromPublicKey(this.publicKey);
     this.primaryText = addressToText(this.primary);
   }
