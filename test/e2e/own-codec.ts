@@ -114,7 +114,15 @@ export function newKey(bits: number, exponent = 65537, version: KeyVersion = 1):
   };
   const header = version === 'headerless' ? Buffer.alloc(0) : Buffer.concat([Buffer.from([version]), i32(0)]);
   const publicKey = Buffer.concat([header, part(jwk.n), part(jwk.e)]);
-  const privateBytes = Buffer.concat([publicKey, part(jwk.p), part(jwk.q), part(jwk.dp), part(jwk.dq), part(jwk.qi), part(jwk.d)]);
+  // The private parts at .NET RSAParameters' fixed widths (half the modulus, D the modulus): a
+  // headerless key is recognised by its total length, 2339 bytes at 4096 bits.
+  const modLen = mag(b64u(jwk.n)).length;
+  const fixed = (v: string | undefined, width: number): Buffer => {
+    const m = mag(b64u(v!));
+    return Buffer.concat([i32(width), Buffer.alloc(width - m.length), m]);
+  };
+  const half = modLen / 2;
+  const privateBytes = Buffer.concat([publicKey, fixed(jwk.p, half), fixed(jwk.q, half), fixed(jwk.dp, half), fixed(jwk.dq, half), fixed(jwk.qi, half), fixed(jwk.d, modLen)]);
   if (version === 'headerless' && publicKey.length !== 523) throw new Error(`a headerless key is 523 bytes (4096 bits, e 65537), not ${publicKey.length}`);
   const address =
     version === 1

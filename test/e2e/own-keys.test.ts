@@ -25,7 +25,7 @@ describe('fresh keys from outside the node', () => {
   beforeAll(async () => {
     // Header byte 1 (v1 addresses) as current wallets make them; 0 and 2 (v0, v2) and the legacy headerless v0 key (§6.1, §7.2).
     keys = [newKey(2048), newKey(2048, 3), newKey(2048, 2 ** 31 - 1), newKey(4096), newKey(2048, 65537, 0), newKey(2048, 3, 2), newKey(4096, 65537, 'headerless')];
-    master = newKey(2048, 3);
+    master = newKey(2048, 3, 2); // a v2 key (header byte 02): the wallet names its own v2 address
     node = await startOwnNode(Object.fromEntries(keys.map((k) => [k.text, '1000'])), { walletKey: master.privateBytes, fundMaster: '1000' });
   }, 120_000);
   afterAll(async () => {

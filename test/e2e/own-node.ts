@@ -40,14 +40,14 @@ const freePort = (): Promise<number> =>
 /** `funds`: address text → coins (decimal string). */
 export async function startOwnNode(
   funds: Record<string, string>,
-  opts: { blockInterval?: number; port?: number; walletKey?: Uint8Array; fundMaster?: string } = {},
+  opts: { blockInterval?: number; port?: number; walletKey?: Uint8Array; fundMaster?: string; keystore?: { privateKey: string; nonces: string[] }[] } = {},
 ): Promise<OwnNode> {
   const dir = mkdtempSync(join(tmpdir(), 'ia-own-'));
   const dataDir = join(dir, 'node');
-  if (opts.walletKey) {
+  if (opts.walletKey || opts.keystore) {
     // The keystore file format (README: <data-dir>/wallet.json, the reference private-key layout).
     mkdirSync(dataDir);
-    const secret = { keys: [{ privateKey: Buffer.from(opts.walletKey).toString('hex'), nonces: [] }] };
+    const secret = { keys: opts.keystore ?? [{ privateKey: Buffer.from(opts.walletKey!).toString('hex'), nonces: [] }] };
     writeFileSync(join(dataDir, 'wallet.json'), JSON.stringify({ version: 1, encrypted: false, secret }));
   }
   const master = execFileSync(process.execPath, [CLI, 'wallet', 'address', '--data-dir', dataDir], { encoding: 'utf8' }).trim().split(/\s+/).pop()!;

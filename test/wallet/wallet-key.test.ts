@@ -10,9 +10,9 @@ import { WalletKey } from '../../src/wallet/wallet.js';
 import { addressText, derivedAddress, newKey, type KeyVersion } from '../e2e/own-codec.js';
 
 describe('a wallet key imported from a keystore file', () => {
-  for (const version of [0, 1, 2] as KeyVersion[]) {
+  for (const version of [0, 1, 2, 'headerless'] as KeyVersion[]) {
     it(`header byte ${String(version)}: its public key, primary and derived addresses are the stored key's`, () => {
-      const own = newKey(1024, 3, version);
+      const own = version === 'headerless' ? newKey(4096, 65537, 'headerless') : newKey(1024, 3, version);
       const nonce = randomBytes(16);
       const key = new WalletKey({ privateKey: own.privateBytes, nonces: [nonce] });
       expect(Buffer.from(key.publicKey).toString('hex')).toBe(own.publicKey.toString('hex'));
