@@ -8,7 +8,7 @@
  */
 import { verify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COIN, minFee, newKey, signTx, type OwnKey, type OwnTx } from './own-codec.js';
+import { COIN, minFee, newKey, signTx, varint, type OwnKey, type OwnTx } from './own-codec.js';
 import { startOwnNode, type Envelope, type OwnNode } from './own-node.js';
 
 const GENESIS = 1000n * COIN;
@@ -97,6 +97,44 @@ describe('fresh keys from outside the node', () => {
     const fees = sent.reduce((s, x) => s + x.fee, 0n);
     // Fees wait for the signers' reward (the genesis's reward maturity): they leave the supply meanwhile.
     expect(toUnits((await node.call('supply')).result)).toBe(supply0 - fees);
+  });
+
+  it('multisig from own keys (formats §8.10): add a signer, require 2, spend once co-signed; strangers and repeats refused', async () => {
+    const [owner, cosigner, stranger] = [keys[4]!, keys[5]!, keys[0]!]; // a v0 wallet, a v2 co-signer
+    const field = (b: Buffer): Buffer => Buffer.concat([varint(b.length), b]);
+    const signer = (k: OwnKey): Buffer => Buffer.concat([field(k.publicKey), field(Buffer.from([0]))]);
+    const fees: bigint[] = [];
+    /** Signs with `k` for the owner's wallet, with the minimum fee taken from the wallet. */
+    const build = async (type: number, k: OwnKey, to: Buffer, amount: bigint, data: Buffer): Promise<ReturnType<typeof signTx>> => {
+      const tx: OwnTx = { type, blockHeight: BigInt(await node.height()), nonce: Math.floor(Math.random() * 1e6), inputs: [{ key: Buffer.from([0]), amount: amount + 500_000n }], outputs: [{ address: to, amount, data }], pubKey: owner.publicKey };
+      for (let i = 0; i < 2; i++) tx.inputs[0]!.amount = amount + minFee(signTx(tx, k).size);
+      fees.push(tx.inputs[0]!.amount - amount);
+      return signTx(tx, k);
+    };
+    const before = await balance(owner.text);
+    const add = await build(998, owner, owner.address, 0n, Buffer.concat([Buffer.from([1]), field(cosigner.address), signer(owner)]));
+    expect((await send(add.hex)).error).toBeNull();
+    await appliedWithin(add.id);
+    const two = await build(998, owner, owner.address, 0n, Buffer.concat([Buffer.from([3, 2]), signer(owner)]));
+    expect((await send(two.hex)).error).toBeNull();
+    await appliedWithin(two.id);
+    expect((await node.call('getWallet', { id: owner.text })).result).toMatchObject({ type: 'Multisig', requiredSigs: '2' });
+
+    const spend = await build(997, owner, payee.address, 3n * COIN, Buffer.concat([Buffer.from([0]), signer(owner)]));
+    expect((await send(spend.hex)).error).toBeNull();
+    const origTxId = field(Buffer.concat([varint(1), varint(BigInt(spend.id.split('-')[0]!)), spend.checksum]));
+    const byStranger = await build(999, stranger, owner.address, 0n, Buffer.concat([origTxId, signer(stranger)]));
+    fees.pop();
+    expect((await send(byStranger.hex)).error?.message).toMatch(/may not sign for wallet/);
+    const cosign = await build(999, cosigner, owner.address, 0n, Buffer.concat([origTxId, signer(cosigner)]));
+    expect((await send(cosign.hex)).error).toBeNull();
+    const again = await build(999, cosigner, owner.address, 0n, Buffer.concat([origTxId, signer(cosigner)]));
+    fees.pop();
+    expect((await send(again.hex)).error?.message).toMatch(/has signed this transaction already/);
+    await appliedWithin(spend.id);
+    await appliedWithin(cosign.id);
+    expect((await send(spend.hex)).error?.message).toMatch(/already applied/);
+    expect(await balance(owner.text)).toBe(before - 3n * COIN - fees.reduce((s, f) => s + f, 0n));
   });
 
   it('the same raw transaction sent twice at once is accepted once; a refused one is refused for both, never "already pending"', async () => {
