@@ -116,7 +116,7 @@ export function newKey(bits: number, exponent = 65537, version: KeyVersion = 1):
   const publicKey = Buffer.concat([header, part(jwk.n), part(jwk.e)]);
   // The private parts at .NET RSAParameters' fixed widths (half the modulus, D the modulus): a
   // headerless key is recognised by its total length, 2339 bytes at 4096 bits.
-  const modLen = mag(b64u(jwk.n)).length;
+  const modLen = mag(b64u(jwk.n!)).length;
   const fixed = (v: string | undefined, width: number): Buffer => {
     const m = mag(b64u(v!));
     return Buffer.concat([i32(width), Buffer.alloc(width - m.length), m]);
