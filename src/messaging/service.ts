@@ -746,8 +746,7 @@ export class MessagingService {
           break;
         }
         case 'Message':
-          await this.deliver(contact, e.message, e.spixi, payload);
-          void this.o.bridge?.publishReceived(received);
+          if (await this.deliver(contact, e.message, e.spixi, payload)) void this.o.bridge?.publishReceived(received);
           break;
         case 'Undeliverable': {
           contact.extras.online = false;
@@ -770,26 +769,37 @@ export class MessagingService {
     for (const out of receipts) this.transmit(r.contact.address, encodeStreamMessage(out));
   }
 
-  private async deliver(c: StoredContact, m: StreamMessage, spixi: SpixiMessage, payload: () => MessagingEventPayload): Promise<void> {
+  /** Applies a received message (stores a chat, names the contact…); false when the MQ bridge must not publish it. */
+  private async deliver(c: StoredContact, m: StreamMessage, spixi: SpixiMessage, payload: () => MessagingEventPayload): Promise<boolean> {
     switch (spixi.type) {
       case SpixiMessageCode.chat: {
+        // An empty chat (no payload) is acknowledged (the receipt went with the frame) but neither
+        // stored nor published: the reference reads its text from a null payload, throws, and
+        // loses it (reference-quixi-events §1.6 Chat; QuIXI StreamProcessor.receiveData).
+        if (!spixi.data || spixi.data.length === 0) {
+          this.o.log.info({ contact: addrText(c.record.address), id: toBase64(m.id) }, 'empty chat message ignored (no text)');
+          return false;
+        }
         // interface.md: senderNick is the sender's nickname at send time, i.e. the contact's nickname
         // as `contacts` shows it when the message arrives (the address text until a nick is known).
-        const text = Buffer.from(spixi.data ?? new Uint8Array(0)).toString('utf8');
-        await this.db.addMessage(c.record.address, spixi.channel, createStoredMessage({ id: m.id, message: text, timestamp: m.timestamp, localSender: false, type: FriendMessageType.standard, senderNick: c.extras.nickname ?? addrText(c.record.address), receivedTimestamp: this.nowSeconds(), payableDataLen: spixi.data?.length ?? 0 }));
+        const text = Buffer.from(spixi.data).toString('utf8');
+        await this.db.addMessage(c.record.address, spixi.channel, createStoredMessage({ id: m.id, message: text, timestamp: m.timestamp, localSender: false, type: FriendMessageType.standard, senderNick: c.extras.nickname ?? addrText(c.record.address), receivedTimestamp: this.nowSeconds(), payableDataLen: spixi.data.length }));
         this.o.events.emit('chatMessage', payload());
-        return;
+        return true;
       }
       case SpixiMessageCode.nick: {
         // reference-rpc-messaging §3.3: a contact's nickname is the nick it sent, else its address
-        // text; an empty nick names no one (the reference drops it).
-        const nick = Buffer.from(spixi.data ?? new Uint8Array(0)).toString('utf8');
-        if (nick && nick !== c.extras.nickname) {
-          c.extras.nickname = nick;
+        // text. An empty nick names the contact by its address again (Core handles a nick with
+        // no payload as the sender's address text) and is not published: QuIXI's serializer
+        // throws on it and the Nick event is lost (reference-quixi-events §1.6 Nick).
+        const nick = spixi.data && spixi.data.length > 0 ? Buffer.from(spixi.data).toString('utf8') : undefined;
+        if (nick !== c.extras.nickname) {
+          if (nick === undefined) delete c.extras.nickname;
+          else c.extras.nickname = nick;
           await this.db.putContact(c);
         }
         this.o.events.emit('spixiMessage', payload());
-        return;
+        return nick !== undefined;
       }
       case SpixiMessageCode.getNick:
         // The reference answers a getNick from any known contact, approved or not
@@ -799,15 +809,16 @@ export class MessagingService {
         // payload (a bot user's address) means nothing here.
         await this.sendOwnNick(c.record.address);
         this.o.events.emit('spixiMessage', payload());
-        return;
+        return true;
       case SpixiMessageCode.appData:
         this.o.events.emit('appData', payload());
-        return;
+        return true;
       case SpixiMessageCode.appProtocolData:
         this.o.events.emit('appProtocolData', payload());
-        return;
+        return true;
       default:
         this.o.events.emit('spixiMessage', payload());
+        return true;
     }
   }
 }

@@ -185,5 +185,33 @@ describe('messaging service events', () => {
     expect(got.senderNick).toBe(a.svc.getContact(b.address).nickname);
     expect(got.senderNick).toBe(b.text);
   });
+
+  it('an empty chat is acknowledged but neither stored nor published, as the reference (Chat: its text from a null payload throws)', async () => {
+    const chats = () => a.mq.filter(([t]) => t === 'Chat').length;
+    const [q0, e0] = [chats(), a.seen.filter((e) => e.event === 'chatMessage').length];
+    await b.svc.sendChatMessage(a.address, '', 0);
+    const mine = () => b.svc.lastMessages(a.address, 100, 0).find((m) => m.message === '' && m.type === 0);
+    await until(() => mine()?.confirmed === true, 'the empty chat acknowledged at b');
+    await b.svc.sendChatMessage(a.address, 'after the empty one', 0);
+    await until(() => a.svc.lastMessages(b.address, 100, 0).some((m) => m.message === 'after the empty one'), 'the next chat at a');
+    expect(a.svc.lastMessages(b.address, 100, 0).filter((m) => m.type === 0 && m.message === '')).toEqual([]);
+    expect(a.mq.filter(([t]) => t === 'Chat').map(([, s]) => (JSON.parse(s) as { data: { data: unknown } }).data.data)).not.toContain('');
+    expect(chats()).toBe(q0 + 1);
+    expect(a.seen.filter((e) => e.event === 'chatMessage').length).toBe(e0 + 1);
+  });
+
+  it('an empty nick is never published on Nick and names the contact by its address again (Core: a nick without payload sets the address text)', async () => {
+    const nicks = (p: Party): unknown[] => p.mq.filter(([t]) => t === 'Nick').map(([, s]) => (JSON.parse(s) as { data: { data: unknown } }).data.data);
+    // Both parties have no nick: the handshake's nick messages went empty, and nothing was published.
+    expect(nicks(a)).toEqual([]);
+    expect(nicks(b)).toEqual([]);
+    await b.svc.sendSpixiMessage(a.address, 2, new Uint8Array(Buffer.from('Bob ✓')), 0, { requireChannel: true });
+    await until(() => a.svc.getContact(b.address).nickname === 'Bob ✓', 'the nick at a');
+    expect(nicks(a)).toEqual(['Bob ✓']);
+    await b.svc.sendSpixiMessage(a.address, 2, new Uint8Array(0), 0, { requireChannel: true });
+    await until(() => a.svc.getContact(b.address).nickname === b.text, 'the address as nickname again at a');
+    await settle();
+    expect(nicks(a)).toEqual(['Bob ✓']);
+  });
 });
 

@@ -30,8 +30,8 @@ function mapped(data: Uint8Array, f: (d: Uint8Array) => unknown): unknown {
 /**
  * The inner `data.data` value for a SpixiMessage (§1.6): text for chat and nick, objects for the
  * handshake, app data, protocol lists and reactions, Base64 of the raw payload otherwise; null
- * when there is no payload (an empty chat text is published as "" — the reference loses that
- * event through a serializer exception, a QUIRK not reproduced).
+ * when there is no payload. An empty chat or nick is never published (service.ts `deliver`, as
+ * the reference, whose serializer throws on it); "" here only keeps this function total.
  */
 export function spixiPayloadToJson(s: SpixiMessage): unknown {
   const d = s.data;
