@@ -29,6 +29,7 @@ import type { Logger } from '../log/logger.js';
 import type { Link } from '../network/link.js';
 import type { NodeNetwork } from '../network/node-network.js';
 import { MessageCode } from '../network/protocol/codes.js';
+import { KEEPALIVE_INTERVAL_SECONDS, type PresenceAddress } from '../network/presence.js';
 import { MessagingError } from './errors.js';
 import {
   acceptContact,
@@ -63,6 +64,14 @@ export const MAX_CHANNEL = 0x7fff_ffff;
 const PRESENCE_ASK_INTERVAL_MS = 3_000;
 /** A contact's relay host is handed to the dialer again at most this often (ms). */
 const RELAY_REDIAL_MS = 60_000;
+/** Contacts' `online` is brought up to date with their presence this often (QuIXI Node.cs mainLoop: 2.5 s). */
+export const FRIEND_STATUS_INTERVAL_MS = 2_500;
+/**
+ * A contact with no presence goes offline this long after it was last heard of (a frame, a
+ * keep-alive), and a missing or stale presence is asked for at most this often (Core
+ * CoreConfig.requestPresenceTimeout, 30 s; QuIXI updateFriendStatuses).
+ */
+export const PRESENCE_TIMEOUT_S = 30;
 /** Extra passes after a route was asked for (presence answer, link to the contact's relay), in ms. */
 const ROUTE_RETRY_DELAYS_MS: readonly number[] = [100, 300, 700, 1500];
 
@@ -169,6 +178,11 @@ export class MessagingService {
   /** Relay hosts of contacts asked of the dialer (`connect`), with when (ms): asked again after RELAY_REDIAL_MS. */
   private readonly dialledAt = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
+  private statusTimer: NodeJS.Timeout | null = null;
+  /** Per contact (hex): when it was last heard of, unix seconds (a frame from it, its newest keep-alive): Core's `updatedStreamingNodes`. */
+  private readonly lastHeardS = new Map<string, number>();
+  /** Per contact (hex): when the status loop last asked for its presence (ms). */
+  private readonly presenceRefreshedAt = new Map<string, number>();
   /** The retry pass running now, and the one queued behind it (forced if any of its callers asked). */
   private passRunning: Promise<void> | null = null;
   private passQueued: { force: boolean; done: Promise<void> } | null = null;
@@ -221,11 +235,16 @@ export class MessagingService {
     if (this.o.network) this.o.network.onStreamMessage = (link, recipient, bytes) => this.receive(link, recipient, bytes);
     this.timer = setInterval(() => void this.pass(), this.retryMs);
     this.timer.unref();
+    if (this.o.network) {
+      this.statusTimer = setInterval(() => void this.updateFriendStatuses(), FRIEND_STATUS_INTERVAL_MS);
+      this.statusTimer.unref();
+    }
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    if (this.statusTimer) clearInterval(this.statusTimer);
+    this.timer = this.statusTimer = null;
     if (this.o.network) this.o.network.onStreamMessage = null;
     await this.inbound;
   }
@@ -296,6 +315,8 @@ export class MessagingService {
     const json = this.contactJson(c);
     this.contacts.delete(hex(address));
     this.notConnectedAt.delete(hex(address));
+    this.lastHeardS.delete(hex(address));
+    this.presenceRefreshedAt.delete(hex(address));
     this.outbox.clear(hex(address));
     await this.db.removeContact(address);
     return json;
@@ -483,11 +504,18 @@ export class MessagingService {
     return ok;
   }
 
+  /**
+   * The devices of a contact's presence that may still be reached: a device on a relay that
+   * answered "not connected" for it counts again only once a newer keep-alive names it.
+   */
+  private liveDevices(net: NodeNetwork, address: Uint8Array): PresenceAddress[] {
+    const entry = net.peers.presence.get(address);
+    const refused = this.notConnectedAt.get(hex(address));
+    return entry ? [...entry.devices.values()].filter((d) => !refused || (refused.get(d.host) ?? -Infinity) <= d.lastSeen) : [];
+  }
+
   private routeTo(net: NodeNetwork, recipient: Uint8Array): Link | null {
-    const entry = net.peers.presence.get(recipient);
-    const refused = this.notConnectedAt.get(hex(recipient));
-    const devices = entry ? [...entry.devices.values()].filter((d) => !refused || (refused.get(d.host) ?? -Infinity) <= d.lastSeen) : [];
-    const hosts = contactRelayHosts(devices);
+    const hosts = contactRelayHosts(this.liveDevices(net, recipient));
     if (hosts.length === 0) {
       this.askPresence(net, recipient);
       return null;
@@ -545,6 +573,43 @@ export class MessagingService {
       t.unref();
     };
     step(0);
+  }
+
+  /**
+   * QuIXI's updateFriendStatuses (Node.cs mainLoop, every 2.5 s; reference-quixi-events §1.7): a
+   * contact whose presence we hold goes online, one with none goes offline once nothing was
+   * heard of it for PRESENCE_TIMEOUT_S; each flip is published as FriendStatusUpdate. Relays push
+   * no keep-alives to clients here (no attachEvent), so a presence that is missing, or older than
+   * a client's keep-alive interval, is asked for again, at most every PRESENCE_TIMEOUT_S.
+   */
+  async updateFriendStatuses(): Promise<void> {
+    const net = this.o.network;
+    if (!net) return;
+    const nowS = this.nowSeconds();
+    for (const [key, c] of [...this.contacts]) {
+      // A relay's "not connected" answer removes the contact's whole presence in the reference
+      // (CoreStreamProcessor.receiveData → PresenceList.removeAddressEntry): no device last seen
+      // before it counts until a newer keep-alive names it.
+      const refusedAt = Math.max(-Infinity, ...(this.notConnectedAt.get(key)?.values() ?? []));
+      const devices = this.liveDevices(net, c.record.address).filter((d) => d.type === 'C' && d.lastSeen >= refusedAt);
+      const newest = Math.max(-Infinity, ...devices.map((d) => d.lastSeen));
+      if (newest > (this.lastHeardS.get(key) ?? -Infinity)) this.lastHeardS.set(key, newest);
+      if (devices.length === 0 || nowS - newest > KEEPALIVE_INTERVAL_SECONDS.C) {
+        const at = this.presenceRefreshedAt.get(key) ?? -Infinity;
+        if (this.o.now() - at >= PRESENCE_TIMEOUT_S * 1000) {
+          this.presenceRefreshedAt.set(key, this.o.now());
+          for (const l of net.peers.links()) l.send({ code: MessageCode.getPresence2, address: c.record.address });
+        }
+      }
+      const online = c.extras.online === true;
+      let next = online;
+      if (devices.length > 0) next = true;
+      else if (online && nowS - (this.lastHeardS.get(key) ?? -Infinity) > PRESENCE_TIMEOUT_S) next = false;
+      if (next === online || this.contacts.get(key) !== c) continue;
+      c.extras.online = next;
+      await this.db.putContact(c);
+      this.publishFriendStatus(c);
+    }
   }
 
   private publishFriendStatus(c: StoredContact): void {
@@ -654,7 +719,10 @@ export class MessagingService {
     contact.record = r.contact;
     if (r.created) this.contacts.set(key, contact);
     const wasOnline = contact.extras.online === true;
-    if (m.type !== StreamMessageCode.error) contact.extras.online = true;
+    if (m.type !== StreamMessageCode.error) {
+      contact.extras.online = true;
+      this.lastHeardS.set(key, this.nowSeconds());
+    }
     // spixi2 frames (chat, app data, receipts after the handshake) do not change the record.
     const stateChanged = r.events.some((e) => e.type !== 'Message' && (e.type !== 'MsgReceived' || e.statusStep));
     // Handshake answers (accept, keys2, getNick, an rsa2 nick) wait in the outbox for their receipts; receipts go once.
