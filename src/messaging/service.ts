@@ -56,6 +56,8 @@ import { MessagingStore, type OutboxPayload, type StoredContact } from './store.
 
 /** Largest payload of one chat message or app message, in bytes: well inside one s2data (1 MiB, reference-network §2) after both encryption layers. */
 export const MAX_MESSAGE_PAYLOAD_BYTES = 512 * 1024;
+/** Avatars of this size or more are not published on the MQ bridge (QuIXI StreamProcessor: < 500 000 bytes). */
+export const MAX_PUBLISHED_AVATAR_BYTES = 500_000;
 /** getLastMessages: largest `count` served in one answer. */
 export const MAX_LAST_MESSAGES = 1000;
 /** Channels are int32 in the reference. */
@@ -878,6 +880,10 @@ export class MessagingService {
         await this.sendOwnNick(c.record.address);
         this.o.events.emit('spixiMessage', payload());
         return true;
+      case SpixiMessageCode.avatar:
+        // QuIXI publishes an avatar only with a payload under 500 000 bytes (StreamProcessor.receiveData).
+        this.o.events.emit('spixiMessage', payload());
+        return spixi.data !== null && spixi.data.length > 0 && spixi.data.length < MAX_PUBLISHED_AVATAR_BYTES;
       case SpixiMessageCode.appData:
         this.o.events.emit('appData', payload());
         return true;

@@ -200,13 +200,23 @@ describe('messaging service events', () => {
     expect(a.seen.filter((e) => e.event === 'chatMessage').length).toBe(e0 + 1);
   });
 
+  it('an avatar is published only with a payload under 500 000 bytes, as QuIXI (StreamProcessor: data non-null and < 500000)', async () => {
+    const avatars = () => a.mq.filter(([t]) => t === 'Avatar').map(([, s]) => (JSON.parse(s) as { data: { data: string } }).data.data);
+    const spixi = () => a.seen.filter((e) => e.event === 'spixiMessage').length;
+    const s0 = spixi();
+    for (const size of [0, 500_000, 499_999, 3]) await b.svc.sendSpixiMessage(a.address, 24, new Uint8Array(size).fill(1), 0, { requireChannel: true });
+    await until(() => spixi() === s0 + 4, 'the four avatars at a');
+    await settle();
+    expect(avatars().map((d) => Buffer.from(d, 'base64').length)).toEqual([499_999, 3]);
+  });
+
   it('an empty nick is never published on Nick and names the contact by its address again (Core: a nick without payload sets the address text)', async () => {
     const nicks = (p: Party): unknown[] => p.mq.filter(([t]) => t === 'Nick').map(([, s]) => (JSON.parse(s) as { data: { data: unknown } }).data.data);
     // Both parties have no nick: the handshake's nick messages went empty, and nothing was published.
     expect(nicks(a)).toEqual([]);
     expect(nicks(b)).toEqual([]);
     await b.svc.sendSpixiMessage(a.address, 2, new Uint8Array(Buffer.from('Bob ✓')), 0, { requireChannel: true });
-    await until(() => a.svc.getContact(b.address).nickname === 'Bob ✓', 'the nick at a');
+    await until(() => a.svc.getContact(b.address).nickname === 'Bob ✓' && nicks(a).length > 0, 'the nick at a, published');
     expect(nicks(a)).toEqual(['Bob ✓']);
     await b.svc.sendSpixiMessage(a.address, 2, new Uint8Array(0), 0, { requireChannel: true });
     await until(() => a.svc.getContact(b.address).nickname === b.text, 'the address as nickname again at a');
