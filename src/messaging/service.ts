@@ -216,7 +216,12 @@ export class MessagingService {
     this.retryMs = o.retryIntervalMs ?? PENDING_RETRY_INTERVAL_S * 1000;
     this.nickBytes = new Uint8Array(Buffer.from(o.nick ?? '', 'utf8'));
     this.db = new MessagingStore(o.store);
-    for (const c of this.db.allContacts()) this.contacts.set(hex(c.record.address), c);
+    // A contact stored online gets PRESENCE_TIMEOUT_S from start-up for its presence to be asked
+    // for and arrive, instead of flipping offline (and back) at the first status update.
+    for (const c of this.db.allContacts()) {
+      this.contacts.set(hex(c.record.address), c);
+      if (c.extras.online) this.lastHeardS.set(hex(c.record.address), this.nowSeconds());
+    }
     this.outbox.load(this.db.loadOutbox());
   }
 

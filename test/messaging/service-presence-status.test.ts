@@ -53,6 +53,21 @@ const sent: Uint8Array[] = [];
 let store: Store;
 let svc: MessagingService;
 let contact: Uint8Array;
+let identity: { address: Uint8Array; publicKey: Uint8Array; privateKey: ReturnType<typeof privateKeyFromBytes> };
+
+function startService(): MessagingService {
+  return new MessagingService({
+    store,
+    identity,
+    network,
+    events: new TypedEmitter<MessagingEvents>(() => undefined),
+    log: silentLogger(),
+    now: () => clockMs,
+    bridge: new MqBridge(driver),
+    retryIntervalMs: 3_600_000,
+    transport: (_to, frame) => (sent.push(frame), true),
+  });
+}
 
 async function newAddress(): Promise<Uint8Array> {
   const key = await generateWalletKey();
@@ -74,20 +89,10 @@ const askedForContact = (): number => asked.filter((a) => a === hex(contact)).le
 beforeAll(async () => {
   const key = await generateWalletKey();
   const publicKey = publicKeyOf(key.privateKey);
-  const identity = { address: Address.fromPublicKey(publicKey).addressNoChecksum, publicKey, privateKey: privateKeyFromBytes(key.privateKey) };
+  identity = { address: Address.fromPublicKey(publicKey).addressNoChecksum, publicKey, privateKey: privateKeyFromBytes(key.privateKey) };
   contact = await newAddress();
   store = openStore(join(dir, 'node'));
-  svc = new MessagingService({
-    store,
-    identity,
-    network,
-    events: new TypedEmitter<MessagingEvents>(() => undefined),
-    log: silentLogger(),
-    now: () => clockMs,
-    bridge: new MqBridge(driver),
-    retryIntervalMs: 3_600_000,
-    transport: (_to, frame) => (sent.push(frame), true),
-  });
+  svc = startService();
   await svc.addContact(contact);
 }, 60_000);
 
@@ -157,5 +162,24 @@ describe("a contact's online follows its presence (QuIXI updateFriendStatuses)",
     await svc.updateFriendStatuses();
     expect(svc.getContact(contact).online).toBe(true);
     expect(updates()).toEqual([true, false, true, false, true]);
+  });
+
+  it('after a restart, a contact stored online has 30 s for its presence to arrive before it goes offline (no flap)', async () => {
+    await svc.stop();
+    setPresence();
+    clockMs += 3_600_000;
+    svc = startService();
+    expect(svc.getContact(contact).online).toBe(true);
+    await svc.updateFriendStatuses();
+    expect(svc.getContact(contact).online).toBe(true);
+    clockMs += 20_000;
+    setPresence(device('127.0.0.1:7003', nowS()));
+    await svc.updateFriendStatuses();
+    expect(updates()).toEqual([true, false, true, false, true]);
+    // Gone again: 30 s after its last keep-alive.
+    setPresence();
+    clockMs += 31_000;
+    await svc.updateFriendStatuses();
+    expect(updates()).toEqual([true, false, true, false, true, false]);
   });
 });
