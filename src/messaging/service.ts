@@ -601,14 +601,17 @@ export class MessagingService {
       const devices = this.liveDevices(net, c.record.address).filter((d) => d.type === 'C' && d.lastSeen >= refusedAt);
       const newest = Math.max(-Infinity, ...devices.map((d) => d.lastSeen));
       if (newest > (this.lastHeardS.get(key) ?? -Infinity)) this.lastHeardS.set(key, newest);
+      const online = c.extras.online === true;
       if (devices.length === 0 || nowS - newest > KEEPALIVE_INTERVAL_SECONDS.C) {
+        // An online contact whose presence is missing is within its grace: asked as often as a
+        // route is (a relay that does not hold it asks the masters and answers the next question).
+        const every = online && devices.length === 0 ? PRESENCE_ASK_INTERVAL_MS : PRESENCE_TIMEOUT_S * 1000;
         const at = this.presenceRefreshedAt.get(key) ?? -Infinity;
-        if (this.o.now() - at >= PRESENCE_TIMEOUT_S * 1000) {
+        if (this.o.now() - at >= every) {
           this.presenceRefreshedAt.set(key, this.o.now());
           for (const l of net.peers.links()) l.send({ code: MessageCode.getPresence2, address: c.record.address });
         }
       }
-      const online = c.extras.online === true;
       let next = online;
       if (devices.length > 0) next = true;
       else if (online && nowS - (this.lastHeardS.get(key) ?? -Infinity) > PRESENCE_TIMEOUT_S) next = false;

@@ -170,9 +170,14 @@ describe("a contact's online follows its presence (QuIXI updateFriendStatuses)",
     clockMs += 3_600_000;
     svc = startService();
     expect(svc.getContact(contact).online).toBe(true);
+    const before = askedForContact();
     await svc.updateFriendStatuses();
     expect(svc.getContact(contact).online).toBe(true);
-    clockMs += 20_000;
+    // Within its grace a missing presence is asked for as often as a route is (every 3 s), not every 30 s.
+    clockMs += 5_000;
+    await svc.updateFriendStatuses();
+    expect(askedForContact()).toBe(before + 2);
+    clockMs += 15_000;
     setPresence(device('127.0.0.1:7003', nowS()));
     await svc.updateFriendStatuses();
     expect(updates()).toEqual([true, false, true, false, true]);
