@@ -367,6 +367,7 @@ export class NodeNetwork {
         ...(o.peerBookFile ? { file: o.peerBookFile } : {}),
         onFileError: (err, action) => o.log.warn({ err, file: o.peerBookFile }, action === 'read' ? 'the peer book could not be read; starting from the configured peers' : 'the peer book could not be written'),
       }),
+      clientMasterLinks: () => this.relayChoice?.mastersWanted() ?? 0,
       onMessage: (link, m) => this.message(link, m),
       onOpen: (link) => {
         o.log.info({ peer: link.peer?.addressText, type: link.peerType, remote: link.remote, height: Number(link.peerHeight) }, 'peer connected');

@@ -127,6 +127,12 @@ export interface PeerNetworkOptions {
    */
   peerBook?: PeerBook;
   /**
+   * A client's master links wanted now (its relay choice's `mastersWanted`: one while it has no
+   * relay link, to ask for its sector, §3.5); discovery dials them from the peer book and lets
+   * them go when none is wanted. None = 0: a client links to masters only as configured.
+   */
+  clientMasterLinks?: () => number;
+  /**
    * Master signer PoW in presence (§3.3–§3.4): whether M/H keep-alives must carry a solution (ours
    * included: a master without one sends none), the check of received ones, and our own solution
    * and when it expired.
@@ -169,6 +175,8 @@ export class PeerNetwork {
   private purgeTimer: TimerHandle | null = null;
   private discoveryTimer: TimerHandle | null = null;
   private bookSavedAt = 0;
+  /** Masters a client's discovery dialled (targetKey), let go when it wants none. */
+  private readonly clientDiscovered = new Set<string>();
   /** Targets the `connect` RPC added (targetKey). */
   private readonly connectTargets = new Set<string>();
   private running = false;
@@ -242,6 +250,7 @@ export class PeerNetwork {
       // (§2.1), and a node whose masters were all down a while would otherwise have none to dial.
       onDropped: (target, reason) => {
         const key = targetKey(target);
+        this.clientDiscovered.delete(key);
         if (this.connectTargets.delete(key)) return this.o.onConnectFailed?.(target, `${CONNECT_DIAL_ATTEMPTS} dials failed`, true);
         if (reason !== null && CLOSE_REASONS[reason].permanent) this.o.peerBook?.forget(key);
       },
@@ -262,7 +271,7 @@ export class PeerNetwork {
     this.dialer.start();
     this.schedulePurge();
     this.scheduleKeepAlive(0);
-    if (this.o.peerBook && this.local.nodeType !== 'C') this.scheduleDiscovery(0);
+    if (this.o.peerBook) this.scheduleDiscovery(0);
   }
 
   /**
@@ -673,7 +682,14 @@ export class PeerNetwork {
       book.save();
       this.bookSavedAt = now;
     }
-    const aim = this.local.nodeType === 'R' ? Math.min(RELAY_MASTER_LINKS, this.registry.limits.outbound) : this.registry.limits.outbound;
+    const type = this.local.nodeType;
+    const aim = type === 'C' ? (this.o.clientMasterLinks?.() ?? 0) : type === 'R' ? Math.min(RELAY_MASTER_LINKS, this.registry.limits.outbound) : this.registry.limits.outbound;
+    if (type === 'C' && aim === 0) {
+      // Found its relays (QUIXI closes links outside its relay set, CORE `disconnectFromOldClients`).
+      for (const key of this.clientDiscovered) this.dialer.remove(key);
+      this.clientDiscovered.clear();
+      return;
+    }
     const masterLinks = this.links(MASTER_TYPES).length;
     if (masterLinks + this.dialer.tentativeUnlinked() >= aim || !this.registry.hasOutboundRoom()) return;
     const next = book.pick((e) => {
@@ -686,7 +702,8 @@ export class PeerNetwork {
       }
     }, Math.random, masterLinks === 0);
     if (!next) return;
-    this.dialer.add({ host: next.host, port: next.port, expectedAddress: addressFromText(next.address) }, { giveUpAfter: DISCOVERED_DIAL_ATTEMPTS });
+    const target = { host: next.host, port: next.port, expectedAddress: addressFromText(next.address) };
+    if (this.dialer.add(target, { giveUpAfter: DISCOVERED_DIAL_ATTEMPTS }) && type === 'C') this.clientDiscovered.add(targetKey(target));
   }
 
   private schedulePurge(): void {

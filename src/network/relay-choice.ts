@@ -10,7 +10,13 @@
  * receives no relay keep-alives, §3.3), so it can dial them with no link to ask its sector on, and
  * kept in the data directory (`relays.json`), so a client restarted while its named relay is down
  * dials the others it chose before instead of waiting for that one (the reference's client keeps
- * its peers in a file too, §2.2). A
+ * its peers in a file too, §2.2). It asks every server it links to for random master presences
+ * (QUIXI `handleHelloData`), so its peer book holds masters: left with no relay link for
+ * STRANDED_RETRY_BASE_MS it wants a master link (`mastersWanted`, dialled by the peer network from
+ * the book, CORE `NetworkClientManagerStatic` falls back on its peer store the same way), and a
+ * master that links while it is short of relays is asked for its sector at once (QUIXI
+ * `handleHelloData`: fewer than 2 relays); one already linked is asked at once, again after 5 s
+ * doubling to 30 s. A
  * link the operator closed (`isolate`, `reconnect`) does not lose its relay: it is dialled again,
  * and `reconnect` ends every avoidance. Relays the operator named (`--peer`, seeds) are kept by the dialer as
  * they are and count toward the links wanted, so a named relay stays the client's relay (the
@@ -105,6 +111,10 @@ export class RelayChooser {
   private again = false;
   private timer: TimerHandle | null = null;
   private running = false;
+  /** Since when the client holds no relay link (null: it holds one). */
+  private strandedSince: number | null = null;
+  /** Sector asks made since then (their spacing doubles). */
+  private strandedAsks = 0;
 
   constructor(private readonly o: RelayChoiceOptions) {
     this.prefix = sectorPrefix(o.address);
@@ -114,6 +124,8 @@ export class RelayChooser {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.strandedSince = this.o.clock.now();
+    this.strandedAsks = 0;
     this.schedule();
   }
 
@@ -128,10 +140,24 @@ export class RelayChooser {
     return [...this.chosen.values()].map((c) => c.wallet);
   }
 
-  /** A link opened: the first server link is asked for our sector; a named relay may make one of ours unneeded. */
+  /**
+   * Master links this client wants now: one while it has held no relay link for
+   * STRANDED_RETRY_BASE_MS (to ask for its sector), else none (the peer network drops the ones it dialled for this).
+   */
+  mastersWanted(): number {
+    return this.running && this.strandedSince !== null && this.o.clock.now() - this.strandedSince >= STRANDED_RETRY_BASE_MS ? 1 : 0;
+  }
+
+  /**
+   * A link opened: a server is asked for random masters (to find relays through later); the first
+   * server link, or a master while we are short of relays, is asked for our sector; a named relay
+   * may make one of ours unneeded.
+   */
   linkOpened(link: Link): void {
     if (!this.running || !SERVER_TYPES.includes(link.peerType)) return;
-    if (this.lastAskedAt === -Infinity) this.ask();
+    link.send({ code: MessageCode.getRandomPresences, type: 'M' });
+    if (MASTER_TYPES.includes(link.peerType) && this.short()) this.ask(link);
+    else if (this.lastAskedAt === -Infinity) this.ask();
     if (link.peerType !== 'R') return;
     this.avoided.delete(toHex(link.peerAddress)); // reachable again
     this.reconsider();
@@ -183,12 +209,20 @@ export class RelayChooser {
     this.reconsider();
   }
 
-  /** Asks one server link for our sector: a master if linked (it holds every relay), else a relay. */
-  private ask(): void {
+  /** Fewer relays linked or chosen than wanted. */
+  private short(): boolean {
+    const peers = this.o.peers;
+    const named = peers.links(['R']).filter((l) => peers.isConfigured(l)).length;
+    return named + this.chosen.size < RELAY_LINKS;
+  }
+
+  /** Asks one server link for our sector: `to`, else a master if linked (it holds every relay), else a relay. */
+  private ask(to?: Link): void {
     const links = this.o.peers.links(SERVER_TYPES);
-    const link = links.find((l) => MASTER_TYPES.includes(l.peerType)) ?? this.o.peers.primaryRelay ?? links[0];
+    const link = to ?? links.find((l) => MASTER_TYPES.includes(l.peerType)) ?? this.o.peers.primaryRelay ?? links[0];
     if (!link) return;
     this.lastAskedAt = this.o.clock.now();
+    if (this.strandedSince !== null) this.strandedAsks++;
     link.send({ code: MessageCode.getSectorNodes, prefix: this.prefix, max: SECTOR_NODES_REQUESTED });
   }
 
@@ -218,6 +252,11 @@ export class RelayChooser {
     const taken = new Set(named.map((l) => toHex(l.peerAddress)));
     // Avoidance never strands the client: with no relay link, a lost relay is tried again when its retry is due.
     const stranded = relayLinks.length === 0;
+    if (!stranded) this.strandedSince = null;
+    else if (this.strandedSince === null) {
+      this.strandedSince = now;
+      this.strandedAsks = 0;
+    }
     const next = new Map<string, { wallet: Uint8Array; host: string }>();
     for (const [hex, r] of this.known(SECTOR_NODES_REQUESTED + taken.size + this.avoided.size)) {
       if (next.size >= want) break;
@@ -232,7 +271,9 @@ export class RelayChooser {
     }
     for (const [hex, c] of [...this.chosen]) if (!next.has(hex)) this.release(hex, c, 'dropped');
     for (const [hex, r] of next) if (!this.chosen.has(hex)) this.adopt(hex, r.wallet, r.host);
-    if (next.size < want && this.o.clock.now() - this.lastAskedAt >= SECTOR_RETRY_MS) this.ask();
+    // Short of relays: asked again after 30 s; with none linked (the relays it dials may all be gone), at once, then 5 s doubling to 30 s.
+    const retryMs = stranded ? Math.min(SECTOR_RETRY_MS, STRANDED_RETRY_BASE_MS * 2 ** Math.max(0, this.strandedAsks - 1)) : SECTOR_RETRY_MS;
+    if ((next.size < want || stranded) && (now - this.lastAskedAt >= retryMs || (stranded && this.strandedAsks === 0))) this.ask();
   }
 
   /**

@@ -11,7 +11,8 @@ import { sectorPrefix } from '../../src/formats/address.js';
 import { toHex } from '../../src/formats/bytes.js';
 import { targetKey, type DialTarget } from '../../src/network/dial.js';
 import type { LocalNode } from '../../src/network/link.js';
-import { PeerNetwork } from '../../src/network/peer-network.js';
+import { PeerBook } from '../../src/network/peer-book.js';
+import { MASTER_TYPES, PeerNetwork } from '../../src/network/peer-network.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import type { Message, NodeType } from '../../src/network/protocol/messages.js';
 import { LOST_RELAY_AVOID_MS, RELAY_LINKS, RelayChooser, STRANDED_RETRY_MAX_MS } from '../../src/network/relay-choice.js';
@@ -39,6 +40,8 @@ function node(world: { clock: ManualClock; mem: MemoryNet }, id: TestIdentity, t
     clock: world.clock,
     peers,
     dial: { openSocket: world.mem.openSocket },
+    // As node-network.ts wires a client: its peer book, and the master links its relay choice wants.
+    ...(type === 'C' ? { peerBook: new PeerBook({ clock: world.clock }), clientMasterLinks: () => chooser?.mastersWanted() ?? 0 } : {}),
     onOpen: (l) => chooser?.linkOpened(l),
     onClose: (l, info) => chooser?.linkClosed(l, info),
     onMessage: (_l, m) => {
@@ -259,6 +262,32 @@ describe('a client chooses its relays by sector', () => {
     expect(lastSeenAt(back.net)).toBeGreaterThan(before);
 
     for (const n of [client, back, master]) n.stop();
+  }, 30_000);
+
+  it('its named relay dies before it learned any other relay: it finds one through a master it heard of, soon', async () => {
+    // Seen in a devnet: client-2 (--peer relay-2) asked its sector before the masters knew relay-1;
+    // relay-2 killed in the next 30 s left it with no link at all until relay-2 came back.
+    const me = ids[5]!;
+    const { w, run } = memoryWorld();
+    const master = node(w, ids[0]!, 'M', targetKey(MASTER), []);
+    const first = node(w, ids[1]!, 'R', targetKey(relayTarget(1)), [MASTER]);
+    await run(3_000);
+    const client = node(w, me, 'C', '', [relayTarget(1)]);
+    await run(5_000);
+    expect(relayLinks(client.net)).toEqual([toHex(ids[1]!.address)]);
+    // Its sector held only its own relay; another relay starts now, and the first dies.
+    const second = node(w, ids[2]!, 'R', targetKey(relayTarget(2)), [MASTER]);
+    await run(3_000);
+    expect(client.net.presence.closestRelays(sectorPrefix(me.address), 10).map((r) => toHex(r.wallet))).toEqual([toHex(ids[1]!.address)]);
+    first.stop();
+    await run(STRANDED_RETRY_MAX_MS);
+    expect(relayLinks(client.net)).toEqual([toHex(ids[2]!.address)]);
+    // The master served only to find relays: its link is let go once a relay link is open.
+    await run(5_000);
+    expect(client.net.links(MASTER_TYPES)).toEqual([]);
+    expect(relayLinks(client.net)).toEqual([toHex(ids[2]!.address)]);
+
+    for (const n of [client, second, master]) n.stop();
   }, 30_000);
 
   it("the operator's reconnect ends the avoidance of lost relays", async () => {
