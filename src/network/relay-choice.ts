@@ -32,15 +32,22 @@ import type { NetClock, TimerHandle } from './clock.js';
 import { parseTarget, targetKey } from './dial.js';
 import type { CloseInfo, Link } from './link.js';
 import { MASTER_TYPES, SERVER_TYPES, type PeerNetwork } from './peer-network.js';
-import { nearerRelayKey, relayKey } from './presence.js';
+import { nearerRelayKey, PRESENCE_EXPIRY_SECONDS, relayKey } from './presence.js';
 import { MessageCode } from './protocol/codes.js';
 
 /** Relay links a client keeps, the named ones included (issue 9 point 1: one or two). */
 export const RELAY_LINKS = 2;
 /** Relays asked for in `getSectorNodes` (CORE `maxRelaySectorNodesToRequest` default, §3.5). */
 export const SECTOR_NODES_REQUESTED = 6;
-/** The sector is asked again this often (§3.5: 300 s). */
+/** The sector is asked again this often (§3.5: 300 s)… */
 export const SECTOR_REFRESH_MS = 300_000;
+/**
+ * …or this long before a relay presence it holds expires, whichever comes first: relays'
+ * keep-alives never reach a client (§3.3), so each copy from a sector answer lapses 300 s after
+ * the keep-alive it carries (up to 200 s old), and asked only every 300 s (as QuIXI does) its
+ * status would show fewer relays than there are, down to none, for up to 200 s of every 300.
+ */
+export const RELAY_PRESENCE_REFRESH_MARGIN_MS = 30_000;
 /** …and this often while the client holds fewer relay links than it wants. */
 export const SECTOR_RETRY_MS = 30_000;
 /** A relay whose link was lost (or that cannot be dialled) is not chosen again for this long… */
@@ -205,8 +212,16 @@ export class RelayChooser {
       const t = states.get(c.key);
       if (c.owned && t && t.state !== 'linked' && t.failures >= FAILED_DIALS) this.lose(hex, c);
     }
-    if (now - this.lastAskedAt >= SECTOR_REFRESH_MS) this.ask();
+    const expiring = this.relayPresencesExpireAt() - RELAY_PRESENCE_REFRESH_MARGIN_MS <= now && now - this.lastAskedAt >= SECTOR_RETRY_MS;
+    if (expiring || now - this.lastAskedAt >= SECTOR_REFRESH_MS) this.ask();
     this.reconsider();
+  }
+
+  /** When the first relay presence held here expires (ms; Infinity with none). */
+  private relayPresencesExpireAt(): number {
+    let first = Infinity;
+    for (const { device } of this.o.peers.presence.byRole('R')) first = Math.min(first, (device.lastSeen + PRESENCE_EXPIRY_SECONDS) * 1000);
+    return first;
   }
 
   /** Fewer relays linked or chosen than wanted. */

@@ -290,6 +290,29 @@ describe('a client chooses its relays by sector', () => {
     for (const n of [client, second, master]) n.stop();
   }, 30_000);
 
+  it("keeps the relays' presences it holds from expiring: its status counts them all along", async () => {
+    // Seen in a devnet: both clients' status showed Relays 0 for a while, 300 s after start and
+    // again later: relays' keep-alives never reach a client (§3.3), so each copy from a sector
+    // answer expires 300 s after the keep-alive it carries, before the next 300 s ask.
+    const me = ids[5]!;
+    const { w, run } = memoryWorld();
+    const master = node(w, ids[0]!, 'M', targetKey(MASTER), []);
+    const relays = [1, 2].map((i) => node(w, ids[i]!, 'R', targetKey(relayTarget(i)), [MASTER]));
+    await run(3_000);
+    const client = node(w, me, 'C', '', [relayTarget(1)]);
+    await run(10_000);
+    expect(relayLinks(client.net)).toHaveLength(2);
+    const seen = new Set<number>();
+    for (let s = 0; s < 700; s++) {
+      await run(1_000);
+      seen.add(client.net.presence.counts().relays);
+    }
+    expect([...seen]).toEqual([2]);
+    expect(relayLinks(client.net)).toHaveLength(2);
+
+    for (const n of [client, ...relays, master]) n.stop();
+  }, 60_000);
+
   it("the operator's reconnect ends the avoidance of lost relays", async () => {
     const me = ids[5]!;
     const w = await world(me);
