@@ -124,6 +124,7 @@ export class BlockSync {
   private timer: TimerHandle | null = null;
   private outstanding: Outstanding | null = null;
   private importing = false;
+  /** When the tip counts as appended here (§6: an import's time; after a revert, the new tip's timestamp). */
   private lastImportAt: number;
   /** Behind the network by more than one block (false until a peer reports a higher height). */
   private syncing = false;
@@ -350,7 +351,11 @@ export class BlockSync {
         if (!r.ok) {
           if (r.action === 'reject') link.penalize('invalidBlock', r.reason);
           // Their chain is longer than ours from a block we hold: take our tip back and fetch theirs.
-          if (r.action === 'fork' && this.reverts < MAX_REVERT_DEPTH && (await this.o.chain.revertTip(this.o.chain.tip().checksum))) this.reverts++;
+          if (r.action === 'fork' && this.reverts < MAX_REVERT_DEPTH && (await this.o.chain.revertTip(this.o.chain.tip().checksum))) {
+            this.reverts++;
+            // §6 (DLT `revertLastBlock`), as a master's chain does: DLT Status runs from the new tip's timestamp.
+            this.lastImportAt = this.o.chain.tip().timestampSeconds * 1000;
+          }
           if (r.action === 'refetch') link.send({ code: MessageCode.getBlocks, from: r.height, count: 1, txMode: 0 });
           break;
         }

@@ -275,6 +275,34 @@ describe('BlockSync', () => {
     }
   });
 
+  it('a tip reverted counts as appended at its own timestamp: DLT Status as on a master (§6 revertLastBlock)', async () => {
+    const clock = new ManualClock();
+    // a: blocks 1–20 of branch 0, its 18 invalid; b: 1–17 of branch 0, then its own 18–19 (branch 1).
+    const aChain = new FakeChain(clock, 20);
+    aChain.blocks[17] = blockOf(18, true);
+    const a = node(ids[0]!, 1, clock, aChain);
+    const bChain = new FakeChain(clock, 17);
+    bChain.blocks.push(blockOf(18, false, 1, 0), blockOf(19, false, 1, 1));
+    const b = node(ids[1]!, 2, clock, bChain);
+    const sockets = wire(b.network, a.network, '127.0.0.1:1');
+    await pump(...sockets);
+    for (const n of [a, b]) n.sync.start();
+    for (let i = 0; i < 10 && b.chain.reverted.length < 2; i++) {
+      await pump(...sockets);
+      clock.advance(1_000);
+    }
+    // b took back 19 and 18 and holds 17, whose timestamp is hours old (FakeChain: 30 s blocks, the 1000th now).
+    expect(b.chain.reverted).toEqual([19, 18]);
+    expect(b.chain.blocks).toHaveLength(17);
+    expect(Math.floor(clock.now() / 1000) - b.chain.tip().timestampSeconds).toBeGreaterThan(1_800);
+    // Its last import was at start, seconds ago; a master's `Block generated seconds ago` now runs from block 17's timestamp.
+    expect(b.sync.status()).toBe('ErrorLongTimeNoBlock');
+    for (const n of [a, b]) {
+      n.sync.stop();
+      n.network.stop();
+    }
+  });
+
   it('a syncing master serves no blocks', async () => {
     const clock = new ManualClock();
     const a = node(ids[0]!, 1, clock, new FakeChain(clock, 10));
