@@ -254,8 +254,12 @@ export class PeerNetwork {
         if (this.connectTargets.delete(key)) return this.o.onConnectFailed?.(target, `${CONNECT_DIAL_ATTEMPTS} dials failed`, true);
         if (reason !== null && CLOSE_REASONS[reason].permanent) this.o.peerBook?.forget(key);
       },
-      // With no link at all, redial at the pace of the reference's reconnect pass, not the 60 s cap.
-      isolation: { isolated: () => this.registry.links().length === 0, maxDelayMs: DISCOVERY_INTERVAL_MS },
+      // With no link at all, redial at the pace of the reference's reconnect pass, not the 60 s cap;
+      // a client with no relay link counts as isolated (a master link only helps it find relays, §3.5).
+      isolation: {
+        isolated: () => (this.local.nodeType === 'C' ? this.links(['R']) : this.registry.links()).length === 0,
+        maxDelayMs: DISCOVERY_INTERVAL_MS,
+      },
       onDialFailed: (target, { detail, failures }) => {
         if (failures === 1 && this.connectTargets.has(targetKey(target))) this.o.onConnectFailed?.(target, detail, false);
       },

@@ -290,6 +290,28 @@ describe('a client chooses its relays by sector', () => {
     for (const n of [client, second, master]) n.stop();
   }, 30_000);
 
+  it('holding only the master it found relays through, redials its named relay at the isolated pace: back, it is linked within seconds', async () => {
+    // Seen in a devnet: both relays killed, client-2 linked to a master; relay-2 (its --peer) back,
+    // and the client linked to it 33 s later: with a link, the backoff ran up to the 60 s cap.
+    const me = ids[5]!;
+    const { w, run } = memoryWorld();
+    const master = node(w, ids[0]!, 'M', targetKey(MASTER), []);
+    const relay = node(w, ids[1]!, 'R', targetKey(relayTarget(1)), [MASTER]);
+    await run(3_000);
+    const client = node(w, me, 'C', '', [relayTarget(1)]);
+    await run(5_000);
+    expect(relayLinks(client.net)).toEqual([toHex(ids[1]!.address)]);
+    relay.stop();
+    await run(120_000);
+    expect(relayLinks(client.net)).toEqual([]);
+    expect(client.net.links(MASTER_TYPES)).toHaveLength(1);
+    const back = node(w, ids[1]!, 'R', targetKey(relayTarget(1)), [MASTER]);
+    await run(3_000);
+    expect(relayLinks(client.net)).toEqual([toHex(ids[1]!.address)]);
+
+    for (const n of [client, back, master]) n.stop();
+  }, 30_000);
+
   it("keeps the relays' presences it holds from expiring: its status counts them all along", async () => {
     // Seen in a devnet: both clients' status showed Relays 0 for a while, 300 s after start and
     // again later: relays' keep-alives never reach a client (§3.3), so each copy from a sector
