@@ -203,14 +203,14 @@ export class Dialer {
     return true;
   }
 
-  /** Stops dialling a target and closes its link. */
-  remove(key: string): void {
+  /** Stops dialling a target and closes its link (by default as the operator's request). */
+  remove(key: string, reason: CloseReason = 'requested'): void {
     const e = this.targets.get(key);
     if (!e) return;
     this.targets.delete(key);
     e.state = 'stopped';
     e.timer?.cancel();
-    e.link?.close('requested');
+    e.link?.close(reason);
     if (!e.link) e.ws?.terminate();
   }
 

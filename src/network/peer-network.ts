@@ -689,8 +689,9 @@ export class PeerNetwork {
     const type = this.local.nodeType;
     const aim = type === 'C' ? (this.o.clientMasterLinks?.() ?? 0) : type === 'R' ? Math.min(RELAY_MASTER_LINKS, this.registry.limits.outbound) : this.registry.limits.outbound;
     if (type === 'C' && aim === 0) {
-      // Found its relays (QUIXI closes links outside its relay set, CORE `disconnectFromOldClients`).
-      for (const key of this.clientDiscovered) this.dialer.remove(key);
+      // Found its relays: the reference's client closes links outside its relay set (CORE
+      // `disconnectFromOldClients`, bye 200 "for shuffling purposes").
+      for (const key of this.clientDiscovered) this.dialer.remove(key, CloseReason.shuffling);
       this.clientDiscovered.clear();
       return;
     }

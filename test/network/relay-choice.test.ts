@@ -29,6 +29,8 @@ const relayTarget = (i: number): DialTarget => ({ host: `10.0.0.${i + 1}`, port:
 /** One node of the test network; a client gets its RelayChooser. */
 function node(world: { clock: ManualClock; mem: MemoryNet }, id: TestIdentity, type: NodeType, endpoint: string, peers: DialTarget[], memoryFile?: string) {
   const got: Message[] = [];
+  /** Links that closed: the peer's type and the close reason. */
+  const closed: { type: NodeType; reason: string | null; byUs: boolean }[] = [];
   const local: LocalNode = {
     network: 'reg', genesisChecksum: GENESIS, nodeType: type, address: id.address, publicKey: id.publicKey,
     productVersion: 'dltnode-test', endpoint, sign: id.sign,
@@ -43,7 +45,10 @@ function node(world: { clock: ManualClock; mem: MemoryNet }, id: TestIdentity, t
     // As node-network.ts wires a client: its peer book, and the master links its relay choice wants.
     ...(type === 'C' ? { peerBook: new PeerBook({ clock: world.clock }), clientMasterLinks: () => chooser?.mastersWanted() ?? 0 } : {}),
     onOpen: (l) => chooser?.linkOpened(l),
-    onClose: (l, info) => chooser?.linkClosed(l, info),
+    onClose: (l, info) => {
+      closed.push({ type: l.peerType, reason: info.reason, byUs: info.byUs });
+      chooser?.linkClosed(l, info);
+    },
     onMessage: (_l, m) => {
       got.push(m);
       if (m.code === MessageCode.sectorNodes) chooser?.sectorNodes(m.prefix);
@@ -57,6 +62,7 @@ function node(world: { clock: ManualClock; mem: MemoryNet }, id: TestIdentity, t
     net,
     chooser,
     got,
+    closed,
     stop() {
       world.mem.unlisten(endpoint);
       chooser?.stop();
@@ -282,9 +288,11 @@ describe('a client chooses its relays by sector', () => {
     first.stop();
     await run(STRANDED_RETRY_MAX_MS);
     expect(relayLinks(client.net)).toEqual([toHex(ids[2]!.address)]);
-    // The master served only to find relays: its link is let go once a relay link is open.
+    // The master served only to find relays: its link is let go once a relay link is open, as the
+    // reference's client lets go of links outside its relay set (bye 200, shuffling).
     await run(5_000);
     expect(client.net.links(MASTER_TYPES)).toEqual([]);
+    expect(master.closed.filter((c) => c.type === 'C')).toEqual([{ type: 'C', reason: 'shuffling', byUs: false }]);
     expect(relayLinks(client.net)).toEqual([toHex(ids[2]!.address)]);
 
     for (const n of [client, second, master]) n.stop();
