@@ -11,7 +11,8 @@
  * kept in the data directory (`relays.json`), so a client restarted while its named relay is down
  * dials the others it chose before instead of waiting for that one (the reference's client keeps
  * its peers in a file too, §2.2). It asks every server it links to for random master presences
- * (QUIXI `handleHelloData`), so its peer book holds masters: left with no relay link for
+ * (QUIXI `handleHelloData`), again every 5 s while it holds none (its relay may have known none
+ * yet) and before those it holds expire, so its peer book holds masters: left with no relay link for
  * STRANDED_RETRY_BASE_MS it wants a master link (`mastersWanted`, dialled by the peer network from
  * the book, CORE `NetworkClientManagerStatic` falls back on its peer store the same way), and a
  * master that links while it is short of relays is asked for its sector at once (QUIXI
@@ -113,6 +114,8 @@ export class RelayChooser {
   /** Relays chosen once, with their endpoints, kept after their presences expired here. */
   private readonly remembered = new Map<string, Known>();
   private lastAskedAt = -Infinity;
+  /** When servers were last asked for random masters. */
+  private mastersAskedAt = -Infinity;
   /** Dropping a link closes it, which calls back into linkClosed: one pass at a time, repeated if asked meanwhile. */
   private reconsidering = false;
   private again = false;
@@ -162,7 +165,7 @@ export class RelayChooser {
    */
   linkOpened(link: Link): void {
     if (!this.running || !SERVER_TYPES.includes(link.peerType)) return;
-    link.send({ code: MessageCode.getRandomPresences, type: 'M' });
+    this.askMasters(link);
     if (MASTER_TYPES.includes(link.peerType) && this.short()) this.ask(link);
     else if (this.lastAskedAt === -Infinity) this.ask();
     if (link.peerType !== 'R') return;
@@ -212,16 +215,33 @@ export class RelayChooser {
       const t = states.get(c.key);
       if (c.owned && t && t.state !== 'linked' && t.failures >= FAILED_DIALS) this.lose(hex, c);
     }
-    const expiring = this.relayPresencesExpireAt() - RELAY_PRESENCE_REFRESH_MARGIN_MS <= now && now - this.lastAskedAt >= SECTOR_RETRY_MS;
+    const relaysExpire = this.firstExpiry('R');
+    const expiring = relaysExpire !== null && relaysExpire - RELAY_PRESENCE_REFRESH_MARGIN_MS <= now && now - this.lastAskedAt >= SECTOR_RETRY_MS;
     if (expiring || now - this.lastAskedAt >= SECTOR_REFRESH_MS) this.ask();
+    // Masters to find relays through, should ours all go: asked again while none is held (the
+    // relay we linked to may have known none yet), and before the ones held expire.
+    const mastersExpire = this.firstExpiry('M');
+    if ((mastersExpire === null || mastersExpire - RELAY_PRESENCE_REFRESH_MARGIN_MS <= now) && now - this.mastersAskedAt >= MAINTENANCE_MS) {
+      const link = this.o.peers.primaryRelay ?? this.o.peers.links(SERVER_TYPES)[0];
+      if (link) this.askMasters(link);
+    }
     this.reconsider();
   }
 
-  /** When the first relay presence held here expires (ms; Infinity with none). */
-  private relayPresencesExpireAt(): number {
-    let first = Infinity;
-    for (const { device } of this.o.peers.presence.byRole('R')) first = Math.min(first, (device.lastSeen + PRESENCE_EXPIRY_SECONDS) * 1000);
+  /** When the first presence of this role held here expires (ms), or null when none is held. */
+  private firstExpiry(role: 'R' | 'M'): number | null {
+    let first: number | null = null;
+    for (const { device } of this.o.peers.presence.byRole(role)) {
+      const at = (device.lastSeen + PRESENCE_EXPIRY_SECONDS) * 1000;
+      if (first === null || at < first) first = at;
+    }
     return first;
+  }
+
+  /** Asks a server for random master presences (QUIXI `handleHelloData`); they go into the peer book. */
+  private askMasters(link: Link): void {
+    this.mastersAskedAt = this.o.clock.now();
+    link.send({ code: MessageCode.getRandomPresences, type: 'M' });
   }
 
   /** Fewer relays linked or chosen than wanted. */

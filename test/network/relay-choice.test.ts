@@ -298,6 +298,28 @@ describe('a client chooses its relays by sector', () => {
     for (const n of [client, second, master]) n.stop();
   }, 30_000);
 
+  it('its named relay knew no master yet when it linked: the client asks again until it knows one, so the relay may die later', async () => {
+    // Seen in a devnet: relay-2 killed 2 s after client-2 linked to it, before relay-2 held any
+    // master presence: client-2 knew no master to find relays through and had no link for minutes.
+    const me = ids[5]!;
+    const { w, run } = memoryWorld();
+    const first = node(w, ids[1]!, 'R', targetKey(relayTarget(1)), [MASTER]);
+    const client = node(w, me, 'C', '', [relayTarget(1)]);
+    await run(3_000);
+    expect(relayLinks(client.net)).toEqual([toHex(ids[1]!.address)]);
+    expect(client.net.presence.byRole('M')).toEqual([]);
+    // The master comes up, then a second relay; the first relay dies before the client's sector retry.
+    const master = node(w, ids[0]!, 'M', targetKey(MASTER), []);
+    await run(4_000);
+    const second = node(w, ids[2]!, 'R', targetKey(relayTarget(2)), [MASTER]);
+    await run(3_000);
+    first.stop();
+    await run(STRANDED_RETRY_MAX_MS);
+    expect(relayLinks(client.net)).toEqual([toHex(ids[2]!.address)]);
+
+    for (const n of [client, second, master]) n.stop();
+  }, 30_000);
+
   it('holding only the master it found relays through, redials its named relay at the isolated pace: back, it is linked within seconds', async () => {
     // Seen in a devnet: both relays killed, client-2 linked to a master; relay-2 (its --peer) back,
     // and the client linked to it 33 s later: with a link, the backoff ran up to the 60 s cap.
