@@ -47,8 +47,9 @@ export const SECTOR_REFRESH_MS = 300_000;
  * keep-alives never reach a client (§3.3), so each copy from a sector answer lapses 300 s after
  * the keep-alive it carries (up to 200 s old), and asked only every 300 s (as QuIXI does) its
  * status would show fewer relays than there are, down to none, for up to 200 s of every 300.
+ * Master presences (asked for with `getRandomPresences`) are asked again as early.
  */
-export const RELAY_PRESENCE_REFRESH_MARGIN_MS = 30_000;
+export const PRESENCE_REFRESH_MARGIN_MS = 30_000;
 /** …and this often while the client holds fewer relay links than it wants. */
 export const SECTOR_RETRY_MS = 30_000;
 /** A relay whose link was lost (or that cannot be dialled) is not chosen again for this long… */
@@ -216,12 +217,12 @@ export class RelayChooser {
       if (c.owned && t && t.state !== 'linked' && t.failures >= FAILED_DIALS) this.lose(hex, c);
     }
     const relaysExpire = this.firstExpiry('R');
-    const expiring = relaysExpire !== null && relaysExpire - RELAY_PRESENCE_REFRESH_MARGIN_MS <= now && now - this.lastAskedAt >= SECTOR_RETRY_MS;
+    const expiring = relaysExpire !== null && relaysExpire - PRESENCE_REFRESH_MARGIN_MS <= now && now - this.lastAskedAt >= SECTOR_RETRY_MS;
     if (expiring || now - this.lastAskedAt >= SECTOR_REFRESH_MS) this.ask();
     // Masters to find relays through, should ours all go: asked again while none is held (the
     // relay we linked to may have known none yet), and before the ones held expire.
     const mastersExpire = this.firstExpiry('M');
-    if ((mastersExpire === null || mastersExpire - RELAY_PRESENCE_REFRESH_MARGIN_MS <= now) && now - this.mastersAskedAt >= MAINTENANCE_MS) {
+    if ((mastersExpire === null || mastersExpire - PRESENCE_REFRESH_MARGIN_MS <= now) && now - this.mastersAskedAt >= MAINTENANCE_MS) {
       const link = this.o.peers.primaryRelay ?? this.o.peers.links(SERVER_TYPES)[0];
       if (link) this.askMasters(link);
     }
