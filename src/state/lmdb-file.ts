@@ -9,6 +9,11 @@
  * number u64, txnid u64, pad u16, flags u16, lower/upper u16); meta pages 0 and 1 hold MDB_meta
  * after it: magic u32, version u32, address u64, map size u64, two MDB_db records of 48 bytes
  * (the first one's leading u32 is the page size), the last page number u64, the txnid u64.
+ * An MDB_db record (the free-page list's, then the main database's) holds pad u32, flags u16,
+ * depth u16, four page and entry counts u64, and its root page number u64. Those two roots are
+ * checked too: a root page whose type bits were flipped (a leaf read as a branch) sends LMDB to
+ * page numbers past the file's end, SIGBUS again. (Pages below them are not walked: their damage
+ * shows as a read error, or in the start-up check of the chain, src/chain/store-check.ts.)
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 
@@ -25,6 +30,16 @@ const META = {
   txnid: PAGE_HEADER_BYTES + 24 + 2 * 48 + 8,
 } as const;
 const META_BYTES = META.txnid + 8;
+/** Offsets in an MDB_db record; the meta page holds two from META.pageSize on. */
+const DB_RECORD_BYTES = 48;
+const DB = { depth: 6, root: 40 } as const;
+const P_BRANCH = 0x01;
+const P_LEAF = 0x02;
+const P_OVERFLOW = 0x04;
+/** Page-type bits a root may carry: exactly one of branch and leaf. */
+const PAGE_TYPE_BITS = P_BRANCH | P_LEAF | P_OVERFLOW | P_META;
+/** The root of an empty database (P_INVALID). */
+const NO_ROOT = 0xffff_ffff_ffff_ffffn;
 const MIN_PAGE_SIZE = 512;
 const MAX_PAGE_SIZE = 65_536;
 
@@ -37,6 +52,8 @@ interface Meta {
   pageSize: number;
   lastPage: bigint;
   txnid: bigint;
+  /** Depth and root page of the free-page list and of the main database. */
+  roots: { depth: number; root: bigint }[];
 }
 
 function readAt(fd: number, offset: number, length: number): Buffer {
@@ -54,7 +71,11 @@ function metaAt(fd: number, offset: number, index: number): Meta | string | null
   if (b.readBigUInt64LE(0) !== BigInt(index) || (b.readUInt16LE(18) & P_META) === 0) return `page ${index} is not a meta page`;
   const pageSize = b.readUInt32LE(META.pageSize);
   if (pageSize < MIN_PAGE_SIZE || pageSize > MAX_PAGE_SIZE || (pageSize & (pageSize - 1)) !== 0) return `meta page ${index} names a page size of ${pageSize}`;
-  return { pageSize, lastPage: b.readBigUInt64LE(META.lastPage), txnid: b.readBigUInt64LE(META.txnid) };
+  const roots = [0, 1].map((i) => {
+    const at = META.pageSize + i * DB_RECORD_BYTES;
+    return { depth: b.readUInt16LE(at + DB.depth), root: b.readBigUInt64LE(at + DB.root) };
+  });
+  return { pageSize, lastPage: b.readBigUInt64LE(META.lastPage), txnid: b.readBigUInt64LE(META.txnid), roots };
 }
 
 /**
@@ -83,6 +104,16 @@ export function checkLmdbDataFile(file: string): void {
     const newest = second.txnid > first.txnid ? second : first;
     const needed = (newest.lastPage + 1n) * BigInt(newest.pageSize);
     if (BigInt(size) < needed) throw damaged(`it holds ${size} bytes, but its last committed transaction uses ${needed}: the file was cut short`);
+    for (const [i, { depth, root }] of newest.roots.entries()) {
+      if (root === NO_ROOT) continue;
+      const what = i === 0 ? 'the free-page list' : 'the main database';
+      if (root > newest.lastPage) throw damaged(`the root page ${root} of ${what} lies past its last page ${newest.lastPage}`);
+      const header = readAt(fd, Number(root) * newest.pageSize, PAGE_HEADER_BYTES);
+      const type = header.readUInt16LE(18) & PAGE_TYPE_BITS;
+      if (header.readBigUInt64LE(0) !== root || type !== (depth > 1 ? P_BRANCH : P_LEAF)) {
+        throw damaged(`the root page ${root} of ${what} is not the ${depth > 1 ? 'branch' : 'leaf'} page its meta page names`);
+      }
+    }
   } finally {
     closeSync(fd);
   }

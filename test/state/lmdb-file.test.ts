@@ -4,7 +4,7 @@
  * store, a new one and an empty file (LMDB sets it up) open as before.
  */
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, openSync, closeSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { cpSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,5 +62,26 @@ describe('LMDB data file check', () => {
     };
     expect(() => openStore(damagedCopy('page0', garble(0)))).toThrow(/meta page 0 does not carry LMDB's mark/);
     expect(() => openStore(damagedCopy('page1', garble(4096)))).toThrow(/meta page 1 does not carry LMDB's mark/);
+  });
+
+  it("a root page whose type bits were flipped is refused (LMDB followed it past the file's end: SIGBUS)", () => {
+    // The newest meta page's two MDB_db records (at byte 48 of the page, 48 bytes each) name the roots.
+    const rootOf = (file: string, db: 0 | 1): { root: number; pageSize: number } => {
+      const b = readFileSync(file);
+      const pageSize = b.readUInt32LE(48);
+      const newest = b.readBigUInt64LE(48 + 104) > b.readBigUInt64LE(pageSize + 48 + 104) ? 0 : pageSize;
+      return { root: Number(b.readBigUInt64LE(newest + 48 + db * 48 + 40)), pageSize };
+    };
+    const flipType = (db: 0 | 1) => (f: string) => {
+      const { root, pageSize } = rootOf(f, db);
+      const b = readFileSync(f);
+      b[root * pageSize + 18]! ^= 0xff; // the page's flags: a leaf becomes a branch, an overflow and a meta page
+      writeFileSync(f, b);
+    };
+    const free = damagedCopy('free-root', flipType(0));
+    expect(() => checkLmdbDataFile(join(free, 'chain', 'data.mdb'))).toThrow(StoreDamagedError);
+    expect(() => openStore(free)).toThrow(/the root page \d+ of the free-page list is not the leaf page its meta page names/);
+    const main = damagedCopy('main-root', flipType(1));
+    expect(() => openStore(main)).toThrow(/the root page \d+ of the main database is not the leaf page its meta page names/);
   });
 });
