@@ -174,6 +174,9 @@ export interface MempoolDeps {
   log: Logger;
 }
 
+/** One admission pass's answers by id: the bytes it judged and null (admitted) or its refusal. */
+type Decisions = Map<string, { bytes: Uint8Array; error: TxError | null }>;
+
 export class Mempool {
   private readonly chain: Chain;
   private readonly verify: SignatureVerifier;
@@ -197,9 +200,9 @@ export class Mempool {
   /**
    * Ids being admitted by a batch that awaits its signatures, with the signature being checked,
    * once it is sent to the verifier its verdict, and `decided`, which settles once that batch has
-   * admitted or refused it (a concurrent copy waits for it: see `admitWithSources`).
+   * admitted or refused it, with its answers (a concurrent copy waits for it: `admitWithSources`).
    */
-  private readonly inFlight = new Map<string, { signature: Uint8Array | null; verdict: Promise<boolean> | null; decided: Promise<void> }>();
+  private readonly inFlight = new Map<string, { signature: Uint8Array | null; verdict: Promise<boolean> | null; decided: Promise<Decisions> }>();
   /** Arrival sequence of the next admitted transaction (a record's key is its first one's). */
   private nextSeq = 1n;
   /** Stored records (by key) and their entries still pending, in arrival order. */
@@ -465,16 +468,25 @@ export class Mempool {
   private async admitWithSources(batch: KnownTx[], sources: AdmitSource[]): Promise<{ results: (TxError | null)[]; stored: Promise<void> }> {
     const { results, stored, waiting } = await this.admitOnce(batch, sources);
     if (waiting.length === 0) return { results, stored };
-    // A copy of a transaction another admission was deciding on: it is judged once that one is
-    // decided, as the reference's pool would judge it after the first (already pending when the
-    // first was admitted, else on its own: a txid does not cover the signature, formats §8.7, so a
-    // copy with a broken signature must not turn the valid one away).
-    await Promise.all(waiting.map((w) => w.decided));
+    // A copy of a transaction another admission was deciding on is answered once that one is
+    // decided, as the reference's pool answers a second submission after the first: the same
+    // bytes get the same answer (already pending when it was admitted), checked once however many
+    // copies came; other bytes of that id are judged on their own (a txid does not cover the
+    // signature, formats §8.7: a copy with a broken signature must not turn the valid one away).
+    const decisions = await Promise.all(waiting.map((w) => w.decided));
+    const rest: { i: number }[] = [];
+    waiting.forEach((w, j) => {
+      const k = batch[w.i]!;
+      const d = decisions[j]!.get(latin1Key(k.id));
+      if (!d || !equalBytes(d.bytes, k.bytes)) rest.push(w);
+      else results[w.i] = d.error ?? new TxError(TxErrorCode.AlreadyPending, 'transaction is already pending');
+    });
+    if (rest.length === 0) return { results, stored };
     const again = await this.admitWithSources(
-      waiting.map((w) => batch[w.i]!),
-      waiting.map((w) => sources[w.i]!),
+      rest.map((w) => batch[w.i]!),
+      rest.map((w) => sources[w.i]!),
     );
-    waiting.forEach((w, j) => (results[w.i] = again.results[j]!));
+    rest.forEach((w, j) => (results[w.i] = again.results[j]!));
     return { results, stored: Promise.all([stored, again.stored]).then(() => undefined) };
   }
 
@@ -482,11 +494,13 @@ export class Mempool {
   private async admitOnce(
     batch: KnownTx[],
     sources: AdmitSource[],
-  ): Promise<{ results: (TxError | null)[]; stored: Promise<void>; waiting: { i: number; decided: Promise<void> }[] }> {
+  ): Promise<{ results: (TxError | null)[]; stored: Promise<void>; waiting: { i: number; decided: Promise<Decisions> }[] }> {
     const results: (TxError | null)[] = new Array(batch.length).fill(null);
-    const waiting: { i: number; decided: Promise<void> }[] = [];
-    let decide!: () => void;
-    const decided = new Promise<void>((resolve) => (decide = resolve));
+    const waiting: { i: number; decided: Promise<Decisions> }[] = [];
+    // This pass's answers, filled once it decides (synchronously after `decide`, before any waiter runs).
+    const decisions: Decisions = new Map();
+    let decide!: (d: Decisions) => void;
+    const decided = new Promise<Decisions>((resolve) => (decide = resolve));
     const checked: { i: number; k: KnownTx; id: string; publicKey: Uint8Array; spends: Spends; leader: string | null }[] = [];
     const tip = this.chain.height;
     // Senders repeat within a batch: each wallet is read once (committed state, before the await).
@@ -534,8 +548,8 @@ export class Mempool {
       if (prepared.length > 0) await Promise.all(prepared);
     } finally {
       for (const c of checked) this.inFlight.delete(c.id);
-      // Settles after the synchronous rest of this pass below: its verdicts are in the pool then.
-      decide();
+      // Waiters resume after the synchronous rest of this pass below, which fills `decisions`.
+      decide(decisions);
     }
     // The type rules, each against the committed state, the pool and the earlier items of this
     // batch that passed (a co-signature right behind the multisig transaction it signs).
@@ -595,6 +609,7 @@ export class Mempool {
       admitted.push(this.entries.get(c.id)!);
       admittedSources.push(sources[c.i]!);
     }
+    for (const c of checked) decisions.set(c.id, { bytes: c.k.bytes, error: results[c.i] ?? null });
     if (admitted.length === 0) return { results, stored: Promise.resolve(), waiting };
     const pending = this.chain.store.db('pending');
     const records = new Map<bigint, KnownTx[]>();

@@ -297,6 +297,33 @@ describe('mempool', () => {
     expect(t.mempool.size).toBe(2);
   });
 
+  it('identical copies that wait for one admission are judged once: a flood of one broken transaction costs one signature check', async () => {
+    let checks = 0;
+    const t = await openTestChain([], undefined, {
+      verify: (items, o) => {
+        checks += items.length;
+        return verifyInProcess(items, o);
+      },
+    });
+    open.push(t);
+    const good = pay(t, COIN);
+    const broken = knownTx({ ...good.tx, signature: good.tx.signature!.map((b, i) => (i === 10 ? b ^ 1 : b)) }, 'reg');
+    checks = 0;
+    const copies = Array.from({ length: 50 }, () => knownTx(broken.tx, 'reg'));
+    expect(await admitReasons(t, copies)).toEqual(Array(50).fill('signature does not verify'));
+    expect(checks).toBe(1);
+    // And one good copy among them: judged apart from the broken ones (other bytes), admitted once.
+    checks = 0;
+    expect(await admitReasons(t, [broken, broken, good, good, broken])).toEqual([
+      'signature does not verify',
+      'signature does not verify',
+      null,
+      'transaction is already pending',
+      'signature does not verify',
+    ]);
+    expect(checks).toBe(2);
+  });
+
   it('a transaction sent again once its block is committed is already applied, also before blockImported prunes the pool', async () => {
     // Seen by a fresh-key user (test/e2e/own-keys.test.ts): getTransaction showed it applied, txu
     // no longer listed it, and sending it again answered 'already pending'.
