@@ -177,7 +177,9 @@ export class BlockSync {
   ) {
     this.clock = o.clock ?? systemClock;
     this.announced = new SeenSet({ capacity: ANNOUNCED_BLOCKS_CAPACITY, ttlMs: ANNOUNCED_BLOCKS_TTL_MS, clock: this.clock });
-    this.lastImportAt = this.clock.now();
+    // A light node's stored tip counts as appended at its timestamp (§6; chain.ts does so for a
+    // master's, whose status comes from consensus). A master's sync counts from its start.
+    this.lastImportAt = o.headers ? o.chain.tip().timestampSeconds * 1000 : this.clock.now();
     this.windowStart = { at: this.clock.now(), height: o.chain.tip().height };
   }
 
@@ -239,6 +241,11 @@ export class BlockSync {
     const tip = this.o.chain.tip();
     const held = height < tip.height || (height === tip.height && equalBytes(checksum, tip.checksum));
     return !this.announced.add(checksum) || held;
+  }
+
+  /** Seconds since the tip counted as appended here (a light node's `Block generated seconds ago`, §9). */
+  secondsSinceBlock(): number {
+    return Math.max(0, Math.floor((this.clock.now() - this.lastImportAt) / 1000));
   }
 
   /** `DLT Status` of §6. */

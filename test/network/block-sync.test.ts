@@ -303,6 +303,25 @@ describe('BlockSync', () => {
     }
   });
 
+  it('a light node started on a tip older than 1800 s says ErrorLongTimeNoBlock at once, as a master does (§6: a stored tip counts as appended at its timestamp)', async () => {
+    const clock = new ManualClock();
+    const chain = new FakeChain(clock, 20);
+    const id = ids[0]!;
+    const local: LocalNode = {
+      network: 'reg', genesisChecksum: GENESIS, nodeType: 'R', address: id.address, publicKey: id.publicKey,
+      productVersion: 't', endpoint: '127.0.0.1:1', sign: id.sign,
+      tip: () => ({ height: chain.tip().height, checksum: new Uint8Array(64) }), networkHeight: () => 0n, acceptingPeers: () => true,
+    };
+    const network = new PeerNetwork({ local, clock });
+    const sync = new BlockSync({ network, chain, clock, serve: false, headers: { addresses: () => [] } });
+    // Block 20 is hours old (FakeChain: 30 s blocks, the 1000th now) and no peer is linked.
+    const age = Math.floor(clock.now() / 1000) - chain.tip().timestampSeconds;
+    expect(age).toBeGreaterThan(1_800);
+    expect(sync.status()).toBe('ErrorLongTimeNoBlock');
+    expect(sync.secondsSinceBlock()).toBe(age);
+    network.stop();
+  });
+
   it('a syncing master serves no blocks', async () => {
     const clock = new ManualClock();
     const a = node(ids[0]!, 1, clock, new FakeChain(clock, 10));

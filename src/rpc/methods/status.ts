@@ -48,7 +48,8 @@ function headOf(ctx: StatusModules): StatusHead {
       version: tip.block.version,
       signatureCount: 0,
       totalDifficulty: 0n,
-      secondsAgo: Math.max(0, Math.floor(ctx.clock.now() / 1000) - Number(tip.block.timestamp)),
+      // §9: since the tip was appended here (its timestamp at start and after a revert, §6), as on a master.
+      secondsAgo: ctx.p2p?.sync.secondsSinceBlock() ?? Math.max(0, Math.floor(ctx.clock.now() / 1000) - Number(tip.block.timestamp)),
       dltStatus: ctx.p2p?.sync.status() ?? 'Synchronizing',
       pending: light.wallet.pendingList().length,
       walletStateChecksum: tip.block.walletStateChecksum ?? new Uint8Array(0),
