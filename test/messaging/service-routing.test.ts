@@ -155,6 +155,12 @@ describe('messaging routes through the relays (§7.1)', () => {
     expect(perPass).toBeGreaterThan(0);
     sent.length = 0;
     clockMs += 10_000;
+    // The passes the previous test's route questions started (kick: 0.1 s to 2.6 s later, longer
+    // under load) must be over: a pass running at the first call below would take both calls
+    // into the one queued behind it.
+    const st = svc as unknown as { passRunning: unknown; kicking: boolean };
+    for (let i = 0; i < 200 && (st.kicking || st.passRunning !== null); i++) await settle();
+    expect(st.kicking || st.passRunning !== null).toBe(false);
     // The second call comes while the first runs: it is not dropped, and not run unforced.
     const first = svc.pass({ force: true });
     const second = svc.pass({ force: true });
