@@ -243,7 +243,8 @@ export class MessagingService {
     this.timer = setInterval(() => void this.pass(), this.retryMs);
     this.timer.unref();
     if (this.o.network) {
-      this.statusTimer = setInterval(() => void this.updateFriendStatuses(), FRIEND_STATUS_INTERVAL_MS);
+      // A failed update (the store closing under it at shutdown) is logged, never an unhandled rejection.
+      this.statusTimer = setInterval(() => void this.updateFriendStatuses().catch((err: unknown) => this.o.log.error({ err }, 'contact status update failed')), FRIEND_STATUS_INTERVAL_MS);
       this.statusTimer.unref();
     }
   }

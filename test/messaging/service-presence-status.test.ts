@@ -10,14 +10,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TypedEmitter } from '../../src/events.js';
 import { Address } from '../../src/formats/address.js';
 import { generateWalletKey, privateKeyFromBytes, publicKeyOf } from '../../src/formats/rsa.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { silentLogger, type NodeLogger } from '../../src/log/logger.js';
 import { MqBridge } from '../../src/messaging/mq/bridge.js';
 import type { MqDriver } from '../../src/messaging/mq/driver.js';
-import { MessagingService, type MessagingEvents } from '../../src/messaging/service.js';
+import { FRIEND_STATUS_INTERVAL_MS, MessagingService, type MessagingEvents } from '../../src/messaging/service.js';
 import type { Link } from '../../src/network/link.js';
 import type { NodeNetwork } from '../../src/network/node-network.js';
 import type { PresenceAddress, PresenceEntry } from '../../src/network/presence.js';
@@ -55,13 +56,13 @@ let svc: MessagingService;
 let contact: Uint8Array;
 let identity: { address: Uint8Array; publicKey: Uint8Array; privateKey: ReturnType<typeof privateKeyFromBytes> };
 
-function startService(): MessagingService {
+function startService(log: NodeLogger = silentLogger()): MessagingService {
   return new MessagingService({
     store,
     identity,
     network,
     events: new TypedEmitter<MessagingEvents>(() => undefined),
-    log: silentLogger(),
+    log,
     now: () => clockMs,
     bridge: new MqBridge(driver),
     retryIntervalMs: 3_600_000,
@@ -186,5 +187,20 @@ describe("a contact's online follows its presence (QuIXI updateFriendStatuses)",
     clockMs += 31_000;
     await svc.updateFriendStatuses();
     expect(updates()).toEqual([true, false, true, false, true, false]);
+  });
+
+  it("the timer's update that fails (the store closing under it) is logged, never an unhandled rejection", async () => {
+    const lines: string[] = [];
+    const log = pino({ level: 'error' }, { write: (line: string) => void lines.push(line) }) as unknown as NodeLogger;
+    const failing = startService(log);
+    failing.updateFriendStatuses = () => Promise.reject(new Error('store closed'));
+    failing.start();
+    try {
+      // Bounded: the timer fires every FRIEND_STATUS_INTERVAL_MS; four of them at most.
+      for (let i = 0; i < 40 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, FRIEND_STATUS_INTERVAL_MS / 10));
+    } finally {
+      await failing.stop();
+    }
+    expect(lines.some((l) => l.includes('contact status update failed') && l.includes('store closed'))).toBe(true);
   });
 });
