@@ -11,12 +11,11 @@ import type { GenesisSpec } from '../chain/genesis.js';
 import type { BlockAcceptance, Chain } from '../chain/chain.js';
 import type { Clock } from '../clock.js';
 import { NO_BLOCK_ERROR_SECONDS } from '../chain/constants.js';
-import { concatBytes, equalBytes } from '../formats/bytes.js';
-import { sha3_512sq } from '../core/hash.js';
+import { equalBytes } from '../formats/bytes.js';
 import type { Logger } from '../log/logger.js';
 import type { Mempool } from '../mempool/mempool.js';
 import { BlockProducer, type BlockSigner } from './producer.js';
-import { singleSignerAcceptance } from './single-signer.js';
+import { frozenRowChecksum, singleSignerAcceptance } from './single-signer.js';
 import { ReferenceAcceptance } from './acceptance.js';
 import { ConsensusEngine, type BlockPowSigner, type EnginePeers } from './engine.js';
 import { InlineSignerPow } from './inline-signer.js';
@@ -54,8 +53,11 @@ export interface Consensus {
   requiredConsensus(block?: Block): number;
   /** Signatures of the tip and their total signer difficulty (status `Block Signature Count`, `Block Total Signer Difficulty`). */
   tipTally(): SignatureTally;
-  /** The checksum of a block's signature row as the freeze computes it (getblock `Sig Checksum`); null without signatures. */
-  signatureChecksum(block: Block): Uint8Array | null;
+  /**
+   * What header row 4 of block num + 5 holds for this block (getblock `Sig Checksum`; explorers
+   * compare the two): its signature row's checksum as the freeze computes it, null without signatures.
+   */
+  signatureChecksum(block: Block, checksum: Uint8Array): Uint8Array | null;
   /** Is block num's row final, its frozen list (§5.5; never on the embedded network, which freezes nothing)? */
   frozen(num: bigint): boolean;
   /** `DLT Status` (interface.md status): Active, or ErrorLongTimeNoBlock past the limit. */
@@ -122,8 +124,8 @@ export function createConsensus(deps: ConsensusDeps): Consensus {
       dltStatus,
       requiredConsensus: () => 1,
       tipTally: () => ({ count: deps.chain.tip?.block.signatures.length ?? 0, totalDifficulty: 0n }),
-      // The embedded network's own construction: the signer fields and signatures in row order.
-      signatureChecksum: (b) => (b.signatures.length ? sha3_512sq(concatBytes(...b.signatures.map((s) => concatBytes(s.signer, s.signature ?? new Uint8Array(0))))) : null),
+      // What block num + 5 freezes for this block (single-signer.ts: no signature freezing here).
+      signatureChecksum: (b, checksum) => frozenRowChecksum(b.num, checksum),
       frozen: () => false,
       secondsSinceBlock,
       async start() {

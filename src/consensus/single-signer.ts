@@ -49,10 +49,18 @@ export function singleSignerAcceptance(o: SingleSignerOptions): BlockAcceptance 
     },
     freezeChecksum(num: bigint): Uint8Array | null {
       const frozen = num > 5n ? o.chain.getBlock(num - 5n) : null;
-      if (!frozen) return null;
-      const at = new Uint8Array(8);
-      new DataView(at.buffer).setBigUint64(0, num - 5n, true);
-      return sha3_512sq(concatBytes(at, frozen.checksum));
+      return frozen ? frozenRowChecksum(num - 5n, frozen.checksum) : null;
     },
   };
+}
+
+/**
+ * What header row 4 of block `num + 5` holds for block `num` on this network:
+ * `sha3_512sq(u64 LE num ‖ checksum)`. It is also that block's getblock `Sig Checksum`, since
+ * explorers compare the two (Ixian-Explorer's addBlock rolls block n − 5 back when they differ).
+ */
+export function frozenRowChecksum(num: bigint, checksum: Uint8Array): Uint8Array {
+  const at = new Uint8Array(8);
+  new DataView(at.buffer).setBigUint64(0, num, true);
+  return sha3_512sq(concatBytes(at, checksum));
 }

@@ -94,8 +94,8 @@ export interface BlockDictDeps {
   chain: Chain;
   /** Signatures block `b` needs (consensus `requiredConsensus`). */
   requiredSignatures(b: Block): number;
-  /** `Sig Checksum`: the checksum of a block's signature row as the freeze computes it (consensus). */
-  signatureChecksum(b: Block): Uint8Array | null;
+  /** `Sig Checksum`: what block num + 5 freezes for this block (consensus `signatureChecksum`). */
+  signatureChecksum(b: Block, checksum: Uint8Array): Uint8Array | null;
   /** Is the block's row its frozen list (reference-network §5.5: final 5 blocks below the tip)? */
   frozen(b: Block): boolean;
 }
@@ -180,7 +180,7 @@ export function blockDictionary(deps: BlockDictDeps, b: Block, checksum: Uint8Ar
     'Total fees': formatAmount(b.totalFee),
     Signatures: signatures,
     ...(deps.frozen(b) ? { 'Frozen Signatures': signatures, 'Frozen Signature count': String(b.signatures.length) } : {}),
-    'Sig Checksum': hexOrNullText(deps.signatureChecksum(b)),
+    'Sig Checksum': hexOrNullText(deps.signatureChecksum(b, checksum)),
     'Signer Bits': toHex(u64le(b.signerBits ?? 0n)),
     'TX IDs': JSON.stringify(ids),
     'Last Superblock': b.superBlock ? b.superBlock.lastSuperBlockNum.toString() : '0',

@@ -39,7 +39,7 @@ export const LAST_BLOCKS = 10;
 const dictDeps = (ctx: BlockModules): BlockDictDeps => ({
   chain: ctx.chain,
   requiredSignatures: (b) => ctx.consensus.requiredConsensus(b),
-  signatureChecksum: (b) => ctx.consensus.signatureChecksum(b),
+  signatureChecksum: (b, checksum) => ctx.consensus.signatureChecksum(b, checksum),
   frozen: (b) => ctx.consensus.frozen(b.num),
 });
 
