@@ -125,12 +125,15 @@ describe('block reads', () => {
     await expectError('getfullblock', { num: 'x' }, -32602, /num/, true);
   });
 
-  it("getfullblock as Ixian-Explorer walks it: block n's Sig freeze Checksum is block n−5's Sig Checksum (else the explorer rolls n−5 back and never stores n)", async () => {
-    // include/ixian.php addBlock: strcmp(sigChecksum of n−5, "Sig freeze Checksum" of n) !== 0 → rollback, return false.
-    for (let n = 6; n <= 12; n++) {
-      const frozen = await node.call<Record<string, string>>('getfullblock', { num: String(n - 5) }, { get: true });
-      const block = await node.call<Record<string, string>>('getfullblock', { num: String(n) }, { get: true });
-      expect(block['Sig freeze Checksum'], `block ${n}`).toBe(frozen['Sig Checksum']);
+  it("getfullblock / getBlock as Ixian-Explorer walks them: block n's Sig freeze Checksum is block n−5's Sig Checksum (else the explorer rolls n−5 back and never stores n)", async () => {
+    // include/ixian.php addBlock (getfullblock in ProjectIxian's, getBlock in ixian-platform's):
+    // strcmp(stored sigChecksum of n−5, "Sig freeze Checksum" of n) !== 0 → rollback, return false.
+    for (const method of ['getfullblock', 'getBlock']) {
+      for (let n = 6; n <= 12; n++) {
+        const frozen = await node.call<Record<string, string>>(method, { num: String(n - 5) }, { get: true });
+        const block = await node.call<Record<string, string>>(method, { num: String(n) }, { get: true });
+        expect(block['Sig freeze Checksum'], `${method} ${n}`).toBe(frozen['Sig Checksum']);
+      }
     }
   });
 
