@@ -93,17 +93,20 @@ export function liveName(state: NameState, id: Uint8Array, height: bigint, param
 }
 
 /**
- * The name a lookup finds for a transaction entering block `height` (§6.3): `id` itself when
- * `absolute`, else the deepest registered name along `id`, stopping below a name that allows no
- * subnames.
+ * The name a reader finds (getRegName, getRegNameDataRecords, a peer's getNameRecord; §6.3):
+ * `id` itself when `absolute`, else the deepest registered name along `id`, stopping below a name
+ * that allows no subnames. It reads the state as stored at the tip, as the reference's `getName`
+ * and `status` 'Names' do: expiry ran at the start of the tip's block (§5.3), so a name expiring
+ * at E is read up to tip E + grace, although a transaction on it would enter the block that
+ * removes it (the operations check with {@link liveName} at the next height).
  */
-export function findName(state: NameState, id: Uint8Array, height: bigint, params: NameParams, absolute: boolean): NameRecord | undefined {
-  if (absolute) return liveName(state, id, height, params);
+export function findName(state: NameState, id: Uint8Array, absolute: boolean): NameRecord | undefined {
+  if (absolute) return state.get(id);
   let found: NameRecord | undefined;
   let prefix = 0;
   for (const section of idSections(id)) {
     prefix += section.length;
-    const r = liveName(state, id.subarray(0, prefix), height, params);
+    const r = state.get(id.subarray(0, prefix));
     if (!r) break;
     found = r;
     if (!r.allowSubnames) break;

@@ -40,7 +40,6 @@ import { encodeBlockHeader } from '../chain/block.js';
 import { LightWallet } from '../wallet/light-wallet.js';
 import { findName } from '../names/rules.js';
 import { idSections } from '../names/id.js';
-import type { NameParams } from '../names/params.js';
 import type { NameState } from '../names/state.js';
 import { encodeStoredName } from '../names/name-record.js';
 import { MAX_FILTER_ADDRESSES, MAX_NAME_RECORD_BYTES, rejectedReasonText } from '../network/protocol/messages.js';
@@ -74,13 +73,13 @@ export interface DltNode {
  * bytes do not add up, as `idSections` checks it for getRegName's `id`) names no name: null too,
  * not a throw (a peer's bytes are not ours to trust).
  */
-export function peerNameRecord(state: NameState, params: NameParams, id: Uint8Array, height: bigint, absolute: boolean): Uint8Array | null {
+export function peerNameRecord(state: NameState, id: Uint8Array, absolute: boolean): Uint8Array | null {
   try {
     idSections(id);
   } catch {
     return null;
   }
-  const r = findName(state, id, height, params, absolute);
+  const r = findName(state, id, absolute);
   if (!r) return null;
   const bytes = encodeStoredName(r);
   // Records past one nameRecord message travel not at all (the light node says so), never cut short.
@@ -277,7 +276,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         blockIntervalSeconds: opts.consensus.blockIntervalSeconds,
         relayError: (message) => MessagingService.relayError(message, Math.floor(clock.now() / 1000)),
         consensus: () => consensus.engine,
-        nameRecord: (id: Uint8Array, absolute: boolean) => peerNameRecord(names.state, names.env.params, id, chain.height + 1n, absolute),
+        nameRecord: (id: Uint8Array, absolute: boolean) => peerNameRecord(names.state, id, absolute),
         ...(light
           ? {
               light: {

@@ -198,6 +198,29 @@ describe('name RPC operations on a running node', () => {
     expect(whole).not.toBe('0'.repeat(128));
     expect(status['RN Checksum']).toBe(whole);
   });
+  it("getRegName, getRegNameDataRecords and status 'Names' read the tip's state: a name stays readable and counted through tip = expiration + grace, and all say it is gone at the next block (the reference removes it at the start of block E + grace + 1)", async () => {
+    const statusM = statusMethods.find((d) => d.name === 'status')!;
+    const count = async () => ((await statusM.handler(validateParams(statusM, { verbose: true }), ctx as never)) as Record<string, any>).Names as number;
+    // Every name status counts is one getRegName reads, and the reverse.
+    const readable = async () => {
+      let n = 0;
+      for (const r of ctx.names.state.all()) if (await call('getRegName', { id: Buffer.from(r.id).toString('hex') }).then(() => true, () => false)) n++;
+      return n;
+    };
+    await call('registerName', { name: 'edge', registrationTime: 6 * MONTH, capacity: 10 });
+    await block();
+    const E = BigInt((await call('getRegName', { name: 'edge' })).expirationBlockHeight);
+    const G = 5n;
+    for (let i = 0; i < 200 && ctx.chain.height < E + G; i++) await block();
+    expect(ctx.chain.height).toBe(E + G);
+    expect((await call('getRegName', { name: 'edge' })).expirationBlockHeight).toBe(E.toString());
+    expect(await call('getRegNameDataRecords', { name: 'edge' })).toEqual([]);
+    expect(await readable()).toBe(await count());
+    await block();
+    expect(await readable()).toBe(await count());
+    await expect(call('getRegName', { name: 'edge' })).rejects.toThrow(/does not exist/);
+    await expect(call('getRegNameDataRecords', { name: 'edge' })).rejects.toThrow(/does not exist/);
+  });
   it('expires names after the grace period and frees them', async () => {
     await call('registerName', { name: 'short', registrationTime: 6 * MONTH, capacity: 10 });
     await block();

@@ -38,7 +38,7 @@ describe('peerNameRecord', () => {
     const state = registered();
     expect(id).toHaveLength(65);
     for (const absolute of [true, false]) {
-      const bytes = peerNameRecord(state, P, id, 2n, absolute);
+      const bytes = peerNameRecord(state, id, absolute);
       expect(bytes && decodeStoredName(bytes).id).toEqual(id);
     }
   });
@@ -52,7 +52,7 @@ describe('peerNameRecord', () => {
     });
     stored.dataMerkleRoot = merkleRoot(stored.dataRecords.map((r) => r.checksum!));
     state.put(stored);
-    const answer = decodeStoredName(peerNameRecord(state, P, id, 2n, true)!);
+    const answer = decodeStoredName(peerNameRecord(state, id, true)!);
     expect(answer.dataRecords).toEqual(stored.dataRecords);
     expect(answer.dataMerkleRoot).toEqual(stored.dataMerkleRoot);
   });
@@ -66,7 +66,7 @@ describe('peerNameRecord', () => {
     });
     stored.dataMerkleRoot = merkleRoot(stored.dataRecords.map((r) => r.checksum!));
     state.put(stored);
-    const bytes = peerNameRecord(state, P, id, 2n, true)!;
+    const bytes = peerNameRecord(state, id, true)!;
     expect(bytes.length).toBeLessThanOrEqual(MAX_NAME_RECORD_BYTES);
     const answer = decodeStoredName(bytes);
     expect(answer.dataRecords).toEqual([]);
@@ -87,8 +87,8 @@ describe('peerNameRecord', () => {
     ];
     for (const bad of ids) {
       for (const absolute of [true, false]) {
-        expect(() => peerNameRecord(state, P, bad, 2n, absolute), `${bad.length} bytes from 0x${bad[0]?.toString(16)}, absolute ${absolute}`).not.toThrow();
-        expect(peerNameRecord(state, P, bad, 2n, absolute)).toBeNull();
+        expect(() => peerNameRecord(state, bad, absolute), `${bad.length} bytes from 0x${bad[0]?.toString(16)}, absolute ${absolute}`).not.toThrow();
+        expect(peerNameRecord(state, bad, absolute)).toBeNull();
       }
     }
   });
@@ -105,7 +105,7 @@ describe("a light node's check of a master's nameRecord answer (nameFromPeerAnsw
     });
     stored.dataMerkleRoot = merkleRoot(stored.dataRecords.map((r) => r.checksum!));
     state.put(stored);
-    return peerNameRecord(state, P, id, 2n, true)!;
+    return peerNameRecord(state, id, true)!;
   }
   const serverBusy = (f: () => unknown, message: RegExp): void => {
     let caught: unknown;

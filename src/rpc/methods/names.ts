@@ -182,8 +182,7 @@ function lookupId(ctx: Pick<NodeModules, 'network'>, p: ParamsOf<typeof lookupPa
 
 function lookup(ctx: NameModules, p: ParamsOf<typeof lookupParams>): NameRecord {
   const id = lookupId(ctx, p);
-  const s = system(ctx);
-  return findName(s.state, id, nextHeight(ctx), s.env.params, p.useAbsoluteId !== false) ?? (() => { throw notFound(id); })();
+  return findName(system(ctx).state, id, p.useAbsoluteId !== false) ?? (() => { throw notFound(id); })();
 }
 
 /** A light node asks a master (getNameRecord, reference-network §7.3). */
