@@ -216,6 +216,9 @@ describe('name RPC operations on a running node', () => {
     expect((await call('getRegName', { name: 'edge' })).expirationBlockHeight).toBe(E.toString());
     expect(await call('getRegNameDataRecords', { name: 'edge' })).toEqual([]);
     expect(await readable()).toBe(await count());
+    // An operation would enter the block that removes the name: refused, saying so.
+    await expect(call('extendName', { name: 'edge', extensionTime: 6 * MONTH })).rejects.toThrow(new RegExp(`expired at block ${E} and block ${E + G + 1n} removes it`));
+    await expect(call('updateNameRecord', { name: 'edge', 'records[]': ['a,1,b'] })).rejects.toThrow(/removes it before any transaction/);
     await block();
     expect(await readable()).toBe(await count());
     await expect(call('getRegName', { name: 'edge' })).rejects.toThrow(/does not exist/);
