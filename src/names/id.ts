@@ -23,37 +23,39 @@ export const AT_RECORD_KEY: Uint8Array = Uint8Array.of(0x40);
 const utf8 = new TextEncoder();
 /** A letter label appended while IDNA-mapping a name, so the mapping never parses it as IPv4. */
 const IDNA_GUARD_LABEL = 'x';
+/** The ACE prefix of a punycode label (RFC 3490), decoded and checked by IDNA. */
+const PUNYCODE_PREFIX = 'xn--';
 /** Labels a name may have: its id (one 65-byte section per label) holds at most 256 bytes (§2.1). */
 export const MAX_NAME_LABELS = Math.floor(MAX_NAME_ID_LENGTH / SECTION_LENGTH);
 
 /**
- * The ASCII labels of a name in written order: lower-cased (locale-independent), non-ASCII names
- * mapped with IDNA (UTS-46) to punycode. STD3 rules are off (`_`, `@`, `*` pass) as in the reference.
- * @throws TypeError if `name` is not a string; RangeError for an empty name, an empty label (also a
- *   trailing dot), a label over 63 bytes, a name over 253 bytes, a label starting or ending with `-`,
- *   control characters, or a name IDNA rejects.
+ * ASCII characters the WHATWG host parser behind `domainToASCII` refuses although the reference's
+ * IDN mapping passes them (STD3 rules off, §2.1): a label holding one is taken as typed.
+ */
+const HOST_FORBIDDEN = /[ #%/:<>?@[\\\]^|]/;
+
+/**
+ * The ASCII labels of a name in written order: lower-cased (locale-independent); labels with
+ * non-ASCII characters, and `xn--` labels, go through IDNA (UTS-46) as the reference's
+ * `IdnMapping.GetAscii` does (§2.1): the former mapped to punycode, the latter refused unless they
+ * are valid punycode. STD3 rules are off (`_`, `@`, `*`, space, `:` pass in ASCII labels).
+ * @throws TypeError if `name` is not a string; RangeError for an empty name, control characters,
+ *   an empty label (also a trailing dot), a label over 63 bytes, a name over 253 bytes, a label
+ *   starting or ending with `-`, an `xn--` label that is not valid punycode, a non-ASCII label
+ *   holding one of `@ :#%/<>?[\]^|` or a space, or a label IDNA rejects.
  */
 export function nameLabels(name: string): string[] {
   if (typeof name !== 'string') throw new TypeError(`name: expected a string, got ${typeof name}`);
   if (name.length === 0) throw new RangeError('name: expected a non-empty name');
   const lower = name.toLowerCase();
-  let ascii = lower;
+  // .NET refuses these itself before the IDN mapping (STD3 rules off let them through it).
   // eslint-disable-next-line no-control-regex
-  if (/[^\x00-\x7f]/.test(lower)) {
-    // A WHATWG host whose last label is a number is parsed as an IPv4 address ("１２３" would become
-    // "0.0.0.123"); the IDNA mapping alone is wanted ("１２３" → "123"), so the mapping runs with a
-    // letter label appended, which no IPv4 parse accepts, and that label is taken off again.
-    const mapped = domainToASCII(`${lower}.${IDNA_GUARD_LABEL}`);
-    if (!mapped.endsWith(`.${IDNA_GUARD_LABEL}`)) throw new RangeError(`name "${name}": not a valid internationalised domain name`);
-    ascii = mapped.slice(0, -IDNA_GUARD_LABEL.length - 1);
-    if (ascii === '') throw new RangeError(`name "${name}": not a valid internationalised domain name`);
-  }
-  // eslint-disable-next-line no-control-regex
-  if (/[\x00-\x1f\x7f]/.test(ascii)) throw new RangeError(`name "${name}": control characters are not allowed`);
+  if (/[\x00-\x1f\x7f]/.test(lower)) throw new RangeError(`name ${JSON.stringify(name)}: control characters are not allowed`);
+  const labels = lower.split('.').flatMap((part) => idnaLabels(name, part));
+  const ascii = labels.join('.');
   if (ascii.length > MAX_DOMAIN_LENGTH) {
     throw new RangeError(`name "${name}": expected at most ${MAX_DOMAIN_LENGTH} characters, got ${ascii.length}`);
   }
-  const labels = ascii.split('.');
   for (const label of labels) {
     if (label.length === 0) throw new RangeError(`name "${name}": empty label (leading, trailing or double dot)`);
     if (label.length > MAX_LABEL_LENGTH) {
@@ -64,6 +66,22 @@ export function nameLabels(name: string): string[] {
     }
   }
   return labels;
+}
+
+/** One dot-separated part of a lower-cased name as ASCII labels (a full-width dot may split it). */
+function idnaLabels(name: string, part: string): string[] {
+  // eslint-disable-next-line no-control-regex
+  const ascii = !/[^\x00-\x7f]/.test(part);
+  if (ascii && !part.startsWith(PUNYCODE_PREFIX)) return [part];
+  const invalid = ascii ? `label "${part}" is not valid punycode` : `label "${part}" is not a valid internationalised domain name`;
+  // The WHATWG parser refuses these outright; such a label is refused rather than hashed unchecked.
+  if (HOST_FORBIDDEN.test(part)) throw new RangeError(`name "${name}": ${invalid}${ascii ? '' : ' (@, space, : and the like are allowed in ASCII labels only)'}`);
+  // A WHATWG host whose last label is a number is parsed as an IPv4 address ("１２３" would become
+  // "0.0.0.123"); the IDNA mapping alone is wanted ("１２３" → "123"), so the mapping runs with a
+  // letter label appended, which no IPv4 parse accepts, and that label is taken off again.
+  const mapped = domainToASCII(`${part}.${IDNA_GUARD_LABEL}`);
+  if (!mapped.endsWith(`.${IDNA_GUARD_LABEL}`) || mapped.length === IDNA_GUARD_LABEL.length + 1) throw new RangeError(`name "${name}": ${invalid}`);
+  return mapped.slice(0, -IDNA_GUARD_LABEL.length - 1).split('.');
 }
 
 /** The lock bytes: a string is taken as UTF-8 (`Ixian`, `IxiTest`, `IxiReg`, reference-formats.md §8.5). */

@@ -44,3 +44,30 @@ describe('name id limits', () => {
     );
   });
 });
+
+// §2.1: the reference lower-cases and runs .NET IdnMapping.GetAscii (STD3 rules off) over the whole
+// name; it throws on an xn-- label that is not valid punycode, and passes @, space and : as typed.
+describe('name labels as the reference maps them', () => {
+  it('refuses xn-- labels that are not valid punycode, in any case, and keeps valid ones (same id as the Unicode form)', () => {
+    for (const bad of ['xn--zz', 'XN--ZZ', 'xn--', 'xn--a', 'xn--ab-cd', 'ok.xn--zz', 'xn--zz.ok', 'xn--a@b']) {
+      expect(() => nameLabels(bad), bad).toThrow(/is not valid punycode/);
+    }
+    expect(nameLabels('Xn--Bcher-Kva')).toEqual(['xn--bcher-kva']);
+    expect(nameId('xn--bcher-kva', 'IxiReg')).toEqual(nameId('bücher', 'IxiReg'));
+  });
+
+  it('passes @, space, : and _ in ASCII labels, also next to a non-ASCII label', () => {
+    expect(nameLabels('A@B')).toEqual(['a@b']);
+    expect(nameLabels('a b:c_d')).toEqual(['a b:c_d']);
+    expect(nameLabels('a@b.Bücher')).toEqual(['a@b', 'xn--bcher-kva']);
+    expect(nameId('sub.a@b.bücher', 'IxiReg')).toEqual(nameId('sub.a@b.xn--bcher-kva', 'IxiReg'));
+  });
+
+  it('refuses a non-ASCII label holding @, space or :, and control characters, with a RangeError that says why', () => {
+    expect(() => nameLabels('b@ü')).toThrow(/allowed in ASCII labels only/);
+    expect(() => nameLabels('ü ü')).toThrow(/allowed in ASCII labels only/);
+    expect(() => nameLabels('a\tb')).toThrow(/control characters/);
+    expect(() => nameLabels('ü\u0000')).toThrow(/control characters/);
+  });
+});
+

@@ -224,6 +224,19 @@ describe('name RPC operations on a running node', () => {
     await expect(call('getRegName', { name: 'edge' })).rejects.toThrow(/does not exist/);
     await expect(call('getRegNameDataRecords', { name: 'edge' })).rejects.toThrow(/does not exist/);
   });
+  it('refuses names the reference cannot map (an xn-- label that is not punycode, @ in a non-ASCII label) with -32602 and submits nothing; @ in an ASCII label is a name', async () => {
+    const pending = ctx.mempool.size;
+    for (const name of ['xn--zz', 'b@ü']) {
+      for (const [m, extra] of [['registerName', { registrationTime: 6 * MONTH, capacity: 10 }], ['getRegName', {}]] as const) {
+        const err = await call(m, { name, ...extra }).then(() => null, (e: unknown) => toRpcError(e));
+        expect(err, `${m} ${name}`).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid name .*(not valid punycode|ASCII labels only)/) });
+      }
+    }
+    expect(ctx.mempool.size).toBe(pending);
+    await call('registerName', { name: 'a@b c', registrationTime: 6 * MONTH, capacity: 10 });
+    await block();
+    expect((await call('getRegName', { name: 'A@B C' })).capacity).toBe(10);
+  });
   it('expires names after the grace period and frees them', async () => {
     await call('registerName', { name: 'short', registrationTime: 6 * MONTH, capacity: 10 });
     await block();
