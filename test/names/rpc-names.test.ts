@@ -22,6 +22,7 @@ import { fromHex } from '../../src/formats/bytes.js';
 import { decodeDataRecord } from '../../src/names/data-record.js';
 import { NAME_REWARD_POOL_ADDRESS } from '../../src/formats/constants.js';
 import { toRpcError } from '../../src/rpc/errors.js';
+import { Address } from '../../src/formats/address.js';
 
 const silent: Logger = { info() {}, warn: (o: unknown, m?: string) => console.warn(m, JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))), error: (o: unknown) => console.error(o), debug() {}, child: () => silent };
 const dir = mkdtempSync(join(tmpdir(), 'names-rpc-'));
@@ -236,6 +237,27 @@ describe('name RPC operations on a running node', () => {
     await call('registerName', { name: 'a@b c', registrationTime: 6 * MONTH, capacity: 10 });
     await block();
     expect((await call('getRegName', { name: 'A@B C' })).capacity).toBe(10);
+  });
+  it("refuses one of the wallet's derived addresses as owner or recovery address with -32602 naming the primary address (no key signs for a derived address, §5.2), and submits nothing", async () => {
+    const derived = new Address(ctx.wallet.newAddress()).base58Address;
+    const primary = ctx.wallet.primary.primaryText;
+    const pending = ctx.mempool.size;
+    const refused = async (m: string, params: Record<string, unknown>) => {
+      const err = await call(m, params).then(() => null, (e: unknown) => toRpcError(e));
+      expect(err, m).toMatchObject({ code: -32602, message: expect.stringContaining(`is an address derived from this node's key ${primary}`) });
+    };
+    await refused('registerName', { name: 'derived', registrationTime: 6 * MONTH, capacity: 10, pkHash: derived });
+    await refused('registerName', { name: 'derived', registrationTime: 6 * MONTH, capacity: 10, recoveryHash: derived });
+    await call('registerName', { name: 'derived', registrationTime: 6 * MONTH, capacity: 10 });
+    await block();
+    await refused('updateNameRecord', { name: 'derived', 'records[]': ['a,1,b'], nextPkHash: derived });
+    await refused('updateNameCapacity', { name: 'derived', newCapacity: 10, nextPkHash: derived });
+    await refused('recoverName', { name: 'derived', nextRecoveryHash: derived });
+    expect(ctx.mempool.size).toBe(pending);
+    // The primary address itself is taken as before.
+    await call('updateNameRecord', { name: 'derived', 'records[]': ['a,1,b'], nextPkHash: primary });
+    await block();
+    expect((await call('getRegName', { name: 'derived' })).sequence).toBe('1');
   });
   it('expires names after the grace period and frees them', async () => {
     await call('registerName', { name: 'short', registrationTime: 6 * MONTH, capacity: 10 });

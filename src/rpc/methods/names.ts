@@ -87,10 +87,22 @@ function refusePending(ctx: NameModules, id: Uint8Array): void {
   if (pending) throw invalidParams(`Name with 'id' ${key} has a pending transaction ${pending.textId}; ${wait}`);
 }
 
-/** An address parameter (Base58 with checksum) or the node's primary address by default. */
+/**
+ * An owner or recovery address parameter (Base58 with checksum), or the node's primary address by
+ * default. The rules compare it with the primary address of the signing key (§5.2: `new
+ * Address(sigPk)`), so an address derived from a key with a nonce can never sign for the name:
+ * one of this wallet's derived addresses is refused, naming the primary address to use instead.
+ */
 function addressOr(ctx: NameModules, text: string | undefined, what: string): Uint8Array {
   if (text === undefined || text === '') return ctx.wallet.primary.primary;
-  return addressParam(text, `Invalid ${what} address was specified`).addressNoChecksum;
+  const address = addressParam(text, `Invalid ${what} address was specified`);
+  const derivedFrom = ctx.wallet.keys.find((k) => !equalBytes(k.primary, address.addressNoChecksum) && k.nonceOf(address.addressNoChecksum) !== null);
+  if (derivedFrom) {
+    throw invalidParams(
+      `Invalid ${what}: ${address.base58Address} is an address derived from this node's key ${derivedFrom.primaryText}; a name is signed for by a key's primary address, so no key could sign for it. Use ${derivedFrom.primaryText}`,
+    );
+  }
+  return address.addressNoChecksum;
 }
 
 /** Funds, signs and submits a type-4 transaction from the primary wallet. */
