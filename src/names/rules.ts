@@ -295,7 +295,10 @@ function checkSigner(current: NameRecord, p: SignedNamePayload, next: NameRecord
   }
   const verify = env.verifySignature ?? verifySignature;
   if (!verify(p.sigPk, nameRecordChecksum(next, 'forSignature'), p.sig)) {
-    fail(`the signature of the ${nameOpName(p.op)} does not verify`);
+    // Name what the signature must cover: a caller's sig made over another owner (the RPC's
+    // nextPkHash defaults to the node's address) otherwise reads as a bad key.
+    const recovering = recovery ? `, recovery address ${addressToText(next.recoveryHash)}` : '';
+    fail(`the signature of the ${nameOpName(p.op)} does not verify over the proposed state (sequence ${next.sequence}, owner ${addressToText(next.nextPkHash)}${recovering})`);
   }
 }
 

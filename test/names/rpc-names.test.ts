@@ -23,6 +23,8 @@ import { decodeDataRecord } from '../../src/names/data-record.js';
 import { NAME_REWARD_POOL_ADDRESS } from '../../src/formats/constants.js';
 import { toRpcError } from '../../src/rpc/errors.js';
 import { Address } from '../../src/formats/address.js';
+import { sign } from 'node:crypto';
+import { newKey } from '../e2e/own-codec.js';
 
 const silent: Logger = { info() {}, warn: (o: unknown, m?: string) => console.warn(m, JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))), error: (o: unknown) => console.error(o), debug() {}, child: () => silent };
 const dir = mkdtempSync(join(tmpdir(), 'names-rpc-'));
@@ -201,7 +203,7 @@ describe('name RPC operations on a running node', () => {
   });
   it("getRegName, getRegNameDataRecords and status 'Names' read the tip's state: a name stays readable and counted through tip = expiration + grace, and all say it is gone at the next block (the reference removes it at the start of block E + grace + 1)", async () => {
     const statusM = statusMethods.find((d) => d.name === 'status')!;
-    const count = async () => ((await statusM.handler(validateParams(statusM, { verbose: true }), ctx as never)) as Record<string, any>).Names as number;
+    const count = async () => ((await statusM.handler(validateParams(statusM, { verbose: true }) as never, ctx as never)) as Record<string, any>).Names as number;
     // Every name status counts is one getRegName reads, and the reverse.
     const readable = async () => {
       let n = 0;
@@ -258,6 +260,35 @@ describe('name RPC operations on a running node', () => {
     await call('updateNameRecord', { name: 'derived', 'records[]': ['a,1,b'], nextPkHash: primary });
     await block();
     expect((await call('getRegName', { name: 'derived' })).sequence).toBe('1');
+  });
+  it("a name owned and recoverable by a fresh v2 key (header byte 02) made outside the node: its signed capacity change and recovery apply once; a signature over another owner than the one sent is refused naming the owner it had to cover", async () => {
+    const k = newKey(2048, 65537, 2);
+    await call('registerName', { name: 'vtwo', registrationTime: 6 * MONTH, capacity: 10, pkHash: k.text, recoveryHash: k.text });
+    await block();
+    const read = async () => decodeNameRecord(fromHex(await call('getRegName', { name: 'vtwo', asBytes: true })));
+    const header = await read();
+    expect(Buffer.from(header.nextPkHash).equals(k.address)).toBe(true);
+    const sigPk = k.publicKey.toString('hex');
+    const proposed = { op: NameOp.ChangeCapacity, id: header.id, newCapacity: 20, sequence: 1n, nextPkHash: new Uint8Array(k.address), sigPk: new Uint8Array(k.publicKey), sig: new Uint8Array(0) } as const;
+    const sig = sign('sha512', signingDigest(header, proposed), k.privateKey).toString('base64');
+    const pending = ctx.mempool.size;
+    // nextPkHash omitted: the node sends its own address, which the signature does not cover.
+    await expect(call('updateNameCapacity', { name: 'vtwo', newCapacity: 20, sig, sigPk })).rejects.toThrow(
+      `does not verify over the proposed state (sequence 1, owner ${ctx.wallet.primary.primaryText})`,
+    );
+    expect(ctx.mempool.size).toBe(pending);
+    await call('updateNameCapacity', { name: 'vtwo', newCapacity: 20, sig, sigPk, nextPkHash: k.text });
+    await block();
+    expect(await call('getRegName', { name: 'vtwo' })).toMatchObject({ capacity: 20, sequence: '1', nextPkHash: k.text });
+    // The v2 recovery key hands the name to the node; the same signature again is refused.
+    const me = ctx.wallet.primary;
+    const h1 = await read();
+    const recover = { op: NameOp.Recover, id: h1.id, newRecoveryHash: me.primary, sequence: 2n, nextPkHash: me.primary, sigPk: new Uint8Array(k.publicKey), sig: new Uint8Array(0) } as const;
+    const rsig = sign('sha512', signingDigest(h1, recover), k.privateKey).toString('base64');
+    await call('recoverName', { name: 'vtwo', sig: rsig, sigPk });
+    await block();
+    expect(await call('getRegName', { name: 'vtwo' })).toMatchObject({ sequence: '2', nextPkHash: me.primaryText, recoveryHash: me.primaryText });
+    await expect(call('recoverName', { name: 'vtwo', sig: rsig, sigPk })).rejects.toThrow(/must be signed by the name's recovery address/);
   });
   it('expires names after the grace period and frees them', async () => {
     await call('registerName', { name: 'short', registrationTime: 6 * MONTH, capacity: 10 });
