@@ -35,7 +35,8 @@ export const MAX_NAME_LABELS = Math.floor(MAX_NAME_ID_LENGTH / SECTION_LENGTH);
 const HOST_FORBIDDEN = /[ #%/:<>?@[\\\]^|]/;
 
 /**
- * The ASCII labels of a name in written order: lower-cased (locale-independent); labels with
+ * The ASCII labels of a name in written order: lower-cased (locale-independent, one code point at
+ * a time); labels with
  * non-ASCII characters, and `xn--` labels, go through IDNA (UTS-46) as the reference's
  * `IdnMapping.GetAscii` does (§2.1): the former mapped to punycode, the latter refused unless they
  * are valid punycode. STD3 rules are off (`_`, `@`, `*`, space, `:` pass in ASCII labels).
@@ -47,7 +48,7 @@ const HOST_FORBIDDEN = /[ #%/:<>?@[\\\]^|]/;
 export function nameLabels(name: string): string[] {
   if (typeof name !== 'string') throw new TypeError(`name: expected a string, got ${typeof name}`);
   if (name.length === 0) throw new RangeError('name: expected a non-empty name');
-  const lower = name.toLowerCase();
+  const lower = simpleLowerCase(name);
   // .NET refuses these itself before the IDN mapping (STD3 rules off let them through it).
   // eslint-disable-next-line no-control-regex
   if (/[\x00-\x1f\x7f]/.test(lower)) throw new RangeError(`name ${JSON.stringify(name)}: control characters are not allowed`);
@@ -66,6 +67,19 @@ export function nameLabels(name: string): string[] {
     }
   }
   return labels;
+}
+
+/**
+ * Lower case one code point at a time, as .NET's `ToLower` does (simple case mapping): the whole
+ * string's `toLowerCase` applies the final-sigma rule, so `ΟΔΟΣ` became `οδος`, a name IDNA keeps
+ * apart from the reference's `οδοσ`.
+ */
+function simpleLowerCase(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/[^\x00-\x7f]/.test(name)) return name.toLowerCase();
+  let out = '';
+  for (const c of name) out += c.toLowerCase();
+  return out;
 }
 
 /** One dot-separated part of a lower-cased name as ASCII labels (a full-width dot may split it). */

@@ -63,6 +63,13 @@ describe('name labels as the reference maps them', () => {
     expect(nameId('sub.a@b.bücher', 'IxiReg')).toEqual(nameId('sub.a@b.xn--bcher-kva', 'IxiReg'));
   });
 
+  it('lower-cases one code point at a time as .NET ToLower does: a final capital sigma is σ, not ς (IDNA keeps the two apart)', () => {
+    expect(nameLabels('ΟΔΟΣ')).toEqual(['xn--pxavbq']);
+    expect(nameId('ΟΔΟΣ', 'IxiReg')).toEqual(nameId('οδοσ', 'IxiReg'));
+    expect(nameId('ΟΔΟΣ', 'IxiReg')).not.toEqual(nameId('οδος', 'IxiReg'));
+    expect(nameLabels('ΟΔΟΣ.Test')).toEqual(['xn--pxavbq', 'test']);
+  });
+
   it('refuses a non-ASCII label holding @, space or :, and control characters, with a RangeError that says why', () => {
     expect(() => nameLabels('b@ü')).toThrow(/allowed in ASCII labels only/);
     expect(() => nameLabels('ü ü')).toThrow(/allowed in ASCII labels only/);
