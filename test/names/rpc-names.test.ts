@@ -227,6 +227,18 @@ describe('name RPC operations on a running node', () => {
     await expect(call('getRegName', { name: 'edge' })).rejects.toThrow(/does not exist/);
     await expect(call('getRegNameDataRecords', { name: 'edge' })).rejects.toThrow(/does not exist/);
   });
+  it('registers a name again at tip = expiration + grace (the next block removes the old one first), exactly once; an operation on it meanwhile names the pending registration', async () => {
+    await call('registerName', { name: 'again', registrationTime: 6 * MONTH, capacity: 10 });
+    await block();
+    const E = BigInt((await call('getRegName', { name: 'again' })).expirationBlockHeight);
+    for (let i = 0; i < 200 && ctx.chain.height < E + 5n; i++) await block();
+    expect(ctx.chain.height).toBe(E + 5n);
+    const tx = await call('registerName', { name: 'again', registrationTime: 6 * MONTH, capacity: 20 });
+    await expect(call('extendName', { name: 'again', extensionTime: 6 * MONTH })).rejects.toThrow(`has a pending transaction ${tx.id}`);
+    await block();
+    expect(await call('getRegName', { name: 'again' })).toMatchObject({ registrationBlockHeight: (E + 6n).toString(), capacity: 20, sequence: '0' });
+    expect(ctx.mempool.size).toBe(0);
+  });
   it('refuses names the reference cannot map (an xn-- label that is not punycode, @ in a non-ASCII label) with -32602 and submits nothing; @ in an ASCII label is a name', async () => {
     const pending = ctx.mempool.size;
     for (const name of ['xn--zz', 'b@ü']) {

@@ -62,13 +62,13 @@ function existing(ctx: NameModules, id: Uint8Array): NameRecord {
   const s = system(ctx);
   const found = liveName(s.state, id, nextHeight(ctx), s.env.params);
   if (found) return found;
+  refusePending(ctx, id); // a registration still pending says so rather than "does not exist" / "expired"
   const stored = s.state.get(id);
   if (stored) {
     // Still read at the tip (getRegName), but the next block removes it first (§5.3).
     const removal = stored.expirationBlockHeight + BigInt(s.env.params.gracePeriodBlocks) + 1n;
     throw invalidParams(`Name with 'id' ${toHex(id)} expired at block ${stored.expirationBlockHeight} and block ${removal} removes it before any transaction; register it again from then on.`);
   }
-  refusePending(ctx, id); // a registration still pending says so rather than "does not exist"
   throw notFound(id);
 }
 
