@@ -7,6 +7,10 @@ const REFRESH_MS = 3000;
 const DECIMALS = 8n;
 const UNIT = 10n ** DECIMALS;
 const METHOD_NOT_FOUND = -32601;
+/** A call unanswered this long fails in words: a paused or overloaded node must not leave the page "Connected" on stale values. */
+const RPC_TIMEOUT_MS = 10_000;
+/** RpcFailure code of a call that got no answer at all (connection refused, or no answer within RPC_TIMEOUT_MS). */
+const NO_ANSWER = 0;
 const HISTORY_COUNT = 50;
 // Page parameters go as decimal strings: the RPC reads them whether an operation declares them as
 // integers or as strings (the reference's `activity` takes text). `descending: 'true'` asks for newest first (the reference's default is oldest first).
@@ -87,6 +91,16 @@ let nextId = 1;
 
 /** One RPC call; resolves with `result`, rejects with an RpcFailure whose message is in words. */
 async function rpc(method, params = {}) {
+  // The signal bounds the whole exchange, the reply's body included.
+  const signal = AbortSignal.timeout(RPC_TIMEOUT_MS);
+  const noAnswer = () =>
+    new RpcFailure(
+      method,
+      NO_ANSWER,
+      signal.aborted
+        ? `The node did not answer within ${RPC_TIMEOUT_MS / 1000} s: it is busy, paused or unreachable. The page keeps asking.`
+        : 'The node did not answer. Is it running, and is this page opened from it?',
+    );
   let response;
   try {
     response = await fetch('/', {
@@ -94,9 +108,10 @@ async function rpc(method, params = {}) {
       headers: { 'Content-Type': 'application/json' },
       credentials: 'same-origin',
       body: JSON.stringify({ method, params, id: nextId++ }),
+      signal,
     });
   } catch {
-    throw new RpcFailure(method, 0, 'The node did not answer. Is it running, and is this page opened from it?');
+    throw noAnswer();
   }
   if (response.status === 401) throw new RpcFailure(method, 401, 'The node asks for a user name and password (--rpc-user). Reload the page to sign in.');
   if (response.status === 403) throw new RpcFailure(method, 403, 'This computer is not allowed to call the node (--rpc-allow).');
@@ -105,6 +120,7 @@ async function rpc(method, params = {}) {
   try {
     body = await response.json();
   } catch {
+    if (signal.aborted) throw noAnswer();
     throw new RpcFailure(method, response.status, `The node answered ${method} with HTTP ${response.status} and no readable reply.`);
   }
   if (body && body.error) {
@@ -180,16 +196,30 @@ async function refreshBalance() {
       cell(tr, formatCoins(nodeCoins(balance)), 'num');
       rows.append(tr);
     }
-    if (!state.primary) state.primary = state.addresses.keys().next().value ?? '';
-    if (!state.receive && state.primary) {
-      state.receive = state.primary;
-      $('receive-address').textContent = state.primary;
-    }
+    if (!state.primary) setPrimary(state.addresses.keys().next().value ?? '');
     $('address-count').textContent = String(state.addresses.size);
     $('balance-total').textContent = formatCoins(total);
     show('balance-error', '');
   } catch (e) {
     show('balance-error', `Could not read the balance: ${words(e)}`);
+    // A relay or client asks a master for balances; its own addresses it knows without one.
+    if (!state.primary) {
+      try {
+        const list = await rpc('listWallets');
+        setPrimary(Array.isArray(list) ? String(list[0] ?? '') : '');
+      } catch {
+        // The balance error above already says what is wrong.
+      }
+    }
+  }
+}
+
+/** The wallet's primary address, also the address to receive with until "New address". */
+function setPrimary(address) {
+  state.primary = address;
+  if (!state.receive && address) {
+    state.receive = address;
+    $('receive-address').textContent = address;
   }
 }
 
@@ -217,7 +247,7 @@ async function refreshStatus() {
     const conn = $('connection');
     conn.textContent = 'Not connected';
     conn.className = 'pill bad';
-    if (e instanceof RpcFailure && (e.code === 0 || e.code === 401 || e.code === 403)) show('global-error', words(e));
+    if (e instanceof RpcFailure && (e.code === NO_ANSWER || e.code === 401 || e.code === 403)) show('global-error', words(e));
   }
 }
 
@@ -413,7 +443,9 @@ async function confirmSend() {
     $('send-form').reset();
     void refreshAll();
   } catch (e) {
-    show('send-error', `The payment was not sent: ${words(e)}`);
+    // Without an answer the node may still have taken the payment: say so, or a retry could pay twice.
+    if (e instanceof RpcFailure && e.code === NO_ANSWER) show('send-error', `No answer to the payment: ${words(e)} It may still have been sent; check the history before sending again.`);
+    else show('send-error', `The payment was not sent: ${words(e)}`);
   }
 }
 
@@ -431,6 +463,7 @@ async function newAddress() {
 }
 
 async function copyAddress() {
+  if (!state.receive) return show('receive-note', 'No address to copy yet: the node has not told the page its address.');
   try {
     await navigator.clipboard.writeText(state.receive);
     show('receive-note', 'Address copied.');
