@@ -196,7 +196,16 @@ async function refreshBalance() {
       cell(tr, formatCoins(nodeCoins(balance)), 'num');
       rows.append(tr);
     }
-    if (!state.primary) setPrimary(state.addresses.keys().next().value ?? '');
+    // Another wallet behind the page (the node restarted on another data directory): the old
+    // receive address is not this wallet's, so it must not stay on show.
+    const primary = state.addresses.keys().next().value ?? '';
+    if (primary && primary !== state.primary) {
+      if (state.primary) {
+        state.receive = '';
+        show('receive-note', '');
+      }
+      setPrimary(primary);
+    }
     $('address-count').textContent = String(state.addresses.size);
     $('balance-total').textContent = formatCoins(total);
     show('balance-error', '');

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page, type Route } from 'playwright-core';
-import { TRANSFER_TO } from '../codec/vectors.js';
+import { DOCS_KEY_ADDRESS, TRANSFER_TO } from '../codec/vectors.js';
 import { createRpcServer, type RpcServer } from '../../src/rpc/server.js';
 import { RpcCode, RpcError } from '../../src/rpc/types.js';
 import type { MethodDef } from '../../src/rpc/types.js';
@@ -138,6 +138,37 @@ describe('web wallet on a light node with no master linked', () => {
   it('shows the wallet\u2019s own address to receive with, though the balance needs a master', async () => {
     knowsAddress = true;
     await expect.poll(() => page.locator('#receive-address').textContent(), { timeout: UI_TIMEOUT_MS }).toBe(PRIMARY);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('web wallet when another wallet comes behind the page (the node restarted on another data directory)', () => {
+  let wallet: string = TRANSFER_TO;
+  const methods: MethodDef<null>[] = [
+    { name: 'status', group: 'Utilities', summary: 's', params: [{ name: 'verbose', kind: 'boolean', description: 'v' }], result: { description: 'r' }, handler: () => status('M') },
+    { name: 'myWallet', group: 'Wallet', summary: 'w', params: [], result: { description: 'r' }, handler: () => ({ [wallet]: '1.00000000' }) },
+  ];
+  let server: RpcServer<null>;
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    server = createRpcServer({ methods, context: null, log: createLogger({ level: 'silent', format: 'json' }), port: 0, web: {} });
+    await server.listen();
+    browser = await launch();
+    page = await openPage(browser, server.url, errors);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('shows the new wallet\u2019s address to receive with, not the old one', async () => {
+    await expect.poll(() => page.locator('#receive-address').textContent(), { timeout: UI_TIMEOUT_MS }).toBe(TRANSFER_TO);
+    wallet = DOCS_KEY_ADDRESS;
+    await expect.poll(() => page.locator('#address-rows').textContent(), { timeout: UI_TIMEOUT_MS }).toContain(DOCS_KEY_ADDRESS);
+    await expect.poll(() => page.locator('#receive-address').textContent(), { timeout: UI_TIMEOUT_MS }).toBe(DOCS_KEY_ADDRESS);
     expect(errors).toEqual([]);
   });
 });
