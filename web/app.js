@@ -80,10 +80,12 @@ export function base58FromHex(hex) {
 // RPC
 
 class RpcFailure extends Error {
-  constructor(method, code, message) {
+  constructor(method, code, message, nodeMessage = '') {
     super(message);
     this.method = method;
     this.code = code;
+    /** The node's own error text (kept where `message` says it in the page's words). */
+    this.nodeMessage = nodeMessage;
   }
 }
 
@@ -126,7 +128,7 @@ async function rpc(method, params = {}) {
   if (body && body.error) {
     const code = Number(body.error.code);
     const text = code === METHOD_NOT_FOUND ? `${method} is not available on this node.` : String(body.error.message || 'Unknown error');
-    throw new RpcFailure(method, code, text);
+    throw new RpcFailure(method, code, text, String(body.error.message || ''));
   }
   return body ? body.result : null;
 }
@@ -392,7 +394,8 @@ async function refreshMiner() {
   } catch (e) {
     if (notAvailable(e)) {
       minerAvailable = false;
-      show('miner-note', 'Miner statistics are not available on this node (it has no minerstats operation).');
+      // The node says why: no such operation, or (a relay or client) no chain state to count from.
+      show('miner-note', `Miner statistics are not available on this node${e.nodeMessage ? `: ${e.nodeMessage}` : '.'}`);
       return;
     }
     show('miner-error', `Could not read the miner statistics: ${words(e)}`);

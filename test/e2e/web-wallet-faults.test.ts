@@ -102,6 +102,7 @@ describe('web wallet when the node stops answering', () => {
 
 describe('web wallet on a light node with no master linked', () => {
   const PRIMARY = TRANSFER_TO;
+  const MINER_ON_LIGHT = "'minerStats' needs the chain state, which this node does not hold (relays and clients follow block headers only); call it on a master";
   /** False: listWallets fails too, so the page has no address yet. */
   let knowsAddress = false;
   const noMaster = () => {
@@ -112,6 +113,8 @@ describe('web wallet on a light node with no master linked', () => {
     { name: 'myWallet', group: 'Wallet', summary: 'w', params: [], result: { description: 'r' }, handler: noMaster },
     { name: 'listWallets', group: 'Wallet', summary: 'l', params: [], result: { description: 'r' }, handler: () => (knowsAddress ? [PRIMARY] : noMaster()) },
     { name: 'activity', group: 'Wallet', summary: 'a', params: [{ name: 'fromIndex', kind: 'string', description: 'i' }, { name: 'count', kind: 'string', description: 'c' }, { name: 'descending', kind: 'string', description: 'd' }], result: { description: 'r' }, handler: () => [] },
+    // As a light node answers it (src/rpc/types.ts): the operation exists but needs the chain state.
+    { name: 'minerstats', group: 'Mining', summary: 'm', params: [], result: { description: 'r' }, handler: () => { throw new RpcError(RpcCode.MethodNotFound, MINER_ON_LIGHT); } },
   ];
   let server: RpcServer<null>;
   let browser: Browser;
@@ -139,6 +142,10 @@ describe('web wallet on a light node with no master linked', () => {
     knowsAddress = true;
     await expect.poll(() => page.locator('#receive-address').textContent(), { timeout: UI_TIMEOUT_MS }).toBe(PRIMARY);
     expect(errors).toEqual([]);
+  });
+
+  it('says why the miner statistics are missing in the node\u2019s words (a light node has no chain to count from)', async () => {
+    await expect.poll(() => page.locator('#miner-note').textContent(), { timeout: UI_TIMEOUT_MS }).toBe(`Miner statistics are not available on this node: ${MINER_ON_LIGHT}`);
   });
 });
 
