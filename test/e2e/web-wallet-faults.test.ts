@@ -98,6 +98,21 @@ describe('web wallet when the node stops answering', () => {
     holdMethod = '';
     expect(errors).toEqual([]);
   });
+
+  it('shows the whole amount, fee and total in the confirmation on a narrow screen', async () => {
+    await page.setViewportSize({ width: 320, height: 640 });
+    await page.fill('#send-to', TRANSFER_TO);
+    await page.fill('#send-amount', '21000000.12345678');
+    await page.click('#send-preview');
+    await page.locator('#confirm').waitFor({ state: 'visible' });
+    // A value wider than its cell is cut off by the dialog: the user would confirm a total it cannot read.
+    const clipped = await page.locator('#confirm dd').evaluateAll((dds) => dds.filter((dd) => dd.scrollWidth > dd.clientWidth).map((dd) => `${dd.id}: ${dd.textContent}`));
+    expect(clipped).toEqual([]);
+    expect(await page.locator('#confirm-total').textContent()).toBe('21,000,000.12355678 coins');
+    await page.click('#confirm button[value=cancel]');
+    await page.locator('#confirm').waitFor({ state: 'hidden' });
+    await page.setViewportSize(VIEWPORT);
+  });
 });
 
 describe('web wallet on a light node with no master linked', () => {
