@@ -37,6 +37,29 @@ async function openPage(browser: Browser, url: string, errors: string[]): Promis
   return page;
 }
 
+/**
+ * The page in chromium in front of a stand-in node answering `methods`, for one describe block
+ * (opened in its beforeAll, closed in its afterAll). `ready` runs once the page is open (routes).
+ */
+function pageBehind(methods: MethodDef<null>[], hooks: { ready?: (page: Page) => Promise<unknown>; closing?: () => Promise<void> } = {}) {
+  const view = { page: undefined as unknown as Page, errors: [] as string[] };
+  let server: RpcServer<null> | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    server = createRpcServer({ methods, context: null, log: createLogger({ level: 'silent', format: 'json' }), port: 0, web: {} });
+    await server.listen();
+    browser = await launch();
+    view.page = await openPage(browser, server.url, view.errors);
+    await hooks.ready?.(view.page);
+  });
+  afterAll(async () => {
+    await hooks.closing?.();
+    await browser?.close();
+    await server?.close();
+  });
+  return view;
+}
+
 describe('web wallet when the node stops answering', () => {
   const methods: MethodDef<null>[] = [
     { name: 'status', group: 'Utilities', summary: 's', params: [{ name: 'verbose', kind: 'boolean', description: 'v' }], result: { description: 'r' }, handler: () => status('M') },
@@ -44,74 +67,64 @@ describe('web wallet when the node stops answering', () => {
     { name: 'calculateTransactionFee', group: 'Transactions', summary: 'f', params: [{ name: 'to', kind: 'string', description: 't' }], result: { description: 'r' }, handler: () => '0.00010000' },
     { name: 'addTransaction', group: 'Transactions', summary: 'a', params: [{ name: 'to', kind: 'string', description: 't' }, { name: 'fee', kind: 'string', description: 'f' }], result: { description: 'r' }, handler: () => ({ id: '8-x' }) },
   ];
-  let server: RpcServer<null>;
-  let browser: Browser;
-  let page: Page;
   /** While true, every RPC call of the page is held unanswered (a paused or overloaded node). */
   let hold = false;
   /** Calls of this method are held unanswered. */
   let holdMethod = '';
   const held: Route[] = [];
-  const errors: string[] = [];
-
-  beforeAll(async () => {
-    server = createRpcServer({ methods, context: null, log: createLogger({ level: 'silent', format: 'json' }), port: 0, web: {} });
-    await server.listen();
-    browser = await launch();
-    page = await openPage(browser, server.url, errors);
-    await page.route(
-      (u) => u.pathname === '/',
-      (route) => {
-        const post = route.request().method() === 'POST';
-        if (post && (hold || (holdMethod !== '' && String(route.request().postDataJSON()?.method) === holdMethod))) held.push(route);
-        else void route.continue();
-      },
-    );
-  });
-  afterAll(async () => {
-    for (const r of held) await r.abort().catch(() => undefined);
-    await browser?.close();
-    await server?.close();
+  const view = pageBehind(methods, {
+    ready: (page) =>
+      page.route(
+        (u) => u.pathname === '/',
+        (route) => {
+          const post = route.request().method() === 'POST';
+          if (post && (hold || (holdMethod !== '' && String(route.request().postDataJSON()?.method) === holdMethod))) held.push(route);
+          else void route.continue();
+        },
+      ),
+    closing: async () => {
+      for (const r of held) await r.abort().catch(() => undefined);
+    },
   });
 
   it('stops saying "Connected" and says the node does not answer, then recovers', async () => {
-    await expect.poll(() => page.locator('#connection').textContent(), { timeout: UI_TIMEOUT_MS }).toBe('Connected · block 7');
+    await expect.poll(() => view.page.locator('#connection').textContent(), { timeout: UI_TIMEOUT_MS }).toBe('Connected · block 7');
     hold = true;
-    await expect.poll(() => page.locator('#status-error').textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/^Could not read the node status: The node did not answer within \d+ s/);
-    expect(await page.locator('#connection').textContent()).toBe('Not connected');
-    expect(await page.locator('#global-error').textContent()).toMatch(/did not answer within/);
+    await expect.poll(() => view.page.locator('#status-error').textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/^Could not read the node status: The node did not answer within \d+ s/);
+    expect(await view.page.locator('#connection').textContent()).toBe('Not connected');
+    expect(await view.page.locator('#global-error').textContent()).toMatch(/did not answer within/);
     hold = false;
-    await expect.poll(() => page.locator('#connection').textContent(), { timeout: UI_TIMEOUT_MS }).toBe('Connected · block 7');
-    expect(await page.locator('#global-error').isVisible()).toBe(false);
-    expect(errors).toEqual([]);
+    await expect.poll(() => view.page.locator('#connection').textContent(), { timeout: UI_TIMEOUT_MS }).toBe('Connected · block 7');
+    expect(await view.page.locator('#global-error').isVisible()).toBe(false);
+    expect(view.errors).toEqual([]);
   });
 
   it('says a payment without an answer may still have been sent', async () => {
-    await page.fill('#send-to', TRANSFER_TO);
-    await page.fill('#send-amount', '1');
-    await page.click('#send-preview');
-    await page.locator('#confirm').waitFor({ state: 'visible' });
+    await view.page.fill('#send-to', TRANSFER_TO);
+    await view.page.fill('#send-amount', '1');
+    await view.page.click('#send-preview');
+    await view.page.locator('#confirm').waitFor({ state: 'visible' });
     holdMethod = 'addTransaction';
-    await page.click('#confirm-send');
-    await expect.poll(() => page.locator('#send-error').textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/^No answer to the payment: .*may still have been sent; check the history before sending again\.$/);
-    expect(await page.locator('#send-result').isVisible()).toBe(false);
+    await view.page.click('#confirm-send');
+    await expect.poll(() => view.page.locator('#send-error').textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/^No answer to the payment: .*may still have been sent; check the history before sending again\.$/);
+    expect(await view.page.locator('#send-result').isVisible()).toBe(false);
     holdMethod = '';
-    expect(errors).toEqual([]);
+    expect(view.errors).toEqual([]);
   });
 
   it('shows the whole amount, fee and total in the confirmation on a narrow screen', async () => {
-    await page.setViewportSize({ width: 320, height: 640 });
-    await page.fill('#send-to', TRANSFER_TO);
-    await page.fill('#send-amount', '21000000.12345678');
-    await page.click('#send-preview');
-    await page.locator('#confirm').waitFor({ state: 'visible' });
+    await view.page.setViewportSize({ width: 320, height: 640 });
+    await view.page.fill('#send-to', TRANSFER_TO);
+    await view.page.fill('#send-amount', '21000000.12345678');
+    await view.page.click('#send-preview');
+    await view.page.locator('#confirm').waitFor({ state: 'visible' });
     // A value wider than its cell is cut off by the dialog: the user would confirm a total it cannot read.
-    const clipped = await page.locator('#confirm dd').evaluateAll((dds) => dds.filter((dd) => dd.scrollWidth > dd.clientWidth).map((dd) => `${dd.id}: ${dd.textContent}`));
+    const clipped = await view.page.locator('#confirm dd').evaluateAll((dds) => dds.filter((dd) => dd.scrollWidth > dd.clientWidth).map((dd) => `${dd.id}: ${dd.textContent}`));
     expect(clipped).toEqual([]);
-    expect(await page.locator('#confirm-total').textContent()).toBe('21,000,000.12355678 coins');
-    await page.click('#confirm button[value=cancel]');
-    await page.locator('#confirm').waitFor({ state: 'hidden' });
-    await page.setViewportSize(VIEWPORT);
+    expect(await view.page.locator('#confirm-total').textContent()).toBe('21,000,000.12355678 coins');
+    await view.page.click('#confirm button[value=cancel]');
+    await view.page.locator('#confirm').waitFor({ state: 'hidden' });
+    await view.page.setViewportSize(VIEWPORT);
   });
 });
 
@@ -131,36 +144,22 @@ describe('web wallet on a light node with no master linked', () => {
     // As a light node answers it (src/rpc/types.ts): the operation exists but needs the chain state.
     { name: 'minerstats', group: 'Mining', summary: 'm', params: [], result: { description: 'r' }, handler: () => { throw new RpcError(RpcCode.MethodNotFound, MINER_ON_LIGHT); } },
   ];
-  let server: RpcServer<null>;
-  let browser: Browser;
-  let page: Page;
-  const errors: string[] = [];
-
-  beforeAll(async () => {
-    server = createRpcServer({ methods, context: null, log: createLogger({ level: 'silent', format: 'json' }), port: 0, web: {} });
-    await server.listen();
-    browser = await launch();
-    page = await openPage(browser, server.url, errors);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const view = pageBehind(methods);
 
   it('says there is no address to copy while it knows none', async () => {
-    await expect.poll(() => page.locator('#balance-error').textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/no master or relay is linked/);
-    await page.click('#copy-address');
-    await expect.poll(() => page.locator('#receive-note').textContent()).toMatch(/^No address to copy yet/);
+    await expect.poll(() => view.page.locator('#balance-error').textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/no master or relay is linked/);
+    await view.page.click('#copy-address');
+    await expect.poll(() => view.page.locator('#receive-note').textContent()).toMatch(/^No address to copy yet/);
   });
 
   it('shows the wallet\u2019s own address to receive with, though the balance needs a master', async () => {
     knowsAddress = true;
-    await expect.poll(() => page.locator('#receive-address').textContent(), { timeout: UI_TIMEOUT_MS }).toBe(PRIMARY);
-    expect(errors).toEqual([]);
+    await expect.poll(() => view.page.locator('#receive-address').textContent(), { timeout: UI_TIMEOUT_MS }).toBe(PRIMARY);
+    expect(view.errors).toEqual([]);
   });
 
   it('says why the miner statistics are missing in the node\u2019s words (a light node has no chain to count from)', async () => {
-    await expect.poll(() => page.locator('#miner-note').textContent(), { timeout: UI_TIMEOUT_MS }).toBe(`Miner statistics are not available on this node: ${MINER_ON_LIGHT}`);
+    await expect.poll(() => view.page.locator('#miner-note').textContent(), { timeout: UI_TIMEOUT_MS }).toBe(`Miner statistics are not available on this node: ${MINER_ON_LIGHT}`);
   });
 });
 
@@ -170,27 +169,13 @@ describe('web wallet when another wallet comes behind the page (the node restart
     { name: 'status', group: 'Utilities', summary: 's', params: [{ name: 'verbose', kind: 'boolean', description: 'v' }], result: { description: 'r' }, handler: () => status('M') },
     { name: 'myWallet', group: 'Wallet', summary: 'w', params: [], result: { description: 'r' }, handler: () => ({ [wallet]: '1.00000000' }) },
   ];
-  let server: RpcServer<null>;
-  let browser: Browser;
-  let page: Page;
-  const errors: string[] = [];
-
-  beforeAll(async () => {
-    server = createRpcServer({ methods, context: null, log: createLogger({ level: 'silent', format: 'json' }), port: 0, web: {} });
-    await server.listen();
-    browser = await launch();
-    page = await openPage(browser, server.url, errors);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const view = pageBehind(methods);
 
   it('shows the new wallet\u2019s address to receive with, not the old one', async () => {
-    await expect.poll(() => page.locator('#receive-address').textContent(), { timeout: UI_TIMEOUT_MS }).toBe(TRANSFER_TO);
+    await expect.poll(() => view.page.locator('#receive-address').textContent(), { timeout: UI_TIMEOUT_MS }).toBe(TRANSFER_TO);
     wallet = DOCS_KEY_ADDRESS;
-    await expect.poll(() => page.locator('#address-rows').textContent(), { timeout: UI_TIMEOUT_MS }).toContain(DOCS_KEY_ADDRESS);
-    await expect.poll(() => page.locator('#receive-address').textContent(), { timeout: UI_TIMEOUT_MS }).toBe(DOCS_KEY_ADDRESS);
-    expect(errors).toEqual([]);
+    await expect.poll(() => view.page.locator('#address-rows').textContent(), { timeout: UI_TIMEOUT_MS }).toContain(DOCS_KEY_ADDRESS);
+    await expect.poll(() => view.page.locator('#receive-address').textContent(), { timeout: UI_TIMEOUT_MS }).toBe(DOCS_KEY_ADDRESS);
+    expect(view.errors).toEqual([]);
   });
 });
