@@ -53,6 +53,7 @@ export const OPERATIONS = [
   'blacklistpeer',
   'clearpeerblacklist',
   'activity',
+  'activity2',
   'getTotalBalance',
   'walletList',
   'supply',

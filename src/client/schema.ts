@@ -928,6 +928,32 @@ export type NodeRpcSchema = {
             txid: string;
         }[];
     };
+    "activity2": {
+        params: {
+            fromId?: string | undefined;
+            count?: number | undefined;
+            type?: number | undefined;
+            descending?: string | undefined;
+            wallet?: string | undefined;
+        };
+        result: {
+            id: string;
+            seedHash: string;
+            type: number;
+            timestamp: number;
+            status: number;
+            fromAddressList: {
+                [x: string]: string;
+            };
+            toAddressList: {
+                [x: string]: string;
+            };
+            value: string;
+            fee: string;
+            appliedBlockHeight: number;
+            transaction: null;
+        }[];
+    };
     "getTotalBalance": {
         params: {
             wallet?: string | undefined;

@@ -8,13 +8,17 @@
  * Final records come from the blocks the per-address index (src/explorer/address-index.ts) names
  * for the node's addresses (newest first, stopping once a page is full), pending ones from the
  * mempool, error ones from the transactions the mempool dropped since the node started (kept in
- * memory, bounded).
+ * memory, bounded, with the reason).
+ *
+ * Both answers, `activity` (Activity) and `activity2` (Activity2, the 2026 reference's
+ * ActivityObject), are built from one ordered walk of entries (a transaction where it stands, or a
+ * block's fee reward), so they list the same history in the same order.
  */
 import type { Chain } from '../chain/chain.js';
 import type { KnownTx } from '../chain/tx-codec.js';
 import { addressToText } from '../formats/address.js';
 import { formatAmount } from '../formats/amount.js';
-import { toHex } from '../formats/bytes.js';
+import { toBase64, toHex } from '../formats/bytes.js';
 import { decodeVarUint } from '../formats/varint.js';
 import { FOUNDATION_FEE_PERCENT, TransactionType } from '../formats/constants.js';
 import type { Mempool, MempoolEvents } from '../mempool/mempool.js';
@@ -23,6 +27,8 @@ import { claimPayout } from '../mining/payout.js';
 import { miningReward } from '../mining/reward.js';
 import { latin1Key } from '../state/keys.js';
 import { indexedBlocks, senderOf, type IndexedBlock } from './address-index.js';
+import { inputSources, type InputSource } from '../chain/validate.js';
+import { signerAddressOf } from '../consensus/signer-pow.js';
 import type { NodeWallet, WalletKey } from '../wallet/wallet.js';
 import type { OwnTransaction } from '../wallet/light-wallet.js';
 
@@ -62,8 +68,32 @@ export interface ActivityQuery {
   key?: WalletKey;
 }
 
+/** One transaction of the own addresses where it stands. */
+interface TxEntry {
+  k: KnownTx;
+  /** {@link ActivityStatus}: pending, final, or error (dropped). */
+  status: number;
+  /** Applied height; 0 unless final. */
+  height: bigint;
+  /** Unix seconds: the block's for a final one, the transaction's for a pending one, when it was dropped for a dropped one. */
+  time: number;
+  /** Why a dropped one was dropped. */
+  dropped?: string;
+}
+
+/** A block proposed by an own address, whose fees it took (the embedded network). */
+interface FeeEntry {
+  fee: { key: WalletKey; proposer: Uint8Array; value: bigint; height: bigint; time: number };
+}
+
+/** What the records of both answers are built from, in their order. */
+export type ActivityEntry = TxEntry | FeeEntry;
+
+/** The share a paid mining claim was paid (the reference's ActivityStorage.updateValue), or null while unpaid. */
+type PaidShare = (txid: Uint8Array) => bigint | null;
+
 export class ActivityIndex {
-  private readonly dropped: { k: KnownTx; at: number }[] = [];
+  private readonly dropped: { k: KnownTx; at: number; reason: string }[] = [];
 
   constructor(
     private readonly chain: Chain,
@@ -73,71 +103,98 @@ export class ActivityIndex {
     /** Does a block pay its fees to its proposer (the embedded network)? On a genesis network the signers get them in a staking reward (201). */
     private readonly opts: { proposerFees: boolean } = { proposerFees: true },
   ) {
-    events.on('txDropped', ({ txs }) => {
+    events.on('txDropped', ({ txs, reason }) => {
       const own = ownAddresses(this.wallet, );
       for (const k of txs) {
         const s = senderOf(k);
-        if (s && own.has(latin1Key(s))) this.dropped.push({ k, at: Math.floor(Date.now() / 1000) });
+        if (s && own.has(latin1Key(s))) this.dropped.push({ k, at: Math.floor(Date.now() / 1000), reason });
       }
       if (this.dropped.length > MAX_DROPPED) this.dropped.splice(0, this.dropped.length - MAX_DROPPED);
     });
   }
 
   /** Fee reward of a block proposed by an own address (§8.9: the foundation's 3 % apart). */
-  private feeRecord(b: IndexedBlock, own: Map<string, WalletKey>): Activity | null {
+  private feeEntry(b: IndexedBlock, own: Map<string, WalletKey>): FeeEntry | null {
     if (!this.opts.proposerFees || !b.fee) return null;
     const proposer = b.fee.address;
     const key = own.get(latin1Key(proposer));
     if (!key) return null;
     const value = b.fee.totalFee - (b.fee.totalFee * BigInt(FOUNDATION_FEE_PERCENT)) / 100n;
-    return {
-      seedHash: toHex(key.primary), wallet: addressToText(proposer), from: '', toList: { [addressToText(proposer)]: formatAmount(value) },
-      type: ActivityType.TxFeeReward, data: '', value: formatAmount(value), timestamp: Number(b.timestamp),
-      status: ActivityStatus.Final, blockHeight: Number(b.height), txid: `fee-${b.height}`,
-    };
+    return { fee: { key, proposer, value, height: b.height, time: Number(b.timestamp) } };
   }
 
-  /** The final records of the own addresses' blocks, newest first, or all reversed (oldest first). */
-  private *finalRecords(own: Map<string, WalletKey>, newestFirst: boolean): Generator<Activity> {
+  /** The entries of the own addresses' blocks, newest first, or all reversed (oldest first). */
+  private *finalEntries(own: Map<string, WalletKey>, newestFirst: boolean): Generator<ActivityEntry> {
     const addresses = [...own.keys()].map((k) => Buffer.from(k, 'latin1'));
     for (const b of indexedBlocks(this.chain.store, addresses, newestFirst)) {
-      const records: Activity[] = [];
-      const fee = this.feeRecord(b, own);
-      if (fee) records.push(fee);
+      const entries: ActivityEntry[] = [];
+      const fee = this.feeEntry(b, own);
+      if (fee) entries.push(fee);
       for (let i = b.txIds.length - 1; i >= 0; i--) {
         const k = this.chain.getTransaction(b.txIds[i]!);
-        if (k) records.push(...activityRecords(k, own, ActivityStatus.Final, b.height, Number(b.timestamp), (id) => claimPayout(this.chain.store, id)));
+        if (k) entries.push({ k, status: ActivityStatus.Final, height: b.height, time: Number(b.timestamp) });
       }
-      if (!newestFirst) records.reverse();
-      yield* records;
+      if (!newestFirst) entries.reverse();
+      yield* entries;
     }
   }
 
-  /** Records not yet in a block: pending (newest first), then dropped ones (newest first). */
-  private unconfirmed(own: Map<string, WalletKey>): Activity[] {
-    const out: Activity[] = [];
+  /** Transactions not yet in a block: pending (newest first), then dropped ones (newest first). */
+  private unconfirmed(): TxEntry[] {
+    const out: TxEntry[] = [];
     const pending = this.mempool.page(0, this.mempool.size);
     for (let i = pending.length - 1; i >= 0; i--) {
       const k = pending[i]!;
-      out.push(...activityRecords(k, own, ActivityStatus.Pending, 0n, Number(k.tx.timestamp)));
+      out.push({ k, status: ActivityStatus.Pending, height: 0n, time: Number(k.tx.timestamp) });
     }
     for (let i = this.dropped.length - 1; i >= 0; i--) {
       const d = this.dropped[i]!;
-      out.push(...activityRecords(d.k, own, ActivityStatus.Error, 0n, d.at));
+      out.push({ k: d.k, status: ActivityStatus.Error, height: 0n, time: d.at, dropped: d.reason });
     }
     return out;
   }
 
-  /**
-   * A page of records of the node's own addresses: newest first (pending, dropped, then the blocks
-   * from the tip down), or that whole order reversed.
-   */
+  /** Newest first (pending, dropped, then the blocks from the tip down), or that whole order reversed. */
+  private entries(own: Map<string, WalletKey>, newestFirst: boolean): Iterable<ActivityEntry> {
+    const unconfirmed = this.unconfirmed();
+    return newestFirst ? concat(unconfirmed, this.finalEntries(own, true)) : concat(this.finalEntries(own, false), unconfirmed.reverse());
+  }
+
+  private readonly paidShare: PaidShare = (id) => claimPayout(this.chain.store, id);
+
+  /** A page of `activity` records of the node's own addresses. */
   query(q: ActivityQuery): Activity[] {
     const own = ownAddresses(this.wallet, q.key);
-    const unconfirmed = this.unconfirmed(own);
-    const records = q.descending ? concat(unconfirmed, this.finalRecords(own, true)) : concat(this.finalRecords(own, false), unconfirmed.reverse());
-    return activityPage(records, q);
+    return activityPage(activityOfEntries(this.entries(own, q.descending), own, q.descending, this.paidShare), q);
   }
+
+  /** A page of `activity2` records of one wallet. */
+  query2(q: Activity2Query): Activity2[] {
+    const own = ownAddresses(this.wallet, q.key);
+    return activity2Page(activity2OfEntries(this.entries(own, q.descending), q.key, own, this.paidShare), q);
+  }
+}
+
+/** The `activity` records of entries in their order (a transaction's own records reversed when oldest first). */
+function* activityOfEntries(entries: Iterable<ActivityEntry>, own: Map<string, WalletKey>, newestFirst: boolean, paidShare?: PaidShare): Generator<Activity> {
+  for (const e of entries) {
+    if ('fee' in e) {
+      yield feeActivity(e.fee);
+      continue;
+    }
+    const records = activityRecords(e.k, own, e.status, e.height, e.time, e.status === ActivityStatus.Final ? paidShare : undefined);
+    if (!newestFirst) records.reverse();
+    yield* records;
+  }
+}
+
+function feeActivity(f: FeeEntry['fee']): Activity {
+  const to = addressToText(f.proposer);
+  return {
+    seedHash: toHex(f.key.primary), wallet: to, from: '', toList: { [to]: formatAmount(f.value) },
+    type: ActivityType.TxFeeReward, data: '', value: formatAmount(f.value), timestamp: f.time,
+    status: ActivityStatus.Final, blockHeight: Number(f.height), txid: `fee-${f.height}`,
+  };
 }
 
 /** A page of `records` (already in the asked order): those of the asked type, from `fromIndex`, at most `count`. */
@@ -158,21 +215,38 @@ export function activityPage(records: Iterable<Activity>, q: Pick<ActivityQuery,
 }
 
 /**
- * A light node's Activity (relays and clients hold no blocks): from its own transactions
+ * A light node's entries (relays and clients hold no blocks): from its own transactions
  * (src/wallet/light-wallet.ts), pending and dropped ones newest sent first, then the applied ones
  * from the highest block down (their time is their block header's), or that whole order reversed.
- * A mining claim keeps its block's full reward after it is paid: the payment is no transaction and
- * the share depends on other solvers' claims, which the headers do not carry (Ixian-S2's activity
- * is never updated either; only the DLT node's `rewardMinersV10` calls `updateValue`).
+ */
+function lightEntries(txs: readonly OwnTransaction[], blockTime: (height: bigint) => number, newestFirst: boolean): TxEntry[] {
+  const unconfirmed = txs.filter((t) => t.height === 0n).sort((a, b) => b.sent - a.sent || Number(b.k.tx.timestamp - a.k.tx.timestamp));
+  const applied = txs.filter((t) => t.height > 0n).sort((a, b) => (a.height === b.height ? 0 : a.height > b.height ? -1 : 1));
+  const entries = [...unconfirmed, ...applied].map((t): TxEntry => ({
+    k: t.k,
+    status: t.height > 0n ? ActivityStatus.Final : t.dropped ? ActivityStatus.Error : ActivityStatus.Pending,
+    height: t.height,
+    time: t.height > 0n ? blockTime(t.height) : Number(t.k.tx.timestamp),
+    ...(t.dropped ? { dropped: t.dropped } : {}),
+  }));
+  return newestFirst ? entries : entries.reverse();
+}
+
+/**
+ * A light node's Activity. A mining claim keeps its block's full reward after it is paid: the
+ * payment is no transaction and the share depends on other solvers' claims, which the headers do
+ * not carry (Ixian-S2's activity is never updated either; only the DLT node's `rewardMinersV10`
+ * calls `updateValue`).
  */
 export function lightActivity(wallet: NodeWallet, txs: readonly OwnTransaction[], blockTime: (height: bigint) => number, q: ActivityQuery): Activity[] {
   const own = ownAddresses(wallet, q.key);
-  const unconfirmed = txs.filter((t) => t.height === 0n).sort((a, b) => b.sent - a.sent || Number(b.k.tx.timestamp - a.k.tx.timestamp));
-  const applied = txs.filter((t) => t.height > 0n).sort((a, b) => (a.height === b.height ? 0 : a.height > b.height ? -1 : 1));
-  const records = [...unconfirmed, ...applied].flatMap((t) =>
-    activityRecords(t.k, own, t.height > 0n ? ActivityStatus.Final : t.dropped ? ActivityStatus.Error : ActivityStatus.Pending, t.height, t.height > 0n ? blockTime(t.height) : Number(t.k.tx.timestamp)),
-  );
-  return activityPage(q.descending ? records : records.reverse(), q);
+  return activityPage(activityOfEntries(lightEntries(txs, blockTime, q.descending), own, q.descending), q);
+}
+
+/** A light node's Activity2 records of one wallet (the claims as in {@link lightActivity}). */
+export function lightActivity2(wallet: NodeWallet, txs: readonly OwnTransaction[], blockTime: (height: bigint) => number, q: Activity2Query): Activity2[] {
+  const own = ownAddresses(wallet, q.key);
+  return activity2Page(activity2OfEntries(lightEntries(txs, blockTime, q.descending), q.key, own), q);
 }
 
 /** latin1 key of each own address → the wallet key holding it. */
@@ -244,4 +318,163 @@ function claimBlockReward(data: Uint8Array | undefined): bigint {
   } catch {
     return 0n;
   }
+}
+
+/**
+ * Activity2 types: the 2026 reference's ActivityType (Ixian-Core Activity/Activity.cs) with this
+ * node's transaction-fee reward (202, the embedded network's proposer fees), which the reference's
+ * web wallet (ixian.js) still shows.
+ */
+export const Activity2Type = { ...ActivityType, IxiName: 400 } as const;
+/** Activity2 states (the reference's ActivityStatus): a dropped transaction is rejected, or expired when it left the redacted window. */
+export const Activity2Status = { Pending: 1, Final: 2, Expired: 3, Reverted: 4, Rejected: 5 } as const;
+
+/**
+ * One `activity2` record: the reference's ActivityObject as its API writes it (Newtonsoft, members
+ * in declaration order): `id` the text txid, `seedHash` Base64 of the first 16 bytes of the wallet's
+ * seed hash (for a key wallet, as this node's, its primary address), address lists as
+ * address → amount, `transaction` null in a list (ActivityStorage.getActivitiesBySeedHashAndType
+ * reads no transaction bytes).
+ */
+export interface Activity2 {
+  id: string;
+  seedHash: string;
+  type: number;
+  timestamp: number;
+  status: number;
+  fromAddressList: Record<string, string>;
+  toAddressList: Record<string, string>;
+  value: string;
+  fee: string;
+  appliedBlockHeight: number;
+  transaction: null;
+}
+
+export interface Activity2Query {
+  /** Text id of the record the page starts after; absent or unknown, from the first. */
+  fromId?: string;
+  /** 0 means 50 (the reference's default). */
+  count: number;
+  /** −1 and 0 every type. */
+  type: number;
+  descending: boolean;
+  /** The wallet (the reference lists one seed's activity; its default the main wallet). */
+  key: WalletKey;
+}
+
+/** The reference's page size when `count` is 0 or less. */
+export const ACTIVITY2_DEFAULT_COUNT = 50;
+
+/** The `activity2` records of one wallet from entries in their order. */
+function* activity2OfEntries(entries: Iterable<ActivityEntry>, key: WalletKey, own: Map<string, WalletKey>, paidShare?: PaidShare): Generator<Activity2> {
+  const seedHash = toBase64(key.primary.subarray(0, 16));
+  for (const e of entries) {
+    if ('fee' in e) {
+      if (e.fee.key !== key) continue;
+      const value = formatAmount(e.fee.value);
+      yield {
+        id: `fee-${e.fee.height}`, seedHash, type: Activity2Type.TxFeeReward, timestamp: e.fee.time, status: Activity2Status.Final,
+        fromAddressList: {}, toAddressList: { [addressToText(e.fee.proposer)]: value }, value, fee: formatAmount(0n),
+        appliedBlockHeight: Number(e.fee.height), transaction: null,
+      };
+      continue;
+    }
+    const r = activity2Record(e, seedHash, own, e.status === ActivityStatus.Final ? paidShare : undefined);
+    if (r) yield r;
+  }
+}
+
+/**
+ * The record of one transaction for one wallet, as the reference's addTransactionToActivityStorage
+ * (Ixian-Core Meta/IxianNode.cs) makes it: sent by the wallet (101; a mining claim 200 with the
+ * block's reward, or the share paid; a name transaction 400), valued amount + fee less what it pays
+ * the wallet itself, with every recipient; else received (100, a staking reward 201), valued and
+ * listing the wallet's own recipients only. Null when the wallet is neither.
+ */
+function activity2Record(e: TxEntry, seedHash: string, own: Map<string, WalletKey>, paidShare?: PaidShare): Activity2 | null {
+  const tx = e.k.tx;
+  const isOwn = (a: Uint8Array) => own.has(latin1Key(a));
+  const list = (entries: readonly { address: Uint8Array; amount: bigint }[]): Record<string, string> => {
+    const sums = new Map<string, { address: Uint8Array; amount: bigint }>();
+    for (const x of entries) {
+      const s = sums.get(latin1Key(x.address)) ?? { address: x.address, amount: 0n };
+      s.amount += x.amount;
+      sums.set(latin1Key(x.address), s);
+    }
+    return Object.fromEntries([...sums.values()].map((s) => [addressToText(s.address), formatAmount(s.amount)]));
+  };
+  const inputs = tx.inputs.reduce((s, i) => s + i.amount, 0n);
+  const outputs = tx.outputs.reduce((s, o) => s + o.amount, 0n);
+  const fee = inputs > outputs ? inputs - outputs : 0n;
+  const sender = senderOf(e.k);
+  let type: number;
+  let value: bigint;
+  let to: readonly { address: Uint8Array; amount: bigint }[];
+  if (sender && isOwn(sender)) {
+    to = tx.outputs;
+    if (tx.type === TransactionType.PoWSolution) {
+      type = Activity2Type.MiningReward;
+      value = paidShare?.(e.k.id) ?? claimBlockReward(tx.outputs[0]?.data);
+    } else {
+      type = tx.type === TransactionType.RegName ? Activity2Type.IxiName : Activity2Type.Sent;
+      value = outputs + fee - tx.outputs.reduce((s, o) => s + (isOwn(o.address) ? o.amount : 0n), 0n);
+    }
+  } else {
+    to = tx.outputs.filter((o) => isOwn(o.address));
+    if (to.length === 0) return null;
+    type = tx.type === TransactionType.StakingReward ? Activity2Type.SigningReward : Activity2Type.Received;
+    value = to.reduce((s, o) => s + o.amount, 0n);
+  }
+  const final = e.status === ActivityStatus.Final;
+  const txTime = Number(tx.timestamp);
+  return {
+    id: e.k.textId,
+    seedHash,
+    type,
+    // The transaction's time; once applied, the block's when that is earlier or the transaction has none (TransactionPool applyTransaction).
+    timestamp: final ? (txTime !== 0 && txTime <= e.time ? txTime : e.time) : txTime || e.time,
+    status: final ? Activity2Status.Final : e.status === ActivityStatus.Pending ? Activity2Status.Pending : /^expired\b/.test(e.dropped ?? '') ? Activity2Status.Expired : Activity2Status.Rejected,
+    fromAddressList: list(fromAddresses(tx)),
+    toAddressList: list(to),
+    value: formatAmount(value),
+    fee: formatAmount(fee),
+    appliedBlockHeight: final ? Number(e.height) : 0,
+    transaction: null,
+  };
+}
+
+/** Input addresses and amounts (§8.3: nonce keys relative to the signer, the reward's signer included); none when unreadable. */
+function fromAddresses(tx: KnownTx['tx']): readonly InputSource[] {
+  const signer = tx.pubKey ? signerAddressOf(tx.pubKey) : null;
+  if (!signer) return [];
+  try {
+    return inputSources(tx, signer);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A page of `records` (already in the asked order): those of the asked type (−1 and 0 every type)
+ * after the record `fromId` (exclusive; an id not listed starts from the first, as the reference's
+ * cursor), at most `count` (0: 50).
+ */
+export function activity2Page(records: Iterable<Activity2>, q: Pick<Activity2Query, 'fromId' | 'count' | 'type'>): Activity2[] {
+  const count = q.count > 0 ? q.count : ACTIVITY2_DEFAULT_COUNT;
+  const match = (a: Activity2) => q.type === -1 || q.type === 0 || a.type === q.type;
+  // Until the cursor is met, the first page is kept in case it never is.
+  const first: Activity2[] = [];
+  const after: Activity2[] = [];
+  let found = q.fromId === undefined;
+  for (const a of records) {
+    if (!found) {
+      if (a.id === q.fromId) found = true;
+      else if (first.length < count && match(a)) first.push(a);
+      continue;
+    }
+    if (!match(a)) continue;
+    after.push(a);
+    if (after.length >= count) break;
+  }
+  return found ? after : first;
 }

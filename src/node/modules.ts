@@ -75,7 +75,7 @@ export interface NodeModules {
   readonly peerPort: number;
   /** Mining claims, the miner's counters (src/mining). */
   readonly mining: Mining;
-  /** History of the node's own addresses (`activity`). */
+  /** History of the node's own addresses (`activity`, `activity2`). */
   readonly activity: ActivityIndex;
   /** Contact messaging (issue 11); undefined unless the node is a client (--role client). */
   readonly messaging: MessagingService | undefined;

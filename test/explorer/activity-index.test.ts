@@ -6,7 +6,8 @@
  * and a store kept before the index existed is indexed when the node opens it.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ActivityIndex, type Activity } from '../../src/explorer/activity.js';
+import { ActivityIndex, lightActivity2, type Activity, type Activity2 } from '../../src/explorer/activity.js';
+import type { KnownTx } from '../../src/chain/tx-codec.js';
 import { createAddressIndex, indexedBlocks, syncAddressIndex } from '../../src/explorer/address-index.js';
 import { addressFromText, addressToText } from '../../src/formats/address.js';
 import { COIN, formatAmount } from '../../src/formats/amount.js';
@@ -48,7 +49,7 @@ async function history(t: TestChain) {
     { type: 101, status: 2, blockHeight: 2, wallet: mine, value: '1.00000000', txid: a.textId },
     { type: 100, status: 2, blockHeight: 1, wallet: mine, value: '1000000.00000000', txid: genesis.textId },
   ];
-  return { a, b, c, expected };
+  return { a, b, c, expected, genesis };
 }
 
 const withIndex = (_: unknown, wallet: NodeWallet) => [createAddressIndex(wallet)];
@@ -109,5 +110,54 @@ describe('activity from the per-address index', () => {
     await commitBlock(t, [t.builder.buildSigned({ key: t.wallet.primary, outputs: [{ address: fresh, amount: COIN }] })]);
     expect([...indexedBlocks(t.store, [fresh], true)].map((x) => x.height)).toEqual([t.chain.height]);
     expect(await syncAddressIndex(t.chain, t.wallet)).toBe(0);
+  });
+});
+
+/** What identifies an activity2 record in these tests. */
+const brief2 = (a: Activity2) => ({ id: a.id, type: a.type, status: a.status, value: a.value, fee: a.fee, appliedBlockHeight: a.appliedBlockHeight });
+const feeOf = (k: KnownTx) => k.tx.inputs.reduce((s, i) => s + i.amount, 0n) - k.tx.outputs.reduce((s, o) => s + o.amount, 0n);
+
+describe('activity2 from the same walk', () => {
+  it("one record per transaction for the wallet: a sent one valued amount + fee less what it pays the wallet itself; fee rewards; fromId paging", async () => {
+    const t = await openTestChain(withIndex);
+    open.push(t);
+    const { a, b, c, genesis } = await history(t);
+    const fee = (n: bigint) => t.chain.getBlock(n)!.block.totalFee;
+    const key = t.wallet.primary;
+    const expected = [
+      { id: c.textId, type: 101, status: 1, value: formatAmount(3n * COIN + feeOf(c)), fee: formatAmount(feeOf(c)), appliedBlockHeight: 0 },
+      { id: 'fee-3', type: 202, status: 2, value: feeShare(fee(3n)), fee: '0.00000000', appliedBlockHeight: 3 },
+      // Paid to the wallet's own derived address: only the fee leaves it (Ixian-Core addTransactionToActivityStorage).
+      { id: b.textId, type: 101, status: 2, value: formatAmount(feeOf(b)), fee: formatAmount(feeOf(b)), appliedBlockHeight: 3 },
+      { id: 'fee-2', type: 202, status: 2, value: feeShare(fee(2n)), fee: '0.00000000', appliedBlockHeight: 2 },
+      { id: a.textId, type: 101, status: 2, value: formatAmount(COIN + feeOf(a)), fee: formatAmount(feeOf(a)), appliedBlockHeight: 2 },
+      { id: genesis.textId, type: 100, status: 2, value: '1000000.00000000', fee: '0.00000000', appliedBlockHeight: 1 },
+    ];
+    const activity = activityOf(t);
+    const page = (q: Partial<Parameters<ActivityIndex['query2']>[0]>) => activity.query2({ count: 0, type: -1, descending: true, key, ...q }).map(brief2);
+    expect(page({})).toEqual(expected);
+    expect(page({ descending: false })).toEqual([...expected].reverse());
+    expect(page({ fromId: b.textId, count: 2 })).toEqual(expected.slice(3, 5));
+    expect(page({ fromId: b.textId, count: 2, descending: false })).toEqual([expected[1]!, expected[0]!]);
+    expect(page({ fromId: 'fee-2', type: 101 })).toEqual([expected[4]!]);
+    const derived = activity.query2({ count: 0, type: 101, descending: true, key }).find((r) => r.id === b.textId)!;
+    expect(Object.values(derived.toAddressList)).toEqual(['2.00000000']);
+    expect(derived.fromAddressList).toEqual({ [key.primaryText]: formatAmount(2n * COIN + feeOf(b)) });
+  });
+
+  it('a light node: applied, pending, rejected (refused) and expired transactions', async () => {
+    const t = await openTestChain(withIndex);
+    open.push(t);
+    const { a, b, c } = await history(t);
+    const key = t.wallet.primary;
+    const txs = [
+      { k: a, height: 2n, sent: 1 },
+      { k: b, height: 0n, sent: 2, dropped: 'expired: its blockHeight 1 is more than 40 blocks (the redacted window) below the tip 50' },
+      { k: c, height: 0n, sent: 3, dropped: 'refused by a master: Balance is too low' },
+    ];
+    const records = lightActivity2(t.wallet, txs, () => 1234, { count: 0, type: -1, descending: true, key });
+    expect(records.map((r) => [r.id, r.status, r.appliedBlockHeight])).toEqual([[c.textId, 5, 0], [b.textId, 3, 0], [a.textId, 2, 2]]);
+    // Once applied, the transaction's own time unless the block's is earlier.
+    expect(records[2]!.timestamp).toBe(Math.min(Number(a.tx.timestamp) || 1234, 1234));
   });
 });
