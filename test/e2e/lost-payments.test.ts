@@ -33,5 +33,9 @@ describe('a payment lost on its way', () => {
     await master.waitApplied(sent.id, { timeoutMs: 30_000, unknownIsPending: true });
     expect(relay.output()).toMatch(/clients' pending transactions pushed to the masters again/);
     expect((await client.call('activity')).find((a: any) => a.txid === sent.id)?.status).not.toBe(3);
+    // activity2 on the client (its own transactions, as the reference's light nodes): listed, not rejected (5) or expired (3).
+    const own = (await client.call('activity2', { descending: 'true' }, { get: true })).find((a: any) => a.id === sent.id);
+    expect(own).toMatchObject({ id: sent.id, type: 101, toAddressList: { [byName('master-1').address]: '1.00000000' } });
+    expect([1, 2]).toContain(own.status);
   }, 60_000);
 });
