@@ -30,7 +30,7 @@ import { indexedBlocks, senderOf, type IndexedBlock } from './address-index.js';
 import { inputSources, type InputSource } from '../chain/validate.js';
 import { signerAddressOf } from '../consensus/signer-pow.js';
 import type { NodeWallet, WalletKey } from '../wallet/wallet.js';
-import type { OwnTransaction } from '../wallet/light-wallet.js';
+import { droppedByExpiry, type OwnTransaction } from '../wallet/light-wallet.js';
 
 export const ActivityType = { Received: 100, Sent: 101, MiningReward: 200, SigningReward: 201, TxFeeReward: 202 } as const;
 export const ActivityStatus = { Pending: 1, Final: 2, Error: 3 } as const;
@@ -433,7 +433,7 @@ function activity2Record(e: TxEntry, seedHash: string, own: Map<string, WalletKe
     type,
     // The transaction's time; once applied, the block's when that is earlier or the transaction has none (TransactionPool applyTransaction).
     timestamp: final ? (txTime !== 0 && txTime <= e.time ? txTime : e.time) : txTime || e.time,
-    status: final ? Activity2Status.Final : e.status === ActivityStatus.Pending ? Activity2Status.Pending : /^expired\b/.test(e.dropped ?? '') ? Activity2Status.Expired : Activity2Status.Rejected,
+    status: final ? Activity2Status.Final : e.status === ActivityStatus.Pending ? Activity2Status.Pending : droppedByExpiry(e.dropped) ? Activity2Status.Expired : Activity2Status.Rejected,
     fromAddressList: list(fromAddresses(tx)),
     toAddressList: list(to),
     value: formatAmount(value),

@@ -58,6 +58,14 @@ interface OwnRecord {
   dropped?: string;
 }
 
+/** The start of the reason a transaction is dropped for when it left the redacted window (`expire`). */
+const EXPIRED_DROP_PREFIX = 'expired: ';
+
+/** Whether a drop reason is the redacted window's expiry (not a master's refusal): activity2's status 3 against 5. */
+export function droppedByExpiry(reason: string | undefined): boolean {
+  return reason?.startsWith(EXPIRED_DROP_PREFIX) === true;
+}
+
 export interface OwnTransaction {
   k: KnownTx;
   /** Applied height, 0 while pending. */
@@ -296,7 +304,7 @@ export class LightWallet implements PendingSpends {
   private async expire(): Promise<void> {
     const tip = this.o.headers.height;
     const expired = [...this.pending.values()].filter((k) => k.tx.blockHeight + BigInt(REDACTED_WINDOW) < tip);
-    for (const k of expired) await this.drop(k, `expired: its blockHeight ${k.tx.blockHeight} is more than ${REDACTED_WINDOW} blocks (the redacted window) below the tip ${tip}`);
+    for (const k of expired) await this.drop(k, `${EXPIRED_DROP_PREFIX}its blockHeight ${k.tx.blockHeight} is more than ${REDACTED_WINDOW} blocks (the redacted window) below the tip ${tip}`);
   }
 
   /**
