@@ -195,7 +195,12 @@ describe('a network of masters, a relay and clients', () => {
     // Its data records too: the answer carries them, not only the header's Merkle root.
     const update = await m1.call('updateNameRecord', { name: 'light-node', 'records[]': ['www,1,hello', 'mail,2,me'] });
     await m1.waitApplied(update.id, { timeoutMs: 15_000 });
-    const atMaster = await m1.call('getRegNameDataRecords', { name: 'light-node' });
+    // Waited for, not read once: under load two masters may both make that height, and the block
+    // taken back may be the one that held the update, applied again in a later block.
+    const atMaster = await m1.waitFor(async () => {
+      const records = await m1.call('getRegNameDataRecords', { name: 'light-node' });
+      return records.length === 2 ? records : undefined;
+    }, 'the records at the master', 15_000);
     expect(atMaster).toHaveLength(2);
     const atClient = await client.waitFor(async () => {
       const records = await client.call('getRegNameDataRecords', { name: 'light-node' }).catch(() => []);
