@@ -27,7 +27,7 @@ import { claimPayout } from '../mining/payout.js';
 import { miningReward } from '../mining/reward.js';
 import { latin1Key } from '../state/keys.js';
 import { indexedBlocks, senderOf, type IndexedBlock } from './address-index.js';
-import { inputSources, type InputSource } from '../chain/validate.js';
+import { inputSources, sumInputs, sumOutputs, type InputSource } from '../chain/validate.js';
 import { signerAddressOf } from '../consensus/signer-pow.js';
 import type { NodeWallet, WalletKey } from '../wallet/wallet.js';
 import { droppedByExpiry, type OwnTransaction } from '../wallet/light-wallet.js';
@@ -287,8 +287,7 @@ export function activityRecords(
   const fromText = sender ? addressToText(sender) : '';
   const senderKey = sender ? own.get(latin1Key(sender)) : undefined;
   if (senderKey && sender) {
-    const amount = tx.outputs.reduce((s, o) => s + o.amount, 0n);
-    out.push(record(senderKey, sender, ActivityType.Sent, amount, fromText));
+    out.push(record(senderKey, sender, ActivityType.Sent, sumOutputs(tx), fromText));
   }
   // Received: per own recipient address (not the sender's own change).
   const received = new Map<string, { key: WalletKey; address: Uint8Array; amount: bigint }>();
@@ -403,8 +402,8 @@ function activity2Record(e: TxEntry, seedHash: string, own: Map<string, WalletKe
     }
     return Object.fromEntries([...sums.values()].map((s) => [addressToText(s.address), formatAmount(s.amount)]));
   };
-  const inputs = tx.inputs.reduce((s, i) => s + i.amount, 0n);
-  const outputs = tx.outputs.reduce((s, o) => s + o.amount, 0n);
+  const inputs = sumInputs(tx);
+  const outputs = sumOutputs(tx);
   const fee = inputs > outputs ? inputs - outputs : 0n;
   const sender = senderOf(e.k);
   let type: number;
