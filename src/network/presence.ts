@@ -439,6 +439,13 @@ export class PresenceList {
     return [...this.wallets.values()];
   }
 
+  /** When the first address of one role held here expires (unix seconds, §3.2), or null when none is held. */
+  firstExpiry(type: 'M' | 'R' | 'C'): number | null {
+    let oldest: number | null = null;
+    for (const { device } of this.byRole(type)) if (oldest === null || device.lastSeen < oldest) oldest = device.lastSeen;
+    return oldest === null ? null : oldest + this.o.expirySeconds;
+  }
+
   /** Addresses of one role, most recently seen first. M also matches H (the reference's ['M','H'] filter). */
   byRole(type: 'M' | 'R' | 'C'): { wallet: Uint8Array; publicKey: Uint8Array; device: PresenceAddress }[] {
     this.purge();

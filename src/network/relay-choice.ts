@@ -33,7 +33,7 @@ import type { NetClock, TimerHandle } from './clock.js';
 import { parseTarget, targetKey } from './dial.js';
 import type { CloseInfo, Link } from './link.js';
 import { MASTER_TYPES, SERVER_TYPES, type PeerNetwork } from './peer-network.js';
-import { nearerRelayKey, PRESENCE_EXPIRY_SECONDS, relayKey } from './presence.js';
+import { nearerRelayKey, relayKey } from './presence.js';
 import { MessageCode } from './protocol/codes.js';
 
 /** Relay links a client keeps, the named ones included (issue 9 point 1: one or two). */
@@ -231,12 +231,8 @@ export class RelayChooser {
 
   /** When the first presence of this role held here expires (ms), or null when none is held. */
   private firstExpiry(role: 'R' | 'M'): number | null {
-    let first: number | null = null;
-    for (const { device } of this.o.peers.presence.byRole(role)) {
-      const at = (device.lastSeen + PRESENCE_EXPIRY_SECONDS) * 1000;
-      if (first === null || at < first) first = at;
-    }
-    return first;
+    const at = this.o.peers.presence.firstExpiry(role);
+    return at === null ? null : at * 1000;
   }
 
   /** Asks a server for random master presences (QUIXI `handleHelloData`); they go into the peer book. */
