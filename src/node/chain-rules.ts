@@ -24,9 +24,10 @@ export interface ChainRules {
 }
 
 /** Each recorded value: its option, and the value as the operator gives it (or leaves it out). */
+const blocksShown = (v: unknown, consensus: boolean): string => `${String(v)}${consensus ? ' (the consensus value)' : ''}`;
 const RULES: readonly { key: keyof ChainRules; flag: string; shown: (v: unknown, consensus: boolean) => string }[] = [
-  { key: 'nameMonthBlocks', flag: 'name-month-blocks', shown: (v, consensus) => `${String(v)}${consensus ? ' (the consensus value)' : ''}` },
-  { key: 'nameGraceBlocks', flag: 'name-grace-blocks', shown: (v, consensus) => `${String(v)}${consensus ? ' (the consensus value)' : ''}` },
+  { key: 'nameMonthBlocks', flag: 'name-month-blocks', shown: blocksShown },
+  { key: 'nameGraceBlocks', flag: 'name-grace-blocks', shown: blocksShown },
   { key: 'miningDifficulty', flag: 'mining-difficulty', shown: (v) => (v === null ? 'none (computed from the chain)' : String(v)) },
 ];
 
