@@ -8,7 +8,8 @@
  * again from its own command line; two masters dialling each other keep one link, the registry's
  * one-link-per-identity rule); every relay dials every master; client i dials relay i mod relays
  * (or the masters when there is no relay), which stays its primary relay, and links to the relay
- * nearest its sector as well (network/relay-choice.ts).
+ * nearest its sector as well (network/relay-choice.ts); it has the masters as seeds (`--seed`), to
+ * find relays through should its relays go before it heard of any master.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -213,12 +214,16 @@ export function devnetNodeArgs(node: DevnetNode, all: readonly DevnetNode[], gen
   const masters = all.filter((n) => n.role === 'master');
   const relays = all.filter((n) => n.role === 'relay');
   let peers: DevnetNode[];
+  let seeds: DevnetNode[] = [];
   // Every other master, not only the earlier ones: master-1 restarted alone must find the network.
   if (node.role === 'master') peers = masters.filter((m) => m !== node);
   else if (node.role === 'relay') peers = masters;
   else {
     const clients = all.filter((n) => n.role === 'client');
     peers = relays.length > 0 ? [relays[clients.indexOf(node) % relays.length]!] : masters;
+    // The masters as seeds, as a deployed client has its network's seed masters: dialled only
+    // when its relays are gone and it knows no other master (reference-network §2.2, §3.5).
+    if (relays.length > 0) seeds = masters;
   }
   return [
     'start', '--genesis', genesisPath, '--data-dir', node.dataDir, '--role', node.role,
@@ -226,6 +231,7 @@ export function devnetNodeArgs(node: DevnetNode, all: readonly DevnetNode[], gen
     ...(node.role === 'master' ? ['--signer-miner-duty', String(DEVNET_SIGNER_MINER_DUTY)] : []),
     ...(node.peerPort !== null ? ['--p2p-port', String(node.peerPort)] : []),
     ...peers.flatMap((p) => ['--peer', `127.0.0.1:${p.peerPort}`]),
+    ...seeds.flatMap((p) => ['--seed', `127.0.0.1:${p.peerPort}`]),
     ...(node.role === 'client' && mqPort !== null ? ['--mq-driver', 'mqtt', '--mq-host', '127.0.0.1', '--mq-port', String(mqPort)] : []),
   ];
 }

@@ -224,8 +224,8 @@ export function toNodeOptions(config: DltnodeConfig): NodeOptions {
   };
   if (config.walletPassword !== undefined) options.walletPassword = config.walletPassword;
   // The peer network runs when the node listens, dials, joins a genesis network or is not a master.
-  if (config.p2pPort !== undefined || config.peer.length > 0 || genesis || config.role !== 'master') {
-    options.p2p = { role: config.role, peers: config.peer };
+  if (config.p2pPort !== undefined || config.peer.length > 0 || config.seed.length > 0 || genesis || config.role !== 'master') {
+    options.p2p = { role: config.role, peers: config.peer, seeds: config.seed };
     if (config.p2pPort !== undefined) options.p2p.listen = { host: config.p2pHost, port: config.p2pPort };
     if (config.publicHost !== undefined) options.p2p.publicHost = config.publicHost;
   }

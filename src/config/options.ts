@@ -39,6 +39,7 @@ export interface DltnodeConfig {
   p2pPort: number | undefined;
   publicHost: string | undefined;
   peer: { host: string; port: number }[];
+  seed: { host: string; port: number }[];
   mqDriver: 'none' | 'mqtt' | 'rabbitmq';
   mqHost: string;
   mqPort: number | undefined;
@@ -275,7 +276,12 @@ export const OPTIONS: readonly OptionDef[] = [
   }),
   def({
     key: 'peer', flag: 'peer', env: 'DLTNODE_PEER', group: 'Network', valueName: 'HOST:PORT', repeatable: true,
-    description: 'A node to keep a link to (its --p2p-port); seed lists go in the config file as "peer": [...]',
+    description: 'A node to keep a link to (its --p2p-port); in the config file "peer": [...]',
+    defaultValue: () => [], defaultText: 'none', normalise: list(hostPort),
+  }),
+  def({
+    key: 'seed', flag: 'seed', env: 'DLTNODE_SEED', group: 'Network', valueName: 'HOST:PORT', repeatable: true,
+    description: 'A master put in the peer book at start (the reference\'s seed list; in the config file "seed": [...]): dialled when the node wants a master link, not kept linked (a client dials one only while it has no relay)',
     defaultValue: () => [], defaultText: 'none', normalise: list(hostPort),
   }),
   def({

@@ -65,6 +65,8 @@ export interface NodeNetworkOptions {
   /** `--public-host`: `status` shows it as `My External IP` (else the address peers saw us at). */
   publicHost?: string;
   peers: DialTarget[];
+  /** Seeds (`--seed`): masters put in the peer book at start, dialled only when needed (peer-network.ts). */
+  seeds?: DialTarget[];
   /**
    * Where the masters heard of are kept across restarts (the data directory's `peers.json`):
    * masters and relays dial from them besides `peers` (§2.2). None = in memory only.
@@ -362,6 +364,7 @@ export class NodeNetwork {
       },
       clock,
       peers: o.peers,
+      ...(o.seeds ? { seeds: o.seeds } : {}),
       peerBook: new PeerBook({
         clock,
         ...(o.peerBookFile ? { file: o.peerBookFile } : {}),

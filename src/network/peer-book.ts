@@ -31,7 +31,7 @@ const FILE_VERSION = 1;
 export interface PeerBookEntry {
   /** `host:port` the peer advertises (targetKey form). */
   endpoint: string;
-  /** Its wallet address, as text. */
+  /** Its wallet address, as text; '' for a seed whose wallet is not known yet ({@link PeerBook.seed}). */
   address: string;
   /** Unix ms of the last presence or hello that named it. */
   lastSeen: number;
@@ -101,6 +101,23 @@ export class PeerBook {
     }
   }
 
+  /**
+   * A seed (`--seed`, the reference's seed list that CORE `NetworkClientManager.init` puts in its
+   * peer store): a master endpoint to dial when the book offers nothing better, its wallet unknown
+   * until a presence or hello names the master there (then `learn` replaces it). Marked as
+   * connected once before (the reference's lastConnected 1), so a first pick prefers it over
+   * entries never linked; not saved (the reference skips entries without a wallet). An endpoint
+   * the book holds already is left as it is.
+   */
+  seed(endpoint: string): void {
+    const target = parseTarget(endpoint);
+    if (!target) return;
+    const key = targetKey(target);
+    if (this.byEndpoint.has(key)) return;
+    const now = this.o.clock.now();
+    this.byEndpoint.set(key, { endpoint: key, address: '', lastSeen: now, lastConnected: 1, lastTried: Number.NEGATIVE_INFINITY });
+  }
+
   /** A link to the master advertising `endpoint` (`host:port`) completed its hello. */
   connected(endpoint: string): void {
     const target = parseTarget(endpoint);
@@ -117,7 +134,7 @@ export class PeerBook {
   }
 
   /**
-   * The next entry to dial, marked as tried, or null. `skip` leaves out entries already linked or
+   * The next entry to dial, marked as tried, or null (`address` '' for a seed). `skip` leaves out entries already linked or
    * being dialled (by endpoint or wallet) and our own. With `noMasterLinks` (the node lost its
    * last master link) the most recently connected entry comes first again, as on the first pick
    * (the reference resets its initial-connection count when it has no connections).
@@ -142,7 +159,7 @@ export class PeerBook {
     if (!file || !this.dirty) return;
     const now = this.o.clock.now();
     for (const e of [...this.byEndpoint.values()]) if (now - e.lastSeen > FORGET_AFTER_MS) this.drop(e);
-    const peers = [...this.byEndpoint.values()].map(({ endpoint, address, lastSeen, lastConnected }) => ({ endpoint, address, lastSeen, lastConnected }));
+    const peers = [...this.byEndpoint.values()].filter((e) => e.address !== '').map(({ endpoint, address, lastSeen, lastConnected }) => ({ endpoint, address, lastSeen, lastConnected }));
     try {
       makeDirectory(dirname(file));
       writeFileAtomic(file, `${JSON.stringify({ version: FILE_VERSION, peers }, null, 1)}\n`);

@@ -127,6 +127,12 @@ export interface PeerNetworkOptions {
    */
   peerBook?: PeerBook;
   /**
+   * Seeds (`--seed`): master endpoints put in the peer book at start (§2.2, CORE
+   * `NetworkClientManager.init`), dialled from it like the masters heard of, not kept linked as
+   * `peers` are: a client dials one only while it wants a master link (its relays all gone).
+   */
+  seeds?: DialTarget[];
+  /**
    * A client's master links wanted now (its relay choice's `mastersWanted`: one while it has no
    * relay link, to ask for its sector, §3.5); discovery dials them from the peer book and lets
    * them go when none is wanted. None = 0: a client links to masters only as configured.
@@ -266,6 +272,7 @@ export class PeerNetwork {
       ...o.dial,
     });
     for (const p of o.peers ?? []) this.dialer.add(p);
+    for (const s of o.seeds ?? []) o.peerBook?.seed(targetKey(s));
   }
 
   /** Starts dialling, keep-alives and presence purging. */
@@ -351,6 +358,11 @@ export class PeerNetwork {
   /** Whether an outbound link was dialled to a target the operator gave (`--peer`, a seed list). */
   isConfigured(link: Link): boolean {
     return link.direction === 'outbound' && this.configured.has(link.remote);
+  }
+
+  /** Whether the operator named peers to keep links to (`--peer`, the config's "peer" list). */
+  get hasConfiguredPeers(): boolean {
+    return this.configured.size > 0;
   }
 
   /** A client's primary relay link (its presence host), or null. */
@@ -700,6 +712,7 @@ export class PeerNetwork {
     const next = book.pick((e) => {
       // The book holds parseable endpoints only (PeerBook.learn).
       if (e.address === ownAddress || this.dialer.isOwn(parseTarget(e.endpoint)!) || this.dialer.has(e.endpoint)) return true;
+      if (e.address === '') return this.linkedEndpoint(e.endpoint); // a seed: its wallet is not known yet
       try {
         return this.registry.byIdentity(addressFromText(e.address)) !== null;
       } catch {
@@ -707,7 +720,7 @@ export class PeerNetwork {
       }
     }, Math.random, masterLinks === 0);
     if (!next) return;
-    const target = { host: next.host, port: next.port, expectedAddress: addressFromText(next.address) };
+    const target = { host: next.host, port: next.port, ...(next.address !== '' ? { expectedAddress: addressFromText(next.address) } : {}) };
     if (this.dialer.add(target, { giveUpAfter: DISCOVERED_DIAL_ATTEMPTS }) && type === 'C') this.clientDiscovered.add(targetKey(target));
   }
 

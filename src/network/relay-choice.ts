@@ -153,10 +153,14 @@ export class RelayChooser {
 
   /**
    * Master links this client wants now: one while it has held no relay link for
-   * STRANDED_RETRY_BASE_MS (to ask for its sector), else none (the peer network drops the ones it dialled for this).
+   * STRANDED_RETRY_BASE_MS (to ask for its sector), or at once when it has no relay to dial at all
+   * (no `--peer`, none remembered: only seeds, as the reference's client starts from its peer
+   * store); else none (the peer network drops the ones it dialled for this).
    */
   mastersWanted(): number {
-    return this.running && this.strandedSince !== null && this.o.clock.now() - this.strandedSince >= STRANDED_RETRY_BASE_MS ? 1 : 0;
+    if (!this.running || this.strandedSince === null) return 0;
+    const nothingElse = !this.o.peers.hasConfiguredPeers && this.remembered.size === 0;
+    return nothingElse || this.o.clock.now() - this.strandedSince >= STRANDED_RETRY_BASE_MS ? 1 : 0;
   }
 
   /**

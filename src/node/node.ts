@@ -270,6 +270,7 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
         },
         listeningPort: () => listeningPort,
         peers: p2p.peers,
+        ...(p2p.seeds ? { seeds: p2p.seeds } : {}),
         peerBookFile: join(opts.dataDir, PEER_BOOK_FILE),
         relayMemoryFile: join(opts.dataDir, RELAY_MEMORY_FILE),
         ...(p2p.publicHost ? { publicHost: p2p.publicHost } : {}),

@@ -43,6 +43,8 @@ export interface NodeOptions {
     /** Host others dial (default the listen host). */
     publicHost?: string;
     peers: { host: string; port: number }[];
+    /** Masters put in the peer book at start (`--seed`), dialled only when needed. */
+    seeds?: { host: string; port: number }[];
   };
   /** The message-queue bridge of the messaging service (reference-quixi-events §1); absent: none. */
   mq?: { driver: 'mqtt' | 'rabbitmq'; host: string; port?: number; shape: 'A' | 'B' };

@@ -32,6 +32,10 @@ describe('devnet arguments', () => {
     const peersOf = (n: DevnetNode) => devnetNodeArgs(n, all, '/g.json', 1883).flatMap((a, i, arr) => (arr[i - 1] === '--peer' ? [a] : []));
     expect(peersOf(all[3]!)).toEqual(['127.0.0.1:11']);
     expect(peersOf(all[4]!)).toEqual(['127.0.0.1:12']);
+    // The masters are its seeds (dialled only when its relays are gone), not peers it keeps linked.
+    const seedsOf = (n: DevnetNode) => devnetNodeArgs(n, all, '/g.json').flatMap((a, i, arr) => (arr[i - 1] === '--seed' ? [a] : []));
+    expect(seedsOf(all[3]!)).toEqual(['127.0.0.1:10']);
+    expect(seedsOf(all[1]!)).toEqual([]);
     expect(devnetNodeArgs(all[3]!, all, '/g.json', 1883).join(' ')).toContain('--mq-driver mqtt --mq-host 127.0.0.1 --mq-port 1883');
     expect(devnetNodeArgs(all[1]!, all, '/g.json', 1883)).not.toContain('--mq-driver');
   });

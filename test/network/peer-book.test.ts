@@ -95,4 +95,22 @@ describe('PeerBook', () => {
     expect(new PeerBook({ clock, file: join(tempFile(), 'missing', 'peers.json'), onFileError: (_e, a) => errors.push(a) }).size).toBe(0);
     expect(errors).toEqual([]);
   });
+
+  it('holds seeds (wallet unknown): picked before entries never linked, replaced once a master is learned there, never saved', () => {
+    const file = tempFile();
+    const clock = new ManualClock(1_000_000);
+    const book = new PeerBook({ clock, file });
+    book.learn('10.0.0.1:1', 'A');
+    book.seed('10.0.0.9:1');
+    book.seed('10.0.0.1:1'); // held already: left as it is
+    book.seed('not an endpoint');
+    expect(book.entries().map((e) => `${e.endpoint} ${e.address}`).sort()).toEqual(['10.0.0.1:1 A', '10.0.0.9:1 ']);
+    // The reference's seeds come with lastConnected 1: the first pick prefers them to A, never linked.
+    expect(book.pick(() => false, () => 0)).toEqual({ host: '10.0.0.9', port: 1, address: '' });
+    book.save();
+    expect(JSON.parse(readFileSync(file, 'utf8')).peers.map((p: { address: string }) => p.address)).toEqual(['A']);
+    // A hello or presence names the master at the seed's endpoint: an ordinary entry now.
+    book.learn('10.0.0.9:1', 'S');
+    expect(book.entries().map((e) => `${e.endpoint} ${e.address}`).sort()).toEqual(['10.0.0.1:1 A', '10.0.0.9:1 S']);
+  });
 });

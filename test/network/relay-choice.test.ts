@@ -27,7 +27,7 @@ const MASTER: DialTarget = { host: '10.0.0.100', port: 7000 };
 const relayTarget = (i: number): DialTarget => ({ host: `10.0.0.${i + 1}`, port: 7000 });
 
 /** One node of the test network; a client gets its RelayChooser. */
-function node(world: { clock: ManualClock; mem: MemoryNet }, id: TestIdentity, type: NodeType, endpoint: string, peers: DialTarget[], memoryFile?: string) {
+function node(world: { clock: ManualClock; mem: MemoryNet }, id: TestIdentity, type: NodeType, endpoint: string, peers: DialTarget[], memoryFile?: string, seeds?: DialTarget[]) {
   const got: Message[] = [];
   /** Links that closed: the peer's type and the close reason. */
   const closed: { type: NodeType; reason: string | null; byUs: boolean }[] = [];
@@ -41,6 +41,7 @@ function node(world: { clock: ManualClock; mem: MemoryNet }, id: TestIdentity, t
     local,
     clock: world.clock,
     peers,
+    ...(seeds ? { seeds } : {}),
     dial: { openSocket: world.mem.openSocket },
     // As node-network.ts wires a client: its peer book, and the master links its relay choice wants.
     ...(type === 'C' ? { peerBook: new PeerBook({ clock: world.clock }), clientMasterLinks: () => chooser?.mastersWanted() ?? 0 } : {}),
@@ -318,6 +319,48 @@ describe('a client chooses its relays by sector', () => {
     expect(relayLinks(client.net)).toEqual([toHex(ids[2]!.address)]);
 
     for (const n of [client, second, master]) n.stop();
+  }, 30_000);
+
+  it('its named relay dies the moment the client links, before it told the client of any master: the client finds relays through a seed', async () => {
+    // Seen in a devnet: relay-2 killed as client-2 linked to it; the client knew no master and had
+    // no link until relay-2 came back. The reference's client dials its seeds (CORE
+    // `NetworkClientManager.init` puts them in its peer store) while it has no sector relays.
+    const me = ids[5]!;
+    const { w, run } = memoryWorld();
+    const master = node(w, ids[0]!, 'M', targetKey(MASTER), []);
+    const other = node(w, ids[2]!, 'R', targetKey(relayTarget(2)), [MASTER]);
+    // The client's relay links to no master: it has none to tell the client of.
+    const first = node(w, ids[1]!, 'R', targetKey(relayTarget(1)), []);
+    await run(3_000);
+    const client = node(w, me, 'C', '', [relayTarget(1)], undefined, [MASTER]);
+    await turns();
+    expect(relayLinks(client.net)).toEqual([toHex(ids[1]!.address)]);
+    first.stop();
+    expect(client.net.presence.byRole('M')).toEqual([]);
+    await run(STRANDED_RETRY_MAX_MS);
+    expect(relayLinks(client.net)).toEqual([toHex(ids[2]!.address)]);
+    // The seed served only to find relays: no permanent link to it.
+    await run(5_000);
+    expect(client.net.links(MASTER_TYPES)).toEqual([]);
+    expect(relayLinks(client.net)).toEqual([toHex(ids[2]!.address)]);
+
+    for (const n of [client, other, master]) n.stop();
+  }, 30_000);
+
+  it('given only a seed (no --peer, no relay remembered): dials the seed at once, links to its sector relays, and lets the seed go', async () => {
+    const me = ids[5]!;
+    const { w, run } = memoryWorld();
+    const master = node(w, ids[0]!, 'M', targetKey(MASTER), []);
+    const relays = [1, 2].map((i) => node(w, ids[i]!, 'R', targetKey(relayTarget(i)), [MASTER]));
+    await run(3_000);
+    const client = node(w, me, 'C', '', [], undefined, [MASTER]);
+    // Nothing else to wait for: not the 5 s a client whose relays are gone waits before it wants a master.
+    await run(2_000);
+    expect(relayLinks(client.net)).toEqual(relays.map((r) => toHex(r.net.ctx.local.address)).sort());
+    await run(5_000);
+    expect(client.net.links(MASTER_TYPES)).toEqual([]);
+
+    for (const n of [client, ...relays, master]) n.stop();
   }, 30_000);
 
   it('holding only the master it found relays through, redials its named relay at the isolated pace: back, it is linked within seconds', async () => {
