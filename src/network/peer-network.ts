@@ -92,7 +92,7 @@ export const SERVER_TYPES: readonly NodeType[] = ['M', 'H', 'W', 'R'];
 export interface PeerNetworkOptions {
   local: LocalNode;
   clock?: NetClock;
-  /** Device id of this node (the reference DLT uses the single byte 00; others 16 random bytes). */
+  /** Device id of this node (default {@link defaultDeviceId}). */
   deviceId?: Uint8Array;
   limits?: Partial<PeerLimits>;
   verify?: HelloVerifier & SignatureVerifier;
@@ -149,6 +149,18 @@ export interface PeerNetworkOptions {
     ownPowSolution?: () => Uint8Array | null;
     ownPowExpired?: (solution: Uint8Array) => boolean;
   };
+}
+
+/**
+ * A node's device id: fixed for masters (DLT `Meta/Node.cs`: 00) and relays (IxianS2 `Meta/Node.cs`:
+ * 01), so a restarted one refreshes its presence's device instead of adding one that others count
+ * until it expires (presences count devices, CORE `PresenceList.updateEntry`); a client's is 16
+ * random bytes per start (CORE `CoreConfig.device_id`).
+ */
+export function defaultDeviceId(type: NodeType): Uint8Array {
+  if (MASTER_TYPES.includes(type)) return Uint8Array.of(0);
+  if (type === 'R') return Uint8Array.of(1);
+  return new Uint8Array(randomBytes(16));
 }
 
 /** Node types a keep-alive of `own` type goes to (§3.3): clients only to relays. */
@@ -210,7 +222,7 @@ export class PeerNetwork {
       network: o.local.network,
       clock: this.clock,
       address: o.local.address,
-      deviceId: o.deviceId ?? (o.local.nodeType === 'M' ? Uint8Array.of(0) : new Uint8Array(randomBytes(16))),
+      deviceId: o.deviceId ?? defaultDeviceId(o.local.nodeType),
       type: o.local.nodeType,
       nodeVersion: o.local.productVersion,
       sign: o.local.sign,

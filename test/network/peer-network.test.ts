@@ -115,6 +115,34 @@ describe('PeerNetwork: presence over links between masters, a relay and a client
   });
 });
 
+describe('PeerNetwork: a relay restarted on the same wallet', () => {
+  it('keeps its device id (S2 uses device 01), so the master counts one relay, not one per start', async () => {
+    // Seen: a relay restarted with its data directory was a new device each time, and the
+    // masters' Relays count read 2 until the old device expired (300 s). The reference's
+    // presence list keys devices by id within a wallet and counts devices (CORE
+    // PresenceList.updateEntry); S2 sets its device id to 01 (IxianS2 Meta/Node.cs), as DLT masters use 00.
+    const clock = new ManualClock();
+    const m = net(ids[0]!, 'M', '127.0.0.1:10001', clock);
+    m.n.start();
+    const first = net(ids[2]!, 'R', '127.0.0.1:10003', clock);
+    first.n.start();
+    const sockets = wire(first.n, m.n, '127.0.0.1:10001');
+    await settleNet(clock, sockets);
+    expect(m.n.presence.counts()).toMatchObject({ relays: 1 });
+    first.n.stop();
+    await pump(...sockets);
+    clock.advance(5_000);
+    const again = net(ids[2]!, 'R', '127.0.0.1:10003', clock);
+    again.n.start();
+    const more = wire(again.n, m.n, '127.0.0.1:10001');
+    await settleNet(clock, more);
+    expect(m.n.presence.counts()).toMatchObject({ presences: 2, relays: 1 });
+    expect([...m.n.presence.get(ids[2]!.address)!.devices.keys()]).toEqual(['01']);
+    for (const x of [m, again]) x.n.stop();
+    await pump(...more);
+  });
+});
+
 describe('PeerNetwork: a relay wallet announced with more devices than one presence carries', () => {
   it('the master keeps 64 of them and still answers presence, random-presence and sector queries', async () => {
     const clock = new ManualClock();
