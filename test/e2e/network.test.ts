@@ -64,7 +64,8 @@ const refusalLine = (output: string, code: number, reason: RegExp, level = 0): L
 const checksumAt = async (n: NodeProcess, num: number): Promise<string> => (await n.call('getBlock', { num }))['Block Checksum'];
 
 beforeAll(async () => {
-  const prepared = await prepareDevnet({ masters: 3, relays: 1, clients: 2, blockInterval: BLOCK_INTERVAL, dir, json: true, basePort: null });
+  // relay-2 only for the seed test (a relay that knows no master).
+  const prepared = await prepareDevnet({ masters: 3, relays: 2, clients: 2, blockInterval: BLOCK_INTERVAL, dir, json: true, basePort: null });
   plan = prepared.nodes;
   genesisPath = prepared.genesisPath;
   for (const name of ['master-1', 'master-2', 'master-3', 'relay-1', 'client-1']) await start(name, name === 'relay-1' ? ['--metrics'] : []);
@@ -208,6 +209,24 @@ describe('a network of masters, a relay and clients', () => {
     }, 'the records at the client', 10_000);
     expect(atClient).toEqual(atMaster);
   });
+
+  it('a client whose relay dies the moment it links, before telling it of any master, finds a relay through its --seed master', async () => {
+    // A relay that knows no master (none given) has none to tell its client of; killed, it left
+    // the client with no link at all. With the masters as seeds (as devnet gives its clients), the
+    // client dials one and links to a relay of its sector, here relay-1 (the only one left).
+    const lonely = await startNode({ dataDir: byName('relay-2').dataDir, args: ['--genesis', genesisPath, '--role', 'relay', '--p2p-port', String(await freeFixedPort())] });
+    running.set('relay-lonely', lonely);
+    const lonelyPort = (await status(lonely))['My Listening Port'];
+    const client = await startNode({ args: ['--genesis', genesisPath, '--role', 'client', '--peer', `127.0.0.1:${lonelyPort}`, '--seed', `127.0.0.1:${peerPorts.get('master-3')}`] });
+    running.set('client-seeded', client);
+    await client.waitFor(async () => (await status(client))['Network Servers'].includes(`127.0.0.1:${lonelyPort}`), 'the client linked to its relay', 10_000);
+    expect(await lonely.kill('SIGKILL')).toBeNull();
+    running.delete('relay-lonely');
+    const relay1 = `127.0.0.1:${peerPorts.get('relay-1')}`;
+    await client.waitFor(async () => (await status(client))['Network Servers'].includes(relay1), 'the client linked to relay-1 through its seed', 20_000);
+    await client.stop();
+    running.delete('client-seeded');
+  }, 60_000);
 
   it('keeps producing when a master is killed; the master restarts, synchronizes and ends on the same chain', async () => {
     const m2 = running.get('master-2')!;
