@@ -177,6 +177,25 @@ describe('a client chooses its relays by sector', () => {
     for (const n of [client, back, w.master, ...w.relays]) n.stop();
   }, 30_000);
 
+  it('given two relays by --peer, one dead from the start: links to the live one and the nearest, and takes the named one back when it comes up', async () => {
+    const me = ids[5]!;
+    const w = await world(me);
+    const [nearest, , dead, named] = w.ranked as [(typeof w.ranked)[0], (typeof w.ranked)[0], (typeof w.ranked)[0], (typeof w.ranked)[0]];
+    dead.relay.stop();
+    await w.run(1_000);
+    const client = node(w, me, 'C', '', [named.target, dead.target]);
+    await w.run(10_000);
+    expect(relayLinks(client.net)).toEqual([named.hex, nearest.hex].sort());
+    expect(toHex(client.net.primaryRelay!.peerAddress)).toBe(named.hex);
+    // The dead one comes up: both named relays are the client's two, the chosen one is let go.
+    const back = node(w, ids[dead.i + 1]!, 'R', targetKey(dead.target), [MASTER]);
+    await w.run(70_000);
+    expect(relayLinks(client.net)).toEqual([named.hex, dead.hex].sort());
+    expect(toHex(client.net.primaryRelay!.peerAddress)).toBe(named.hex);
+
+    for (const n of [client, back, w.master, ...w.relays.filter((r) => r !== dead.relay)]) n.stop();
+  }, 30_000);
+
   it("the operator's isolate loses no relay: the client links to the same two again", async () => {
     const me = ids[5]!;
     const w = await world(me);
