@@ -138,6 +138,9 @@ export class RelayChooser {
     this.strandedSince = this.o.clock.now();
     this.strandedAsks = 0;
     this.schedule();
+    // The relays remembered from before are dialled now, as the reference's client dials from its
+    // peers file at start, not after the first maintenance pass.
+    if (this.remembered.size > 0) this.reconsider();
   }
 
   stop(): void {

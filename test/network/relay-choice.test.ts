@@ -262,6 +262,30 @@ describe('a client chooses its relays by sector', () => {
     }
   }, 30_000);
 
+  it('restarted with no --peer: dials the relays it chose before at once, not after its first 5 s maintenance pass', async () => {
+    // Seen in a devnet: a client started with only --seed, restarted, had no link for 5 s.
+    const me = ids[5]!;
+    const w = await world(me);
+    const dir = mkdtempSync(join(tmpdir(), 'dltnode-relays-'));
+    try {
+      const file = join(dir, 'relays.json');
+      const before = node(w, me, 'C', '', [], file, [MASTER]);
+      await w.run(5_000);
+      const chosen = [w.ranked[0]!.hex, w.ranked[1]!.hex].sort();
+      expect(relayLinks(before.net)).toEqual(chosen);
+      before.stop();
+      await w.run(1_000);
+
+      const after = node(w, me, 'C', '', [], file, [MASTER]);
+      await w.run(1_000);
+      expect(relayLinks(after.net)).toEqual(chosen);
+      expect(after.net.links(MASTER_TYPES)).toEqual([]);
+      for (const n of [after, w.master, ...w.relays]) n.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
   it('back on its only relay after it restarted, announces a fresh keep-alive (a sender told "not connected" there learns it is back)', async () => {
     const me = ids[5]!;
     // One relay: the client has no other to switch to (a switch changes the host, and so the keep-alive, anyway).
