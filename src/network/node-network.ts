@@ -402,6 +402,7 @@ export class NodeNetwork {
         givenUp
           ? o.log.warn({ remote: targetKey(target), reason: detail }, 'not dialling the peer given to connect again: it was never reached')
           : o.log.warn({ remote: targetKey(target), reason: detail, attempts: CONNECT_DIAL_ATTEMPTS }, 'the peer given to connect could not be reached; dialling it again a few times'),
+      onPeerUnreachable: (target, detail) => o.log.info({ remote: targetKey(target), reason: detail }, 'the peer given by --peer could not be reached; dialling it again'),
       onGiveUp: (target, reason) => {
         const { code, text } = CLOSE_REASONS[reason];
         o.log.warn({ remote: targetKey(target), code, reason: text }, 'not dialling this peer again: its refusal is permanent');

@@ -113,6 +113,13 @@ export interface PeerNetworkOptions {
    * CONNECT_DIAL_ATTEMPTS dials (`givenUp` true).
    */
   onConnectFailed?: (target: DialTarget, detail: string, givenUp: boolean) => void;
+  /**
+   * A configured peer (`--peer`) could not be dialled: its first failed dial since start (or the
+   * operator's `reconnect`), with why (the reference logs each failed connection at info, CORE
+   * `NetworkClient.connectToServer`); it is dialled again with backoff. One that was linked and
+   * went away is told by its disconnection instead.
+   */
+  onPeerUnreachable?: (target: DialTarget, detail: string) => void;
   /** Options passed to each link (timeouts, queue bounds). */
   linkOptions?: Partial<Pick<LinkContext, 'helloTimeoutMs' | 'idleTimeoutMs' | 'pingIntervalMs' | 'maxSendQueueBytes' | 'socketHighWaterBytes' | 'maxClockSkewSeconds'>>;
   /** Reconnect delays of the dialer (and, in tests, how it opens a socket). */
@@ -279,7 +286,10 @@ export class PeerNetwork {
         maxDelayMs: DISCOVERY_INTERVAL_MS,
       },
       onDialFailed: (target, { detail, failures }) => {
-        if (failures === 1 && this.connectTargets.has(targetKey(target))) this.o.onConnectFailed?.(target, detail, false);
+        if (failures !== 1) return;
+        const key = targetKey(target);
+        if (this.connectTargets.has(key)) this.o.onConnectFailed?.(target, detail, false);
+        else if (this.configured.has(key)) this.o.onPeerUnreachable?.(target, detail);
       },
       ...o.dial,
     });

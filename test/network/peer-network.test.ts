@@ -330,6 +330,29 @@ describe('PeerNetwork: connect to an address where no peer listens (h2: an RPC p
   });
 });
 
+describe('PeerNetwork: a configured peer where no peer listens (a --peer dead from the start was silent)', () => {
+  it('tells its first failure with the reason, once, and keeps dialling it', async () => {
+    const clock = new ManualClock();
+    const opened: string[] = [];
+    const told: string[] = [];
+    const openSocket = failingSockets((url) => opened.push(url), 'connect ECONNREFUSED 127.0.0.1:18001');
+    const m = net(ids[0]!, 'C', '', clock, {
+      peers: [{ host: '127.0.0.1', port: 18001 }],
+      dial: { openSocket },
+      onPeerUnreachable: (t, detail) => void told.push(`${targetKey(t)} ${detail}`),
+    });
+    m.n.start();
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setImmediate(r));
+      clock.advance(60_000);
+    }
+    expect(opened.length).toBeGreaterThan(3);
+    expect(told).toEqual(['127.0.0.1:18001 connect ECONNREFUSED 127.0.0.1:18001']);
+    expect(m.n.dialer.has('127.0.0.1:18001')).toBe(true);
+    m.n.stop();
+  });
+});
+
 describe('PeerNetwork: a node with no link at all and a configured peer that is down', () => {
   it('redials it every reconnect pass (2 s, as the reference), not on a backoff growing to 60 s', async () => {
     // Tester: a syncing master whose only --peer came back took up to 60 s to dial it again.
