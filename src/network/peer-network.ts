@@ -114,8 +114,8 @@ export interface PeerNetworkOptions {
    */
   onConnectFailed?: (target: DialTarget, detail: string, givenUp: boolean) => void;
   /**
-   * A configured peer (`--peer`) could not be dialled: its first failed dial since start (or the
-   * operator's `reconnect`), with why (the reference logs each failed connection at info, CORE
+   * A configured peer (`--peer`) could not be reached (no peer answered: refused, timed out, not
+   * a peer port): its first failed dial since start (or the operator's `reconnect`), with why (the reference logs each failed connection at info, CORE
    * `NetworkClient.connectToServer`); it is dialled again with backoff. One that was linked and
    * went away is told by its disconnection instead.
    */
@@ -285,11 +285,12 @@ export class PeerNetwork {
         isolated: () => (this.local.nodeType === 'C' ? this.links(['R']) : this.registry.links()).length === 0,
         maxDelayMs: DISCOVERY_INTERVAL_MS,
       },
-      onDialFailed: (target, { detail, failures }) => {
+      onDialFailed: (target, { reason, detail, failures }) => {
         if (failures !== 1) return;
         const key = targetKey(target);
         if (this.connectTargets.has(key)) this.o.onConnectFailed?.(target, detail, false);
-        else if (this.configured.has(key)) this.o.onPeerUnreachable?.(target, detail);
+        // A peer that answered and refused (a close reason: one link per identity, not ready…) is logged by the link's close.
+        else if (reason === null && this.configured.has(key)) this.o.onPeerUnreachable?.(target, detail);
       },
       ...o.dial,
     });

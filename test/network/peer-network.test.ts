@@ -32,13 +32,13 @@ function net(id: TestIdentity, type: NodeType, endpoint: string, clock: ManualCl
  * A dialler's socket factory whose every socket fails: `onOpen` hears each URL dialled; the socket
  * then emits `error` (when given) and closes 1006, as a refused or unanswered dial does.
  */
-function failingSockets(onOpen: (url: string) => void, error?: string): never {
+function failingSockets(onOpen: (url: string) => void, error?: string, code = 1006): never {
   return ((url: string) => {
     onOpen(url);
     const fake = Object.assign(new EventEmitter(), { terminate: () => undefined });
     setImmediate(() => {
       if (error !== undefined) fake.emit('error', new Error(error));
-      fake.emit('close', 1006, Buffer.alloc(0));
+      fake.emit('close', code, Buffer.alloc(0));
     });
     return fake;
   }) as never;
@@ -350,6 +350,22 @@ describe('PeerNetwork: a configured peer where no peer listens (a --peer dead fr
     expect(told).toEqual(['127.0.0.1:18001 connect ECONNREFUSED 127.0.0.1:18001']);
     expect(m.n.dialer.has('127.0.0.1:18001')).toBe(true);
     m.n.stop();
+
+    // A peer that answers and refuses (4806, linked already the other way) is no unreachable one:
+    // the link's close is logged with its reason instead.
+    const refusedTold: string[] = [];
+    const r = net(ids[0]!, 'C', '', clock, {
+      peers: [{ host: '127.0.0.1', port: 18002 }],
+      dial: { openSocket: failingSockets(() => undefined, undefined, 4806) },
+      onPeerUnreachable: (t) => void refusedTold.push(targetKey(t)),
+    });
+    r.n.start();
+    for (let i = 0; i < 3; i++) {
+      await new Promise((res) => setImmediate(res));
+      clock.advance(60_000);
+    }
+    expect(refusedTold).toEqual([]);
+    r.n.stop();
   });
 });
 
