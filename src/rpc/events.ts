@@ -57,6 +57,8 @@ const TOPICS = {
 
 export type EventTopic = keyof typeof TOPICS;
 export const EVENT_TOPICS = Object.keys(TOPICS) as EventTopic[];
+/** The event names each topic carries (the README's topic table lists them). */
+export const TOPIC_EVENTS = Object.fromEntries(EVENT_TOPICS.map((t) => [t, Object.keys(TOPICS[t])])) as Record<EventTopic, string[]>;
 
 /** Largest unsent backlog of one subscriber: a few large blocks' worth of transaction events. */
 export const EVENTS_MAX_BACKLOG_BYTES = 16 * 1024 * 1024;

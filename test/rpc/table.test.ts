@@ -9,6 +9,7 @@ import { CLIENT_VERSION, OPERATIONS } from '../../src/client/operations.js';
 import { CLIENT_OPERATIONS_FILE, CLIENT_SCHEMA_FILE, clientSchemaSource, OPS_END, OPS_START, OPTIONS_END, OPTIONS_START, clientOperationsSource, operationsMarkdown } from '../../src/cli/docs-rpc.js';
 import { optionsMarkdown } from '../../src/config/help.js';
 import { silentLogger } from '../../src/log/logger.js';
+import { EVENT_TOPICS, TOPIC_EVENTS } from '../../src/rpc/events.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const between = (start: string, end: string) => readme.slice(readme.indexOf(start) + start.length, readme.indexOf(end)).trim();
@@ -76,5 +77,17 @@ describe('method table', () => {
     expect(CLIENT_VERSION).toBe(pkg.version);
     // Every operation whose name is an identifier is a client method; rpc.discover goes through call.
     expect([...OPERATIONS, 'rpc.discover']).toEqual(METHODS.map((m) => m.name));
+  });
+});
+
+describe('README event topics', () => {
+  // The /events table under "Node events": a topic the node serves but the README leaves out sends
+  // a user to the source to learn what `?topics=contacts,chat,…` (used in "Contact messaging") delivers.
+  const start = readme.indexOf('| Topic | Events |');
+  const table = readme.slice(start, readme.indexOf('\n\n', start));
+  it.each(EVENT_TOPICS)('lists topic %s with each of its events', (topic) => {
+    const row = table.split('\n').find((l) => l.startsWith(`| \`${topic}\` |`));
+    expect(row, `README row for topic ${topic}`).toBeDefined();
+    for (const event of TOPIC_EVENTS[topic]) expect(row, `${topic}: ${event}`).toContain(`\`${event}\``);
   });
 });
