@@ -8,9 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
-import { ConfigError, integer } from '../config/options.js';
+import { integer } from '../config/options.js';
+import { parseCommandArgs } from './args.js';
 import { fromHex } from '../formats/bytes.js';
 import { POW_PARAMS, type PowClaim } from '../core/pow.js';
 import { SIMD_SUPPORTED, coreFlavour } from '../core/wasm.js';
@@ -69,25 +69,13 @@ const intOption = (value: string | undefined, name: string, fallback: number, mi
   value === undefined ? fallback : integer(min, max)(value, `--${name}`);
 
 export function parseBenchPowArgs(argv: string[]): { threads: number; seconds: number; inFlight: number; json: boolean; help: boolean; mining: boolean } {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        threads: { type: 'string' },
-        seconds: { type: 'string' },
-        'in-flight': { type: 'string' },
-        json: { type: 'boolean' },
-        mining: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-  } catch (e) {
-    throw new ConfigError(`${(e as Error).message}; see dltnode bench pow --help`);
-  }
-  const v = parsed.values;
+  const v = parseCommandArgs(argv, {
+    threads: { type: 'string' },
+    seconds: { type: 'string' },
+    'in-flight': { type: 'string' },
+    json: { type: 'boolean' },
+    mining: { type: 'boolean' },
+  }, 'bench pow').values as { threads?: string; seconds?: string; 'in-flight'?: string; json?: boolean; mining?: boolean; help?: boolean };
   const threads = intOption(v.threads, 'threads', defaultPoolThreads(), 0, 256);
   return {
     threads,

@@ -16,13 +16,13 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { genesisSignature, type GenesisSpec } from '../chain/genesis.js';
 import { blockCountProblem, readGenesisFile, writeGenesisFile, type BlockCountField } from '../config/genesis-file.js';
 import { ConfigError } from '../config/options.js';
 import { MAX_TIMER_SECONDS } from '../clock.js';
 import { createDataDir, lockDataDir } from '../node/data-dir-lock.js';
 import { NodeWallet } from '../wallet/wallet.js';
+import { parseCommandArgs } from './args.js';
 
 export const DEVNET_HELP = `Usage: dltnode devnet [--masters N] [--relays N] [--clients N] [--block-interval SECONDS]
                       [--reward-maturity BLOCKS] [--superblock-period BLOCKS]
@@ -92,28 +92,18 @@ export interface DevnetOptions {
 }
 
 export function parseDevnetArgs(argv: string[]): DevnetOptions | 'help' {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({
-      args: argv,
-      options: {
-        masters: { type: 'string' },
-        relays: { type: 'string' },
-        clients: { type: 'string' },
-        'block-interval': { type: 'string' },
-        dir: { type: 'string' },
-        json: { type: 'boolean' },
-        'base-port': { type: 'string' },
-        'mq-port': { type: 'string' },
-        'reward-maturity': { type: 'string' },
-        'superblock-period': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }).values as Record<string, string | boolean | undefined>;
-  } catch (err) {
-    throw new ConfigError((err as Error).message);
-  }
+  const { values } = parseCommandArgs(argv, {
+    masters: { type: 'string' },
+    relays: { type: 'string' },
+    clients: { type: 'string' },
+    'block-interval': { type: 'string' },
+    dir: { type: 'string' },
+    json: { type: 'boolean' },
+    'base-port': { type: 'string' },
+    'mq-port': { type: 'string' },
+    'reward-maturity': { type: 'string' },
+    'superblock-period': { type: 'string' },
+  }, 'devnet');
   if (values.help) return 'help';
   const count = (name: string, dflt: number, min: number): number => {
     const raw = values[name];

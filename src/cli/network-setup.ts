@@ -9,7 +9,6 @@
  * Both answer a bad argument with exit code 2 and a sentence naming it.
  */
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { genesisSignature, type GenesisSpec } from '../chain/genesis.js';
 import { addressFromText, addressToText } from '../formats/address.js';
 import { parseAmount } from '../formats/amount.js';
@@ -17,6 +16,7 @@ import { writeGenesisFile, genesisFromJson, genesisToJson } from '../config/gene
 import { ConfigError } from '../config/options.js';
 import { NodeWallet } from '../wallet/wallet.js';
 import { createDataDir } from '../node/data-dir-lock.js';
+import { parseCommandArgs } from './args.js';
 
 export const WALLET_HELP = `Usage: dltnode wallet address --data-dir DIR [--wallet-password PASSWORD]
 
@@ -47,29 +47,9 @@ Writes the genesis file of a new network. Start every node of that network with 
                          network's creator; created if DIR holds none), as the reference's genesis
                          node signs it; the password may also come from DLTNODE_WALLET_PASSWORD`;
 
-type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
-
-/**
- * node:util parseArgs with --help, its errors as ConfigError (exit code 2) naming `command`'s help.
- * Positionals only where the command takes some (`wallet address`): a stray word is refused, not ignored.
- */
-function parse(argv: string[], options: OptionSpec, command: 'init' | 'wallet'): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] } {
-  try {
-    const r = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: command === 'wallet' });
-    return { values: r.values as Record<string, string | boolean | string[] | undefined>, positionals: r.positionals };
-  } catch (err) {
-    const e = err as Error & { code?: string };
-    // node's texts for these two suggest passing the word after `--`, which no command here takes.
-    const word = /'([^']*)'/.exec(e.message)?.[1];
-    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && word) throw new ConfigError(`Unknown option '${word}'; see dltnode ${command} --help`);
-    if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && word) throw new ConfigError(`Unexpected argument '${word}'; options start with --, see dltnode ${command} --help`);
-    throw new ConfigError(`${e.message}; see dltnode ${command} --help`);
-  }
-}
-
 /** `dltnode wallet <subcommand>`; resolves with the exit code. */
 export async function walletCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values, positionals } = parse(argv, { 'data-dir': { type: 'string' }, 'wallet-password': { type: 'string' } }, 'wallet');
+  const { values, positionals } = parseCommandArgs(argv, { 'data-dir': { type: 'string' }, 'wallet-password': { type: 'string' } }, 'wallet', true);
   if (values.help) {
     console.log(WALLET_HELP);
     return 0;
@@ -86,7 +66,7 @@ export async function walletCommand(argv: string[], env: NodeJS.ProcessEnv): Pro
 
 /** The genesis described by `dltnode init`'s arguments. @throws ConfigError naming the argument */
 export function genesisFromArgs(argv: string[], nowS = Math.floor(Date.now() / 1000)): { out: string; spec: GenesisSpec; signWith?: { dataDir: string; password?: string } } | 'help' {
-  const { values } = parse(argv, {
+  const { values } = parseCommandArgs(argv, {
     out: { type: 'string' },
     fund: { type: 'string', multiple: true },
     master: { type: 'string', multiple: true },

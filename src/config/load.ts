@@ -74,13 +74,18 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 }
 
 function suggest(name: string): string {
+  return didYouMean(name, OPTIONS.map((o) => o.flag));
+}
+
+/** ` (did you mean --flag?)` for the flag nearest a mistyped one (edit distance under 3), else ''. */
+export function didYouMean(name: string, flags: readonly string[]): string {
   let best: string | undefined;
   let bestDistance = 3;
-  for (const o of OPTIONS) {
-    const d = editDistance(name, o.flag);
+  for (const flag of flags) {
+    const d = editDistance(name, flag);
     if (d < bestDistance) {
       bestDistance = d;
-      best = o.flag;
+      best = flag;
     }
   }
   return best ? ` (did you mean --${best}?)` : '';

@@ -2,7 +2,7 @@
 // solution (POW_BENCH_SOLUTION) among random claims at the highest difficulty. A verifier that
 // answers wrongly stops the run with an error instead of showing as verifications/s.
 import { describe, expect, it } from 'vitest';
-import { POW_BENCH_SOLUTION, formatPowBench, runPowBench } from '../../src/cli/bench-pow.js';
+import { POW_BENCH_SOLUTION, formatPowBench, parseBenchPowArgs, runPowBench } from '../../src/cli/bench-pow.js';
 import { powVerify, type PowClaim } from '../../src/core/pow.js';
 import type { PowVerifier } from '../../src/pool/verifier.js';
 
@@ -20,6 +20,10 @@ const fakeVerifier = (answer: (c: PowClaim) => boolean) => (): PowVerifier => ({
 const OPTS = { threads: 0, seconds: 1, inFlight: 1 };
 
 describe('dltnode bench pow: answers checked', () => {
+  it('answers a typo with the option it meant', () => {
+    expect(() => parseBenchPowArgs(['--thread', '2'])).toThrow("Unknown option '--thread' (did you mean --threads?); see dltnode bench pow --help");
+  });
+
   it('the real solution is accepted at its edge difficulty and refused one above', () => {
     const s = POW_BENCH_SOLUTION;
     const claim = { blockChecksum: fromHex(s.blockChecksum), solverAddress: fromHex(s.solverAddress), nonce: fromHex(s.nonce), difficulty: s.edge };

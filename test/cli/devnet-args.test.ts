@@ -10,6 +10,11 @@ const node = (name: string, role: DevnetNode['role'], peerPort: number | null): 
 });
 
 describe('devnet arguments', () => {
+  it('answers a typo with the option it meant and the help to read, as dltnode start does', () => {
+    expect(() => parseDevnetArgs(['--mastres', '2'])).toThrow("Unknown option '--mastres' (did you mean --masters?); see dltnode devnet --help");
+    expect(() => parseDevnetArgs(['extra'])).toThrow("Unexpected argument 'extra'; options start with --, see dltnode devnet --help");
+  });
+
   it('defaults to 3 masters, 2 relays, 2 clients', () => {
     expect(parseDevnetArgs([])).toMatchObject({ masters: 3, relays: 2, clients: 2, mqPort: null });
     expect(parseDevnetArgs(['--mq-port', '1883'])).toMatchObject({ mqPort: 1883 });

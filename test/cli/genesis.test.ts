@@ -52,7 +52,13 @@ describe('genesis file', () => {
   it('dltnode init refuses a stray argument or an unknown option instead of ignoring it, naming it and --help', () => {
     const ok = ['--out', 'g.json', '--fund', `${A}=1`, '--master', A];
     expect(() => genesisFromArgs([...ok, 'lab'])).toThrow(/^Unexpected argument 'lab'; options start with --, see dltnode init --help$/);
-    expect(() => genesisFromArgs([...ok, '--nme', 'lab'])).toThrow(/^Unknown option '--nme'; see dltnode init --help$/);
+    expect(() => genesisFromArgs([...ok, '--nme', 'lab'])).toThrow(/^Unknown option '--nme' \(did you mean --name\?\); see dltnode init --help$/);
+    expect(() => genesisFromArgs([...ok, '--bogus'])).toThrow(/^Unknown option '--bogus'; see dltnode init --help$/);
+  });
+
+  it('dltnode init and wallet name the option a typo meant, as dltnode start does', () => {
+    expect(() => genesisFromArgs(['--out', 'g.json', '--fund', `${A}=1`, '--mastr', A])).toThrow("Unknown option '--mastr' (did you mean --master?); see dltnode init --help");
+    expect(() => genesisFromArgs(['--out', 'g.json', '--fund', `${A}=1`, '--master', A, '--block-intervall=2'])).toThrow("Unknown option '--block-intervall' (did you mean --block-interval?)");
   });
 
   it('reward maturity and superblock period: absent by default (960 and 1000), settable by init, round-tripping in the file', () => {
