@@ -66,7 +66,7 @@ export function readKeystore(dataDir: string, password?: string): StoredKey[] | 
   }
   let secret: SecretJson;
   if (file.encrypted) {
-    if (!password) throw new KeystoreError(`keystore ${path} is encrypted: give the wallet password`);
+    if (!password) throw new KeystoreError(`keystore ${path} is encrypted: give the wallet password (--wallet-password, or the DLTNODE_WALLET_PASSWORD environment variable)`);
     const { kdf, cipher } = file;
     if (!kdf || !cipher) throw new KeystoreError(`keystore ${path} is encrypted but lacks its kdf/cipher members`);
     const key = scryptSync(password, Buffer.from(kdf.salt, 'hex'), 32, { N: kdf.N, r: kdf.r, p: kdf.p, maxmem: SCRYPT.maxmem });

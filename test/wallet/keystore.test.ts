@@ -37,6 +37,8 @@ describe('keystore', () => {
     expect(readKeystore(dir, 'correct horse')).toEqual(keys);
     expect(() => readKeystore(dir, 'wrong')).toThrow(KeystoreError);
     expect(() => readKeystore(dir)).toThrow(/encrypted: give the wallet password/);
+    // The operator is told how to give it (dltnode start and wallet address read both).
+    expect(() => readKeystore(dir)).toThrow('give the wallet password (--wallet-password, or the DLTNODE_WALLET_PASSWORD environment variable)');
   });
 
   it('names a damaged keystore and what is wrong in it, never a TypeError', () => {
