@@ -120,11 +120,32 @@ export function genesisFromArgs(argv: string[], nowS = Math.floor(Date.now() / 1
       ...blockCountArgs(values),
     },
     'dltnode init',
+    (field) => initOptionOf(field, funds, masters),
   );
   const signWith = values['sign-with'] as string | undefined;
   const password = values['wallet-password'] as string | undefined;
   if (password !== undefined && signWith === undefined) throw new ConfigError('--wallet-password belongs to --sign-with DIR');
   return { out, spec, ...(signWith !== undefined ? { signWith: { dataDir: signWith, ...(password !== undefined ? { password } : {}) } } : {}) };
+}
+
+/** The genesis file's fields as the options of `dltnode init` that set them. */
+const INIT_OPTION_OF_FIELD: Record<string, string> = {
+  '"name"': '--name',
+  '"network"': '--network',
+  '"timestamp"': '--timestamp',
+  '"blockIntervalSeconds"': '--block-interval',
+  '"minSignerDifficulty"': '--min-signer-difficulty',
+  '"rewardMaturity"': '--reward-maturity',
+  '"superBlockPeriod"': '--superblock-period',
+  '"allocations"': '--fund',
+  '"masters"': '--master',
+};
+
+/** A field a check of the genesis refused, named as the option (and value) the user typed. */
+function initOptionOf(field: string, funds: string[], masters: string[]): string {
+  const listed = /^"(allocations|masters)"\[(\d+)\]/.exec(field);
+  if (listed) return listed[1] === 'masters' ? `--master ${masters[Number(listed[2])]}` : `--fund ${funds[Number(listed[2])]}`;
+  return INIT_OPTION_OF_FIELD[field] ?? field;
 }
 
 /** `--reward-maturity` / `--superblock-period` as the genesis file's fields (whose checks then run and name them). */

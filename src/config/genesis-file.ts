@@ -84,10 +84,13 @@ export function genesisToJson(spec: GenesisSpec): GenesisJson {
   };
 }
 
-/** Checks and converts a parsed genesis document. @throws ConfigError naming the field */
-export function genesisFromJson(doc: unknown, where = 'genesis'): GenesisSpec {
+/**
+ * Checks and converts a parsed genesis document. @throws ConfigError naming the field, as
+ * `fieldName` words it (`dltnode init` names the option the value came from instead).
+ */
+export function genesisFromJson(doc: unknown, where = 'genesis', fieldName: (field: string) => string = (field) => field): GenesisSpec {
   const fail = (field: string, expected: string): never => {
-    throw new ConfigError(`${where}: ${field} must be ${expected}`);
+    throw new ConfigError(`${where}: ${fieldName(field)} must be ${expected}`);
   };
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) fail('the document', 'a JSON object');
   const d = doc as Partial<GenesisJson>;

@@ -75,19 +75,23 @@ describe('genesis file', () => {
   });
 
   it.each([
-    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--reward-maturity', '5'], /"rewardMaturity" must be a whole number of blocks from 6/],
-    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--reward-maturity', '12.5'], /"rewardMaturity" must be/],
-    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--superblock-period', '0'], /"superBlockPeriod" must be a whole number of blocks from 10/],
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--reward-maturity', '5'], /^dltnode init: --reward-maturity must be a whole number of blocks from 6/],
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--reward-maturity', '12.5'], /--reward-maturity must be/],
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--superblock-period', '0'], /--superblock-period must be a whole number of blocks from 10/],
     [['--fund', `${A}=1`, '--master', A], /needs --out FILE/],
     [['--out', 'x', '--master', A], /at least one --fund/],
     [['--out', 'x', '--fund', `${A}=1`], /at least one --master/],
     [['--out', 'x', '--fund', 'nope=1', '--master', A], /--fund nope=1/],
     [['--out', 'x', '--fund', `${A}=1e5`, '--master', A], /--fund .*exponent/],
     [['--out', 'x', '--fund', `${A}=1`, '--fund', `${A}=2`, '--master', A], /repeats an earlier allocation/],
-    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--block-interval', '0'], /blockIntervalSeconds/],
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--block-interval', '0'], /--block-interval must be/],
     // A longer Node.js timer fires after 1 ms: every master would produce every few ms.
-    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--block-interval', '2200000'], /"blockIntervalSeconds" must be a number of seconds 0.1–2147483/],
-    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--network', 'moon'], /"network" must be one of main, test, reg/],
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--block-interval', '2200000'], /--block-interval must be a number of seconds 0.1–2147483/],
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--network', 'moon'], /--network must be one of main, test, reg/],
+    // init's checks are the file's; they name the option the user typed, not the file's field
+    [['--out', 'x', '--fund', `${A}=1`, '--master', `${A.slice(0, -1)}${A.endsWith('z') ? 'y' : 'z'}`], /^dltnode init: --master \S+ must be a valid address \(.*checksum/],
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--master', A], new RegExp(`--master ${A} must be listed once`)],
+    [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--timestamp', '0'], /--timestamp must be Unix seconds/],
     [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--bogus'], /Unknown option/],
     [['--out', 'x', '--fund', `${A}=1`, '--master', A, '--wallet-password', 'p'], /--wallet-password belongs to --sign-with/],
   ])('refuses %j', (argv, message) => {
@@ -182,7 +186,7 @@ describe('genesis file', () => {
     for (const bad of ['0', '-5', 'lots', 7]) {
       expect(() => genesisFromJson({ ...older, minSignerDifficulty: bad })).toThrow(/"minSignerDifficulty" must be a CoinNumber string greater than 0/);
     }
-    expect(() => genesisFromArgs([...args, '--min-signer-difficulty', '0'])).toThrow(/minSignerDifficulty/);
+    expect(() => genesisFromArgs([...args, '--min-signer-difficulty', '0'])).toThrow(/--min-signer-difficulty must be a CoinNumber/);
     // a genesis network's node gets it as its signer-PoW floor; the embedded network has no signer PoW
     const file = join(tmp, 'g3.json');
     writeGenesisFile(file, small.spec);
