@@ -381,6 +381,9 @@ function onClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, sock
   } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_HEADERS_TIMEOUT') {
     status = 408;
     message = 'The request did not arrive in time';
+  } else if (err.code === 'HPE_INVALID_URL') {
+    // Typically a GET parameter typed as is: `curl "$B/getRegName?name=münchen"` sends raw UTF-8.
+    message = 'Malformed request target: spaces, control characters and non-ASCII letters must be percent-encoded (curl -G --data-urlencode "name=münchen" …), or sent in a POST JSON body';
   } else if (err.code === 'HPE_UNEXPECTED_CONTENT_LENGTH' || err.code === 'HPE_INVALID_CONTENT_LENGTH' || err.code === 'HPE_INVALID_TRANSFER_ENCODING') {
     message = 'Conflicting or invalid Content-Length / Transfer-Encoding';
   }

@@ -63,6 +63,15 @@ describe('HTTP framing (RFC 9112) on the default transport', () => {
     expect(r.ms).toBeLessThan(2000);
   });
 
+  it('says why a request target with raw non-ASCII bytes is refused, and how to send it', async () => {
+    // curl "$B/registerName?name=münchen&…" sends the UTF-8 bytes as they are; RFC 3986 asks for
+    // percent-encoding, and llhttp refuses them. A bare "Malformed HTTP request" left the user guessing.
+    const r = await rawExchange(port, Buffer.from('GET /getRegName?name=m\u00fcnchen HTTP/1.1\r\nHost: x\r\n\r\n', 'utf8'));
+    expect(firstStatus(r.text)).toBe(400);
+    expect(r.text).toContain('must be percent-encoded');
+    expect(r.closed).toBe(true);
+  });
+
   it('answers an unknown method token with 405 and Allow, like PUT', async () => {
     for (const method of ['FOO', 'PUT', 'BREW']) {
       const r = await rawExchange(port, `${method} /status HTTP/1.1\r\nHost: x\r\n\r\n`, { responses: 1 });
