@@ -45,6 +45,19 @@ describe('calculateTransactionFee and createRawTransaction make addTransaction\'
     }
   });
 
+  it('an explicit fee with more than 8 decimals is truncated to 8, as the amounts of to and from are (the reference\'s IxiNumber(string))', async () => {
+    const { ctxs } = await contexts();
+    const to = `${addressToText(STRANGER)}_1`;
+    for (const [ctx, light] of ctxs) {
+      expect(await call('calculateTransactionFee', { to, fee: '0.250000009' }, ctx, light), `light=${light}`).toBe('0.25000000');
+      const tx = await call('createRawTransaction', { to, fee: '0.0123456789', sign: false, json: true }, ctx, light);
+      expect(tx.fee, `light=${light}`).toBe('0.01234567');
+      // truncated below the size minimum: refused as a low fee, not as a malformed one
+      const low = await call('calculateTransactionFee', { to, fee: '0.000000009' }, ctx, light);
+      expect([low.code, low.message]).toEqual([RpcCode.InvalidParams, expect.stringMatching(/^The fee 0\.00000000 is below the minimum fee/)]);
+    }
+  });
+
   it('a valid payment: its fee, and the raw transaction unsigned or signed', async () => {
     const { ctxs } = await contexts();
     const to = `${addressToText(STRANGER)}_1`;

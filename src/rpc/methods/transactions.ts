@@ -76,7 +76,8 @@ function paymentRequest(p: ParamsOf<typeof paymentParams>, ctx: TxModules): Paym
   let fee: bigint | undefined;
   if (p.fee !== undefined && p.fee !== '') {
     try {
-      fee = parseAmount(p.fee);
+      // More than 8 decimals are truncated, as for the amounts of to and from (the reference's IxiNumber(string)).
+      fee = parseAmount(p.fee, { strictDecimals: false });
     } catch (err) {
       throw invalidParams(`Invalid fee was specified: ${(err as Error).message}`);
     }
