@@ -58,6 +58,21 @@ describe('calculateTransactionFee and createRawTransaction make addTransaction\'
     }
   });
 
+  it('a derived address given as the wallet is named as such, with the primary address to give instead', async () => {
+    const { t, ctxs } = await contexts();
+    const derived = addressToText(t.wallet.newAddress());
+    const to = `${addressToText(STRANGER)}_1`;
+    for (const [ctx, light] of ctxs) {
+      const err = await call('calculateTransactionFee', { to, wallet: derived }, ctx, light);
+      expect([err.code, err.message], `light=${light}`).toEqual([
+        RpcCode.InvalidParams,
+        `Unknown wallet ${derived}: it is a derived address of this node's wallet ${t.wallet.primary.primaryText}; give that primary address`,
+      ]);
+      const stranger = await call('calculateTransactionFee', { to, wallet: addressToText(STRANGER) }, ctx, light);
+      expect(stranger.message).toBe(`Unknown wallet ${addressToText(STRANGER)}: not one of this node's wallets`);
+    }
+  });
+
   it('a valid payment: its fee, and the raw transaction unsigned or signed', async () => {
     const { ctxs } = await contexts();
     const to = `${addressToText(STRANGER)}_1`;

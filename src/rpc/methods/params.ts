@@ -75,12 +75,28 @@ export function amountList(text: string, side: 'to' | 'from'): { address: Addres
   });
 }
 
+/**
+ * The node's wallet whose primary address is `text` (the `wallet` parameters, generateNewAddress's
+ * `address`). One of its derived addresses is named as such: it is no wallet, its primary is.
+ */
+export function walletByPrimary(ctx: Pick<NodeModules, 'wallet'>, text: string): WalletKey {
+  const key = ctx.wallet.byPrimaryText(text);
+  if (key) return key;
+  let address: Uint8Array | null = null;
+  try {
+    address = Address.fromText(text).addressNoChecksum;
+  } catch {
+    // not an address at all: unknown
+  }
+  const owner = address && ctx.wallet.keys.find((k) => k.nonceOf(address) !== null);
+  if (owner) throw invalidParams(`Unknown wallet ${text}: it is a derived address of this node's wallet ${owner.primaryText}; give that primary address`);
+  throw invalidParams(`Unknown wallet ${text}: not one of this node's wallets`);
+}
+
 /** The signing key chosen by `wallet` and `primaryAddress` (interface.md addTransaction). */
 export function selectKey(ctx: Pick<NodeModules, 'wallet'>, wallet?: string, primaryAddress?: string): WalletKey {
   let key = ctx.wallet.primary;
-  if (wallet !== undefined) {
-    key = ctx.wallet.byPrimaryText(wallet) ?? (() => { throw invalidParams(`Unknown wallet ${wallet}: not one of this node's wallets`); })();
-  }
+  if (wallet !== undefined) key = walletByPrimary(ctx, wallet);
   if (primaryAddress !== undefined) {
     const chosen = ctx.wallet.byPrimaryText(primaryAddress);
     if (!chosen || (wallet !== undefined && chosen !== key)) {

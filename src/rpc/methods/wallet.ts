@@ -9,7 +9,7 @@ import type { NodeModules } from '../../node/modules.js';
 
 import { invalidParams, methodFor } from '../types.js';
 import { MAX_DERIVED_ADDRESSES, WalletLimitError } from '../../wallet/wallet.js';
-import { addressParam } from './params.js';
+import { addressParam, walletByPrimary } from './params.js';
 import { askNetwork } from './light.js';
 
 /** The modules these operations use. */
@@ -103,8 +103,7 @@ export const walletMethods = [
     params: [{ name: 'address', kind: 'string', description: 'Primary address of the wallet; default the main wallet' }],
     result: { description: 'Base58 address' },
     handler: (p, ctx) => {
-      const key = p.address === undefined ? ctx.wallet.primary : ctx.wallet.byPrimaryText(p.address);
-      if (!key) throw invalidParams(`Unknown wallet ${p.address}: not one of this node's wallets`);
+      const key = p.address === undefined ? ctx.wallet.primary : walletByPrimary(ctx, p.address);
       try {
         return addressToText(ctx.wallet.newAddress(key));
       } catch (e) {
