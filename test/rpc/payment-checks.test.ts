@@ -8,6 +8,8 @@ import { addressToText } from '../../src/formats/address.js';
 import { RpcCode, RpcError } from '../../src/rpc/types.js';
 import { openTestChain, type TestChain } from '../chain/fixture.js';
 import { callOperation, rpcContexts, STRANGER } from '../wallet/light-fixture.js';
+import { multisigMethods } from '../../src/rpc/methods/multisig.js';
+import { toRpcError } from '../../src/rpc/errors.js';
 
 const open: TestChain[] = [];
 afterEach(async () => {
@@ -56,6 +58,22 @@ describe('calculateTransactionFee and createRawTransaction make addTransaction\'
       const low = await call('calculateTransactionFee', { to, fee: '0.000000009' }, ctx, light);
       expect([low.code, low.message]).toEqual([RpcCode.InvalidParams, expect.stringMatching(/^The fee 0\.00000000 is below the minimum fee/)]);
     }
+  });
+
+  it('addMultiSigTransaction truncates a fee with more than 8 decimals too, rather than refusing it', async () => {
+    const { t } = await contexts();
+    const { masterCtx } = rpcContexts(t);
+    const def = multisigMethods.find((m) => m.name === 'addMultiSigTransaction')! as any;
+    const run = async (fee: string) => {
+      try {
+        return await def.handler({ to: `${addressToText(STRANGER)}_1`, from: t.wallet.primary.primaryText, fee }, masterCtx);
+      } catch (err) {
+        return toRpcError(err);
+      }
+    };
+    // The fee is read first; the wallet, a normal one, is refused after it.
+    expect((await run('0.0050000001')).message).toBe("The specified 'from' wallet is not a multisig wallet.");
+    expect((await run('0.0049999999')).message).toMatch(/^Invalid fee was specified: the price per started kB must be at least 0\.005/);
   });
 
   it('a derived address given as the wallet is named as such, with the primary address to give instead', async () => {

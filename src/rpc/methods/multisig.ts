@@ -51,7 +51,8 @@ function feePerKb(text: string | undefined): bigint {
   if (text === undefined || text === '') return FORCE_TRANSACTION_PRICE;
   let fee: bigint;
   try {
-    fee = parseAmount(text);
+    // More than 8 decimals are truncated, as for every amount (the reference's IxiNumber(string)).
+    fee = parseAmount(text, { strictDecimals: false });
   } catch (err) {
     throw invalidParams(`Invalid fee was specified: ${(err as Error).message}`);
   }
