@@ -28,6 +28,7 @@ export function parseCommandArgs(argv: string[], options: CommandOptionSpec, com
       throw new ConfigError(`Unknown option '${word}'${hint}; see dltnode ${command} --help`);
     }
     if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && word) throw new ConfigError(`Unexpected argument '${word}'; options start with --, see dltnode ${command} --help`);
-    throw new ConfigError(`${e.message}; see dltnode ${command} --help`);
+    // node's texts run over several lines and end with a period; one line, then the help to read.
+    throw new ConfigError(`${e.message.replace(/\s*\n\s*/g, ' ').replace(/\.$/, '')}; see dltnode ${command} --help`);
   }
 }

@@ -56,6 +56,13 @@ describe('genesis file', () => {
     expect(() => genesisFromArgs([...ok, '--bogus'])).toThrow(/^Unknown option '--bogus'; see dltnode init --help$/);
   });
 
+  it('a negative value read as an option is said in one sentence, ending with the help to read', () => {
+    // node:util's text ends with a period and spans lines; '.; see …' read as a typo.
+    expect(() => genesisFromArgs(['--out', 'g.json', '--fund', `${A}=1`, '--master', A, '--timestamp', '-1'])).toThrow(
+      "Option '--timestamp' argument is ambiguous. Did you forget to specify the option argument for '--timestamp'? To specify an option argument starting with a dash use '--timestamp=-XYZ'; see dltnode init --help",
+    );
+  });
+
   it('dltnode init and wallet name the option a typo meant, as dltnode start does', () => {
     expect(() => genesisFromArgs(['--out', 'g.json', '--fund', `${A}=1`, '--mastr', A])).toThrow("Unknown option '--mastr' (did you mean --master?); see dltnode init --help");
     expect(() => genesisFromArgs(['--out', 'g.json', '--fund', `${A}=1`, '--master', A, '--block-intervall=2'])).toThrow("Unknown option '--block-intervall' (did you mean --block-interval?)");
