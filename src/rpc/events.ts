@@ -8,6 +8,7 @@
  * RPC's (the server applies them to the upgrade).
  */
 import { toStringForm } from '../chain/tx-json.js';
+import { formatAmount } from '../formats/amount.js';
 import { toHex } from '../formats/bytes.js';
 import type { Logger } from '../log/logger.js';
 import type { NodeEventBus, NodeEvents } from '../node/events.js';
@@ -25,7 +26,8 @@ const TOPICS = {
       timestamp: Number(e.block.timestamp),
       transactions: e.block.txIds.length,
       signatures: e.block.signatures.length,
-      totalFee: e.block.totalFee.toString(),
+      // A CoinNumber string, as getBlock's 'Total fees' and every amount of the RPC (interface.md).
+      totalFee: formatAmount(e.block.totalFee),
       source: e.source,
     }),
     blockSignaturesAdded: (e: NodeEvents['blockSignaturesAdded']) => ({ num: Number(e.num), added: e.added.length }),
@@ -36,7 +38,7 @@ const TOPICS = {
       version: h.block.version,
       timestamp: Number(h.block.timestamp),
       transactions: h.txCount,
-      totalFee: h.block.totalFee.toString(),
+      totalFee: formatAmount(h.block.totalFee),
     }),
   },
   transactions: {

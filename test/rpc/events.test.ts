@@ -79,6 +79,9 @@ describe('EventStream', () => {
     route.message(txs, new TextEncoder().encode(JSON.stringify({ op: 'subscribe', topics: ['blocks'] })), false);
     bus.emit('blockImported', { block: block(4n), checksum: new Uint8Array(64), txs: [], source: 'peer' });
     expect(JSON.parse(txs.sent.at(-1)!).data).toMatchObject({ num: 4, source: 'peer' });
+    // Amounts are CoinNumber strings, as getBlock's 'Total fees', never raw 10⁻⁸ units.
+    bus.emit('blockImported', { block: { ...block(5n), totalFee: 16_896_676n }, checksum: new Uint8Array(64), txs: [], source: 'local' });
+    expect(JSON.parse(txs.sent.at(-1)!).data.totalFee).toBe('0.16896676');
     route.close(blocks, 1000, '');
     expect(stream.subscriberCount).toBe(1);
   });
