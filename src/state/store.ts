@@ -10,6 +10,7 @@ import { latin1Key } from '../formats/bytes.js';
 import { makeDirectory } from './files.js';
 import { checkLmdbDataFile, StoreDamagedError } from './lmdb-file.js';
 import { SUB_DATABASES, type SubDbName, type SubDbSpec } from './schema.js';
+import { checkStoreFileNotLost, checkStoreNotLost, markStore } from './store-marker.js';
 
 /** Largest map size the environment may grow to; LMDB grows the file lazily, so this is only a cap. */
 const MAP_SIZE_BYTES = 64 * 2 ** 30;
@@ -91,7 +92,10 @@ export interface Store {
   journaled<T>(fn: () => T): { result: T; undo: UndoEntry[] };
   /** Restores what `journaled` recorded (call inside `write`). */
   undo(entries: readonly UndoEntry[]): void;
-  /** Records STORE_FORMAT in a store that holds no format record yet (once a node has started on it). */
+  /**
+   * Records STORE_FORMAT in a store that holds no format record yet (once a node has started on
+   * it), then marks the directory as holding a chain (store-marker.ts).
+   */
   markFormat(): Promise<void>;
   /** Resolves once every write issued so far is committed and flushed to disk. */
   flushed(): Promise<void>;
@@ -132,6 +136,8 @@ function interceptWrites<T>(
 export function openStore(dataDir: string): Store {
   const path = join(dataDir, 'chain');
   makeDirectory(path);
+  // A data file emptied or deleted under a store that held a chain: LMDB would start a new one (store-marker.ts).
+  checkStoreFileNotLost(path);
   // A damaged file would crash the process inside LMDB with no message (lmdb-file.ts).
   checkLmdbDataFile(join(path, 'data.mdb'));
   const env: RootDatabase = open({
@@ -162,6 +168,12 @@ export function openStore(dataDir: string): Store {
     throw Number.isSafeInteger(format) && (format as number) > STORE_FORMAT
       ? new StoreFormatError(`the store in ${path} was written by a newer dltnode (store format ${String(format)}; this one reads formats up to ${STORE_FORMAT}): start it with that version, or give another --data-dir`)
       : new StoreDamagedError(`the store in ${path} is damaged (its format record reads as ${JSON.stringify(format)}); restore the data directory from a backup, or move it away and let the node sync or start afresh`);
+  }
+  try {
+    checkStoreNotLost(path, format !== undefined);
+  } catch (err) {
+    void env.close();
+    throw err;
   }
   let closed = false;
   const named = (): [string, Database<unknown, any>][] => [...dbs.entries(), [SUB_DATABASES.meta.name, meta]];
@@ -239,6 +251,8 @@ export function openStore(dataDir: string): Store {
     },
     markFormat: async () => {
       if (meta.get(STORE_FORMAT_KEY) === undefined) await meta.put(STORE_FORMAT_KEY, STORE_FORMAT);
+      // Only after the record is committed (and synced: noSync is false): the mark then always has a store behind it.
+      markStore(path, STORE_FORMAT);
     },
     flushed: async () => {
       await env.flushed;
