@@ -253,6 +253,23 @@ export function decodeStoredHeader(bytes: Uint8Array, period: bigint = SUPERBLOC
 }
 
 /**
+ * Row 3 of stored block bytes, the checksum of the block below it, read without the rest of the
+ * header: what a check of that block against its successor needs (chain.ts `servedBlock`).
+ * @throws StoreCorruptionError when the bytes do not reach it.
+ */
+export function storedParentChecksum(bytes: Uint8Array): Uint8Array | null {
+  try {
+    const r = new Reader(bytes);
+    r.uint();
+    r.uint();
+    // A copy: `bytes` may be LMDB's read buffer, reused by the next read.
+    return r.varBytes(MAX_CHECKSUM_LENGTH)?.slice() ?? null;
+  } catch (err) {
+    throw new StoreCorruptionError(`stored block header cannot be decoded: ${(err as Error).message}`);
+  }
+}
+
+/**
  * Decodes block bytes received from a peer (or any untrusted source).
  * @param period the network's superblock period (row 9 is read on its multiples).
  * @throws BlockCodecError naming the field and the byte offset.

@@ -29,12 +29,13 @@ import {
   encodeBlock,
   encodeBlockHeader,
   isSuperBlock,
+  storedParentChecksum,
   SUPERBLOCK_INTERVAL,
   txIdRoot,
 } from './block.js';
 import { BLOCK_VERSION, MAX_REVERT_DEPTH, MIN_IMPORT_BLOCK_VERSION, REG_MINING_DIFFICULTY } from './constants.js';
 import { SUB_DATABASES } from '../state/schema.js';
-import { BlockError, BlockErrorCode, ChainIdentityError, storeDamaged, StoreCorruptionError, TxError } from './errors.js';
+import { BlockError, BlockErrorCode, ChainIdentityError, storeDamaged, StoreCorruptionError, StoredBlockDamagedError, TxError } from './errors.js';
 import type { ChainExtensions, TxView } from './extensions.js';
 import { applyBlockBody, type TransitionResult } from './state-transition.js';
 import { decodeStoredTx, encodeStoredTx, MAX_BINARY_TXID_BYTES, storedTxBytes, type KnownTx } from './tx-codec.js';
@@ -240,6 +241,8 @@ export interface StoredBlock {
 
 /** How many decoded blocks `getBlock` keeps (the tip and the few below it that consensus reads). */
 const DECODED_BLOCKS_KEPT = 12;
+/** Damaged blocks logged one by one (`servedBlock`); past these, refusals are only counted. */
+const DAMAGED_BLOCKS_LOGGED = 100;
 
 export class Chain {
   readonly store: Store;
@@ -266,6 +269,12 @@ export class Chain {
   private prepared: { parent: Uint8Array | null; checksum: Uint8Array; result: TransitionResult; writes: RecordedWrite[] } | null = null;
   /** Blocks decoded lately (`getBlock`), by number, least recently used first. */
   private readonly decodedBlocks = new Map<bigint, StoredBlock>();
+  /** Decoded blocks `servedBlock` found to be the chain's: a cache hit (same bytes) needs no second look. */
+  private readonly servable = new WeakSet<StoredBlock>();
+  /** Damaged blocks already logged (each once, at most DAMAGED_BLOCKS_LOGGED). */
+  private readonly damagedLogged = new Set<bigint>();
+  /** Reads of a damaged block refused since start (`servedBlock`), for the metrics. */
+  damagedBlockReads = 0;
   /** Imports and signature additions run one at a time, in call order. */
   private writing: Promise<unknown> = Promise.resolve();
   /**
@@ -364,6 +373,58 @@ export class Chain {
     this.decodedBlocks.set(num, found);
     if (this.decodedBlocks.size > DECODED_BLOCKS_KEPT) this.decodedBlocks.delete(this.decodedBlocks.keys().next().value!);
     return found;
+  }
+
+  /**
+   * A stored block to serve (to a peer, over RPC): `getBlock`, checked first to be the block the
+   * chain holds at its height, since LMDB keeps no checksums of its data pages and a changed byte
+   * that still decodes would be served as read. Its header must hash to what the chain names for it
+   * (the parent checksum its successor carries; the tip: the checksum recorded with it), and its
+   * txids must give its transaction root (row 6). Cost: a SHA3-512 of its txids and one header
+   * read, beside the header hash `getBlock` makes anyway. Not covered: its signatures (row 12, outside
+   * the checksum; the receiver verifies them) and its transactions' own records.
+   * @throws StoredBlockDamagedError (logged once a block, counted in `damagedBlockReads`).
+   */
+  servedBlock(num: bigint): StoredBlock | null {
+    const found = this.getBlock(num);
+    if (!found || this.servable.has(found)) return found;
+    const hex = (b: Uint8Array | null | undefined): string => (b && b.length > 0 ? Buffer.from(b).toString('hex').slice(0, 16) : 'none');
+    let why: string | null = null;
+    const next = this.store.db('blocks').getBinaryFast(u64Key(num + 1n));
+    // The tip's checksum is written in the transaction that stores it (older stores: none).
+    const named = next ? storedParentChecksum(next.subarray(0, next.length)) : (this.store.meta.get(META.tipChecksum) as Uint8Array | undefined);
+    if (named !== undefined && !(named instanceof Uint8Array && equalBytes(named, found.checksum))) {
+      // A changed parent field of the successor reads the same way: then both are refused (one of them changed).
+      why = `it hashes to ${hex(found.checksum)}…, but ${next ? `block ${num + 1n} names ${hex(named)}… as its parent (one of the two changed)` : `the checksum recorded with the tip is ${hex(named as Uint8Array)}…`}`;
+    } else {
+      const root = txIdRoot(found.block.txIds);
+      const pitRoot = found.block.pitRoot;
+      if (root === null ? pitRoot !== null && pitRoot.length > 0 : pitRoot === null || !equalBytes(root, pitRoot)) why = 'its transaction ids do not give its transaction root';
+    }
+    if (why === null) {
+      this.servable.add(found);
+      return found;
+    }
+    this.damagedBlockReads++;
+    const message = `block ${num} in ${this.store.path} is damaged: ${why}; it is not served (restore the data directory from a backup, or move it away and sync again)`;
+    if (!this.damagedLogged.has(num) && this.damagedLogged.size < DAMAGED_BLOCKS_LOGGED) {
+      this.damagedLogged.add(num);
+      this.log.error({ height: Number(num) }, message);
+    }
+    throw new StoredBlockDamagedError(num, message);
+  }
+
+  /**
+   * `servedBlock` for a peer: a damaged block reads as none, so a range is answered up to the block
+   * below it and the asker fetches the rest elsewhere (reference-network §6: unanswered, asked again).
+   */
+  servedBlockOrNone(num: bigint): StoredBlock | null {
+    try {
+      return this.servedBlock(num);
+    } catch (err) {
+      if (err instanceof StoredBlockDamagedError) return null;
+      throw err;
+    }
   }
 
   /** The transactions of a stored block, in block order (sync answers, block explorers). */

@@ -176,6 +176,20 @@ export class StoreCorruptionError extends Error {
   override name = 'StoreCorruptionError';
 }
 
+/**
+ * A stored block that still decodes but is not the block the chain holds at its height (its bytes
+ * changed on disk): never served as valid (chain.ts `servedBlock`); RPC answers it with its own code.
+ */
+export class StoredBlockDamagedError extends StoreCorruptionError {
+  override name = 'StoredBlockDamagedError';
+  constructor(
+    readonly num: bigint,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The one sentence of a store found damaged at start-up: where, what, and what the operator can do. */
 export function storeDamaged(path: string, why: string): string {
   return `the store in ${path} is damaged: ${why}; restore the data directory from a backup, or move it away and let the node sync or start afresh`;

@@ -14,7 +14,7 @@
  *   WALLET_CHECK_LIMIT wallets, that checksum and the wallet count are recomputed from every
  *   stored wallet (~9 µs a wallet: a SHA3-512 of it and its LMDB read).
  * Older blocks, transactions and the name state are not read: their damage shows when they are
- * read (a decode failure is an RPC error), or not at all (see README "A damaged store is refused").
+ * read (a decode failure is an RPC error; a block read to be served is checked, chain.ts servedBlock).
  */
 import { txIdRoot } from './block.js';
 import { META, type Chain } from './chain.js';

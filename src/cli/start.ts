@@ -32,7 +32,7 @@ export interface StartableNode<Ctx> {
   /** Messaging counters for the metrics (client nodes), null without the service. */
   messagingCounters?(): MessagingCounters | null;
   /** Height, pending pool and DLT status for the status line, read from the modules (src/node). */
-  summary?(): { height: number; pending: number; dltStatus: string };
+  summary?(): { height: number; pending: number; dltStatus: string; damagedBlockReads?: number };
 }
 
 export interface StartDeps<Ctx> {
@@ -238,7 +238,7 @@ function asConfigError<T>(create: () => T): T {
  * Block height, pending pool and DLT status of a running node, for the status line and the metrics:
  * the node's `summary`, or (a node without one) its `status` operation.
  */
-async function chainSummary<Ctx>(node: StartableNode<Ctx>, methods: readonly MethodDef<Ctx>[]): Promise<{ height: number; pending: number; dltStatus?: unknown } | null> {
+async function chainSummary<Ctx>(node: StartableNode<Ctx>, methods: readonly MethodDef<Ctx>[]): Promise<{ height: number; pending: number; dltStatus?: unknown; damagedBlockReads?: number } | null> {
   if (node.summary) return node.summary();
   const status = methods.find((m) => m.name.toLowerCase() === 'status');
   if (!status) return null;

@@ -47,6 +47,8 @@ export interface NodeMetrics {
 export interface ChainMetricsSnapshot {
   height: number;
   pending: number;
+  /** Reads of a stored block refused as damaged since start (src/chain/chain.ts servedBlock). */
+  damagedBlockReads?: number;
 }
 
 /** What the peer network reports to the metrics (read at scrape time). */
@@ -135,7 +137,7 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
   // stayed 0 with --status-interval 0.
   let readChain: () => ChainMetricsSnapshot | null | Promise<ChainMetricsSnapshot | null> = () => null;
   let chainRead: Promise<ChainMetricsSnapshot | null> | null = null;
-  /** One read per scrape, shared by the two gauges (the first collector starts it). */
+  /** One read per scrape, shared by the chain's figures (the first collector starts it). */
   const chainNow = (): Promise<ChainMetricsSnapshot | null> => {
     if (!chainRead) {
       chainRead = Promise.resolve()
@@ -157,6 +159,15 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
   };
   chainGauge('block_height', 'Height of the latest local block', 'height');
   chainGauge('pending_transactions', 'Transactions in the pending pool', 'pending');
+  new Counter({
+    name: `${METRIC_PREFIX}store_damaged_block_reads_total`,
+    help: 'Reads of a stored block refused since start because it no longer hashes to what the chain names for it (not served to peers or RPC)',
+    registers: [registry],
+    async collect() {
+      this.reset();
+      this.inc((await chainNow())?.damagedBlockReads ?? 0);
+    },
+  });
   let readNetwork: () => NetworkMetricsSnapshot | null = () => null;
   let snapshot: NetworkMetricsSnapshot | null = null;
   const network = (): NetworkMetricsSnapshot | null => snapshot;

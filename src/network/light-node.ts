@@ -269,7 +269,8 @@ export function masterLightState(chain: Chain, mempool: Mempool, nameRecord: Lig
       // the budget (the asker's next request continues), so a range of busy blocks does not hold the event loop.
       let scanned = 0;
       for (let h = from < 1n ? 1n : from; h <= last && h <= chain.height && scanned < FILTER_SCAN_BUDGET; h++) {
-        const stored = chain.getBlock(h);
+        // A block changed on disk ends the answer (chain.ts servedBlock).
+        const stored = chain.servedBlockOrNone(h);
         if (!stored) break;
         const entry: HeaderEntry = { header: encodeBlockHeader(stored.block), txIds: [], transactions: [] };
         if (addresses.length > 0 && stored.block.txIds.length > 0) {

@@ -213,7 +213,8 @@ async function mergeSignatures(chain: Chain, bytes: Uint8Array, freeze?: FreezeP
 function syncChain(chain: Chain, mempool: Mempool, network: Network, log: Logger, unknownSigner: (address: Uint8Array) => void, freeze?: FreezePort): SyncChain {
   return {
     tip: () => ({ height: chain.height, checksum: chain.tip?.checksum ?? new Uint8Array(0), timestampSeconds: Number(chain.tip?.block.timestamp ?? 0n) }),
-    blockBytes: (h) => chain.getBlock(h)?.bytes ?? null,
+    // Checked against the chain: a block changed on disk is not sent (chain.ts servedBlock).
+    blockBytes: (h) => chain.servedBlockOrNone(h)?.bytes ?? null,
     blockTransactions: (h) => {
       const found = chain.getBlock(h);
       return found ? chain.blockTransactionBytes(found.block) : [];

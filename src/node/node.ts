@@ -62,7 +62,7 @@ export interface DltNode {
   messagingCounters(): { received: number; dropped: number; sent: number; expired: number; mqPublished: number; mqDropped: number } | null;
   events: NodeEventBus;
   /** A one-line summary for the periodic status line (src/cli/start.ts). */
-  summary(): { height: number; pending: number; dltStatus: string };
+  summary(): { height: number; pending: number; dltStatus: string; damagedBlockReads: number };
   close(): Promise<void>;
   ready: boolean;
 }
@@ -391,8 +391,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     // A relay's or client's height is its headers' (its chain holds block 1 only), and its pending its wallet's.
     const summary: DltNode['summary'] = () =>
       light
-        ? { height: Number(light.headers.height), pending: light.wallet.pendingList().length, dltStatus: network?.sync.status() ?? consensus.dltStatus() }
-        : { height: Number(chain.height), pending: pendingPool.size, dltStatus: consensus.dltStatus() };
+        ? { height: Number(light.headers.height), pending: light.wallet.pendingList().length, dltStatus: network?.sync.status() ?? consensus.dltStatus(), damagedBlockReads: chain.damagedBlockReads }
+        : { height: Number(chain.height), pending: pendingPool.size, dltStatus: consensus.dltStatus(), damagedBlockReads: chain.damagedBlockReads };
     const started = summary();
     nodeLog.info({ network: opts.network, height: started.height, address: key.primaryText, pending: started.pending }, 'node started');
     const node: DltNode = {

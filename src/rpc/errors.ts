@@ -3,7 +3,7 @@
  * P4): the dispatcher maps whatever a handler throws through `toRpcError`, so handlers throw domain
  * errors and the exact interface.md texts live here once.
  */
-import { BlockError, TxError, TxErrorCode } from '../chain/errors.js';
+import { BlockError, StoredBlockDamagedError, TxError, TxErrorCode } from '../chain/errors.js';
 import { NameCodecError } from '../names/reader.js';
 import { NameRuleError } from '../names/rules.js';
 import { PoolBusyError } from '../pool/errors.js';
@@ -31,6 +31,8 @@ export function toRpcError(err: unknown): RpcError | null {
   if (err instanceof RpcError) return err;
   if (err instanceof TxError) return new RpcError(TX_RPC_CODE[err.code], err.message);
   if (err instanceof BlockError) return new RpcError(RpcCode.InvalidParams, err.message);
+  // The node's own store is at fault, not the caller: its own code, the message says what to do.
+  if (err instanceof StoredBlockDamagedError) return new RpcError(RpcCode.StoreDamaged, err.message);
   if (err instanceof PoolBusyError) return new RpcError(RpcCode.ServerBusy, err.message);
   // A name operation that breaks a rule of reference-names (the message names the rule).
   if (err instanceof NameRuleError || err instanceof NameCodecError) return new RpcError(RpcCode.InvalidParams, err.message);

@@ -16,6 +16,8 @@ export const RpcCode = {
   InsufficientFunds: -32001,
   /** The PoW pool queue is full; retry later. */
   ServerBusy: -32005,
+  /** A stored block changed on disk: not served (src/chain/chain.ts servedBlock). */
+  StoreDamaged: -32006,
 } as const;
 
 /** Identifier echoed back to the caller: the POST body `id`, the GET `id` query parameter, or null. */

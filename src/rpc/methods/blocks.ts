@@ -43,8 +43,9 @@ const dictDeps = (ctx: BlockModules): BlockDictDeps => ({
   frozen: (b) => ctx.consensus.frozen(b.num),
 });
 
+/** A stored block to answer with, checked against the chain (a damaged one: -32006, rpc/errors.ts). */
 function stored(ctx: BlockModules, num: bigint) {
-  const found = ctx.chain.getBlock(num);
+  const found = ctx.chain.servedBlock(num);
   if (!found) throw invalidParams(BLOCK_NOT_FOUND);
   return found;
 }
@@ -79,7 +80,7 @@ export const blockMethods = [
     // reply, its transactions read and written in slices (src/rpc/heavy.ts).
     heavy: () => true,
     handler: async (p, ctx): Promise<BlockDictionary & { Transactions: string; 'Superblock segments': string }> => {
-      const found = p.num === 0n ? null : ctx.chain.getBlock(p.num);
+      const found = p.num === 0n ? null : ctx.chain.servedBlock(p.num);
       if (!found) throw invalidParams(BLOCK_NOT_FOUND);
       const b = found.block;
 
@@ -105,7 +106,7 @@ export const blockMethods = [
     handler: (_p, ctx): (BlockDictionary | HeaderDictionary)[] => {
       const out: BlockDictionary[] = [];
       for (let n = ctx.chain.height; n >= 1n && out.length < LAST_BLOCKS; n--) {
-        const found = ctx.chain.getBlock(n);
+        const found = ctx.chain.servedBlock(n);
         if (found) out.push(blockDictionary(dictDeps(ctx), found.block, found.checksum));
       }
       return out;
