@@ -498,6 +498,14 @@ export class NodeNetwork {
     }));
     this.peers.start();
     this.relayChoice?.start();
+    // A relay or client learns the chain only from links: with nothing to dial it waits for inbound
+    // links (a client gets none) at its genesis height, which looks like a hang without this line.
+    if (this.role !== 'master' && !this.peers.hasPeersToDial && (this.relayChoice?.rememberedCount ?? 0) === 0) {
+      this.o.log.warn(
+        { role: this.role },
+        `this ${this.role} has no peer to dial (no --peer or --seed, no "peer" or "seed" in the config file, none remembered in its data directory): it stays at its genesis height until a peer links to it`,
+      );
+    }
     this.gossip.start();
     if (this.clientPushes) {
       const tick = (): void => {

@@ -388,6 +388,11 @@ export class PeerNetwork {
     return this.configured.size > 0;
   }
 
+  /** Whether anything can be dialled: peers the operator named, or masters in the peer book (seeds, learned ones). */
+  get hasPeersToDial(): boolean {
+    return this.configured.size > 0 || (this.o.peerBook?.size ?? 0) > 0;
+  }
+
   /** A client's primary relay link (its presence host), or null. */
   get primaryRelay(): Link | null {
     return this.primary?.isOpen ? this.primary : null;

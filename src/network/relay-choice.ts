@@ -149,6 +149,11 @@ export class RelayChooser {
     this.timer = null;
   }
 
+  /** How many relays are remembered from earlier runs (`relays.json`), to dial at start. */
+  get rememberedCount(): number {
+    return this.remembered.size;
+  }
+
   /** The relays chosen now (wallet addresses), nearest first. */
   relays(): Uint8Array[] {
     return [...this.chosen.values()].map((c) => c.wallet);
