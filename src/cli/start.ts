@@ -102,6 +102,7 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     host: config.rpcHost,
     port: config.rpcPort,
     auth: { users: config.rpcUser, allow: config.rpcAllow },
+    browser: { cors: config.rpcCors, vhosts: config.rpcVhost },
     allowPublic: config.rpcPublic,
     maxBodyBytes: config.maxBodyBytes,
     transport: config.rpcTransport,

@@ -10,6 +10,7 @@ import { readGenesisFile } from './genesis-file.js';
 import { join } from 'node:path';
 import { parseAmount } from '../formats/amount.js';
 import { checkAllowEntry, parseRpcUser, type RpcUser } from '../rpc/auth.js';
+import { checkCorsEntry, checkVhostEntry } from '../rpc/origin.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_RPC_HOST, DEFAULT_RPC_PORT, type TransportChoice } from '../rpc/server.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../log/logger.js';
 import type { Network } from '../codec/types.js';
@@ -50,6 +51,10 @@ export interface DltnodeConfig {
   rpcPort: number;
   rpcUser: RpcUser[];
   rpcAllow: string[];
+  /** Foreign web origins allowed to call the RPC from a browser (src/rpc/origin.ts). */
+  rpcCors: string[];
+  /** Host names besides IP literals and localhost the RPC answers to (DNS rebinding). */
+  rpcVhost: string[];
   rpcPublic: boolean;
   rpcTransport: TransportChoice;
   maxBodyBytes: number;
@@ -338,6 +343,30 @@ export const OPTIONS: readonly OptionDef[] = [
     normalise: list((s, where) => {
       try {
         return checkAllowEntry(s);
+      } catch (e) {
+        throw new ConfigError(`${where}: ${(e as Error).message}`);
+      }
+    }),
+  }),
+  def({
+    key: 'rpcCors', flag: 'rpc-cors', env: 'DLTNODE_RPC_CORS', group: 'RPC', valueName: 'ORIGIN', repeatable: true,
+    description: "Web origin (scheme://host[:port], or '*') whose pages may call the RPC from a browser, with CORS headers; pages of other origins get 403",
+    defaultValue: () => [], defaultText: "none (the node's own page only)",
+    normalise: list((s, where) => {
+      try {
+        return checkCorsEntry(s);
+      } catch (e) {
+        throw new ConfigError(`${where}: ${(e as Error).message}`);
+      }
+    }),
+  }),
+  def({
+    key: 'rpcVhost', flag: 'rpc-vhost', env: 'DLTNODE_RPC_VHOST', group: 'RPC', valueName: 'NAME', repeatable: true,
+    description: "Host name (or '*') the RPC answers to besides IP addresses, localhost and the --rpc-host name; other Host headers get 403 (DNS rebinding)",
+    defaultValue: () => [], defaultText: 'none',
+    normalise: list((s, where) => {
+      try {
+        return checkVhostEntry(s);
       } catch (e) {
         throw new ConfigError(`${where}: ${(e as Error).message}`);
       }

@@ -25,6 +25,7 @@ import type { NodeEventBus } from '../node/events.js';
 import { EVENTS_PATH, EventStream } from './events.js';
 import { METRICS_METHODS, metricsMethodRefusal, type NodeMetrics } from '../metrics/metrics.js';
 import { WebFiles, type WebOptions } from './web-static.js';
+import { BrowserGuard } from './origin.js';
 
 export const DEFAULT_RPC_HOST = '127.0.0.1';
 export const DEFAULT_RPC_PORT = 8081;
@@ -47,6 +48,8 @@ export interface RpcServerOptions<Ctx> {
   /** 0 picks a free port (see `port` after listen). */
   port?: number;
   auth?: AuthOptions;
+  /** Foreign web origins (--rpc-cors) and host names (--rpc-vhost) allowed; src/rpc/origin.ts. */
+  browser?: { cors?: readonly string[]; vhosts?: readonly string[] };
   /** Allow a non-loopback bind without users or an allow-list (DESIGN.md decision 8). */
   allowPublic?: boolean;
   maxBodyBytes?: number;
@@ -79,6 +82,7 @@ export class RpcServer<Ctx = unknown> {
   private requestedPort: number;
   private boundPort = -1;
   private readonly access: AccessControl;
+  private readonly guard: BrowserGuard;
   private readonly log: Logger;
   private readonly web: WebFiles | undefined;
   private draining = false;
@@ -91,6 +95,11 @@ export class RpcServer<Ctx = unknown> {
     this.host = opts.host ?? DEFAULT_RPC_HOST;
     this.requestedPort = opts.port ?? DEFAULT_RPC_PORT;
     this.access = new AccessControl(opts.auth);
+    try {
+      this.guard = new BrowserGuard({ ...opts.browser, listenHost: this.host });
+    } catch (e) {
+      throw new ServerConfigError((e as Error).message);
+    }
     this.web = opts.web ? new WebFiles(opts.web) : undefined;
     if (this.web && this.web.missing.length > 0) this.log.warn({ missing: this.web.missing }, 'web wallet files missing; they are answered 404');
     if (!isLoopbackHost(this.host) && !this.access.restricted && !opts.allowPublic) {
@@ -142,6 +151,9 @@ export class RpcServer<Ctx = unknown> {
       ...handler,
       upgrade: (head) => {
         if (this.draining) return jsonError(503, 'The node is shutting down');
+        // WebSocket has no CORS: a page of any origin may open one, so the Origin is checked here.
+        const verdict = this.guard.judge(head);
+        if (!verdict.ok) return jsonError(403, verdict.message);
         if (this.access.restricted) {
           const decision = this.access.check(head.remoteAddress, head.authorization);
           if (decision === 'forbidden') return jsonError(403, `Address ${head.remoteAddress} is not allowed to call this node (--rpc-allow)`);
@@ -200,8 +212,20 @@ export class RpcServer<Ctx = unknown> {
   private httpHandler(): HttpHandler {
     return {
       needsRemoteAddress: this.access.restricted,
-      head: (req) => this.judgeHead(req),
-      handle: (req, body, gone) => this.handle(req, body, gone),
+      head: (req) => {
+        const verdict = this.guard.judge(req);
+        if (!verdict.ok) return jsonError(403, verdict.message);
+        const reply = this.judgeHead(req, verdict.cors);
+        return reply && verdict.cors ? withHeaders(reply, verdict.cors) : reply;
+      },
+      handle: (req, body, gone) => {
+        const reply = this.handle(req, body, gone);
+        // Only a request with an allowed foreign Origin gets here with CORS headers to add.
+        const verdict = req.origin === '' ? undefined : this.guard.judge(req);
+        const cors = verdict?.ok ? verdict.cors : undefined;
+        if (!cors) return reply;
+        return reply instanceof Promise ? reply.then((r) => withHeaders(r, cors)) : withHeaders(reply, cors);
+      },
       tooLarge: (max) => ({
         status: 413,
         body: errorBody({ code: RpcCode.InvalidRequest, message: `Request body exceeds the limit of ${max} bytes (--max-body-bytes)` }, null),
@@ -210,11 +234,19 @@ export class RpcServer<Ctx = unknown> {
   }
 
   /** Synchronous checks before any body is read: access control, verbs, probes. */
-  private judgeHead(req: HttpRequestHead): HttpReply | undefined {
+  private judgeHead(req: HttpRequestHead, cors: Record<string, string> | undefined): HttpReply | undefined {
     // HEAD is GET without the body (RFC 9110 §9.3.2) on the read-only endpoints; the transports leave the body out.
     const getLike = req.method === 'GET' || req.method === 'HEAD';
     const probe = getLike && (req.path === '/health' || req.path === '/ready');
     const metrics = this.servesMetrics(req.path);
+    // The CORS preflight of an allowed foreign origin carries no credentials (Fetch standard): it is
+    // answered before them, behind the address allow-list. Without CORS it stays a 405 below.
+    if (req.method === 'OPTIONS' && cors) {
+      if (this.access.restricted && this.access.check(req.remoteAddress, '') === 'forbidden') {
+        return jsonError(403, `Address ${req.remoteAddress} is not allowed to call this node (--rpc-allow)`);
+      }
+      return { status: 204, body: '', headers: BrowserGuard.preflightHeaders(cors) };
+    }
     if (this.access.restricted) {
       const decision = this.access.check(req.remoteAddress, probe ? '' : req.authorization);
       if (decision === 'forbidden') {
@@ -280,6 +312,10 @@ export class RpcServer<Ctx = unknown> {
     }
     return this.dispatcher.dispatch(call, gone);
   }
+}
+
+function withHeaders(reply: HttpReply, headers: Record<string, string>): HttpReply {
+  return { ...reply, headers: { ...reply.headers, ...headers } };
 }
 
 function jsonError(status: number, message: string): HttpReply {

@@ -5,6 +5,7 @@
  * body is capped while it accumulates (413 past the cap), aborted requests are never written to,
  * and in-flight requests are counted so shutdown can drain them.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 
 /** What a transport knows about a request before reading its body. */
 export interface HttpRequestHead {
@@ -18,6 +19,16 @@ export interface HttpRequestHead {
   authorization: string;
   /** Remote IP as text ('' unless the handler asked for it with `needsRemoteAddress`). */
   remoteAddress: string;
+  /** `Host`, `Origin` and `Sec-Fetch-Site` headers, '' when absent (the browser guard, src/rpc/origin.ts). */
+  host: string;
+  origin: string;
+  secFetchSite: string;
+}
+
+/** The browser guard's headers of a node:http request ('' when absent; `ws` and node:http transports). */
+export function browserHeaders(headers: IncomingHttpHeaders): Pick<HttpRequestHead, 'host' | 'origin' | 'secFetchSite'> {
+  const site = headers['sec-fetch-site'];
+  return { host: headers.host ?? '', origin: headers.origin ?? '', secFetchSite: typeof site === 'string' ? site : '' };
 }
 
 export interface HttpReply {

@@ -22,6 +22,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import {
   InFlightCounter,
+  browserHeaders,
   ListenError,
   STATUS_TEXT,
   addressInUseMessage,
@@ -213,6 +214,7 @@ export class NodeHttpTransport implements WsCapableTransport {
       query: q < 0 ? '' : url.slice(q + 1),
       authorization: req.headers.authorization ?? '',
       remoteAddress: req.socket.remoteAddress ?? '',
+      ...browserHeaders(req.headers),
     };
     const early = handler.head(head);
     if (early !== undefined) {

@@ -140,6 +140,9 @@ export class UwsTransport implements WsCapableTransport {
       query: req.getQuery() ?? '',
       authorization: req.getHeader('authorization'),
       remoteAddress: handler.needsRemoteAddress ? remoteAddressText(res) : '',
+      host: req.getHeader('host'),
+      origin: req.getHeader('origin'),
+      secFetchSite: req.getHeader('sec-fetch-site'),
     };
     const contentLength = req.getHeader('content-length');
     // uWS hands an upgrade on a path without a WebSocket route to the HTTP routes: answer it as

@@ -6,7 +6,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { closeIfTooBig, NO_WS_ROUTE, STATUS_TEXT, WS_SHUTDOWN_CLOSE_MS, WS_SHUTDOWN_REASON, wsReadLimit, type HttpRequestHead, type WsConnection, type WsRouteHandler } from './transport-api.js';
+import { browserHeaders, closeIfTooBig, NO_WS_ROUTE, STATUS_TEXT, WS_SHUTDOWN_CLOSE_MS, WS_SHUTDOWN_REASON, wsReadLimit, type HttpRequestHead, type WsConnection, type WsRouteHandler } from './transport-api.js';
 
 let nextId = 1;
 
@@ -69,6 +69,7 @@ export class HttpWebSocketRoutes {
       query: q < 0 ? '' : url.slice(q + 1),
       authorization: req.headers.authorization ?? '',
       remoteAddress: req.socket.remoteAddress ?? '',
+      ...browserHeaders(req.headers),
     };
     const route = this.routes.get(head.path);
     const refusal = route ? route.handler.upgrade(head) : NO_WS_ROUTE;

@@ -58,6 +58,9 @@ export function addUwsWebSocketRoute(app: UWS.TemplatedApp, path: string, handle
         query: req.getQuery() ?? '',
         authorization: req.getHeader('authorization'),
         remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString('latin1'),
+        host: req.getHeader('host'),
+        origin: req.getHeader('origin'),
+        secFetchSite: req.getHeader('sec-fetch-site'),
       };
       const key = req.getHeader('sec-websocket-key');
       const protocol = req.getHeader('sec-websocket-protocol');

@@ -171,7 +171,7 @@ export function floodSuite(o: FloodOptions): void {
   describe('floods while status keeps answering', () => {
     it(`${o.slowReaders} slow readers of pipelined txa pages: bounded memory, status and blocks go on`, async () => {
       const bound = statusBoundMs(base);
-      const request = 'GET /txa?count=1000 HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(20);
+      const request = 'GET /txa?count=1000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(20);
       const sockets = await Promise.all(Array.from({ length: o.slowReaders }, () => open(port)));
       const h0 = await node.height();
       const t0 = Date.now();
@@ -223,7 +223,7 @@ export function floodSuite(o: FloodOptions): void {
           while (Date.now() < until) {
             const s = await open(port);
             const opened = Date.now();
-            s.write('GET /status HTTP/1.1\r\nHost: x\r\n');
+            s.write('GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\n');
             while (!s.destroyed && Date.now() < until) {
               s.write('X');
               await sleep(1000);

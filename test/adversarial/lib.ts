@@ -231,7 +231,7 @@ export function framingAttack(r: Rand): Buffer {
   const method = pick(r, ['GET', 'POST', 'FOO', 'get', 'G ET', '', 'CONNECT', 'OPTIONS', 'TRACE', 'DELETE', 'PATCH', 'HEAD', 'PRI']);
   const version = pick(r, ['HTTP/1.1', 'HTTP/1.0', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/0.9', 'HTTP/2.0', 'HTTP/1.1 x', 'http/1.1', 'HTTP/1.', '']);
   const headers: string[] = [];
-  if (r() < 0.9) headers.push('Host: x');
+  if (r() < 0.9) headers.push('Host: 127.0.0.1');
   const n = Math.floor(r() * 4);
   for (let i = 0; i < n; i++) {
     headers.push(
@@ -246,7 +246,7 @@ export function framingAttack(r: Rand): Buffer {
   }
   const eol = r() < 0.9 ? '\r\n' : pick(r, ['\n', '\r', '\r\r\n']);
   const body = pick(r, ['', 'abc', '{"method":"status"}', '0\r\n\r\n', '5\r\nabc\r\n0\r\n\r\n', 'zz\r\nab\r\n', 'ffffffffffffffff\r\n', '\x00\x01\x02']);
-  const tail = r() < 0.3 ? 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n' : '';
+  const tail = r() < 0.3 ? 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' : '';
   let text = `${method} ${target} ${version}`.replace(/ +$/, '') + eol + headers.join(eol) + eol + eol + body + tail;
   if (r() < 0.1) {
     const bytes = Buffer.from(text, 'latin1');

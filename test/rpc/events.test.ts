@@ -9,7 +9,7 @@ import type { HttpRequestHead, WsConnection } from '../../src/rpc/transport-api.
 import type { Block } from '../../src/chain/block.js';
 import { silentLog } from '../chain/fixture.js';
 
-const head = (query: string): HttpRequestHead => ({ method: 'GET', path: '/events', query, authorization: '', remoteAddress: '127.0.0.1' });
+const head = (query: string): HttpRequestHead => ({ method: 'GET', path: '/events', query, authorization: '', remoteAddress: '127.0.0.1', host: '127.0.0.1', origin: '', secFetchSite: '' });
 
 let ids = 1;
 function fakeConn(accept: () => boolean = () => true): WsConnection & { sent: string[]; closed?: [number, string] } {

@@ -69,7 +69,7 @@ describe.each<TransportChoice>(['uws', 'http'])('RPC server over %s', (transport
     // uWS wrote the 405's JSON after the head of a HEAD response: a client, which reads no body
     // after HEAD (RFC 9110 §9.3.2), then took those bytes for the start of the next response.
     const port = Number(new URL(base).port);
-    const r = await rawExchange(port, 'HEAD /status HTTP/1.1\r\nHost: x\r\n\r\nGET /status HTTP/1.1\r\nHost: x\r\n\r\n', { responses: 2 });
+    const r = await rawExchange(port, 'HEAD /status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', { responses: 2 });
     expect(firstStatus(r.text)).toBe(405);
     const second = r.text.indexOf('\r\n\r\n') + 4;
     expect(firstStatus(r.text.slice(second))).toBe(200);
@@ -207,7 +207,7 @@ describe.each<TransportChoice>(['uws', 'http'])('RPC server over %s', (transport
   it('answers HEAD on /metrics and the probes as GET without the body; other verbs on /metrics get 405 naming GET, HEAD', async () => {
     const port = Number(new URL(base).port);
     for (const path of ['/metrics', '/health', '/ready']) {
-      const r = await rawExchange(port, `HEAD ${path} HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n`, { responses: 2 });
+      const r = await rawExchange(port, `HEAD ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, { responses: 2 });
       expect([path, firstStatus(r.text)]).toEqual([path, 200]);
       const headEnd = r.text.indexOf('\r\n\r\n') + 4;
       if (path === '/metrics') expect(r.text.slice(0, headEnd).toLowerCase()).toContain('content-type: text/plain; version=0.0.4');
@@ -380,7 +380,7 @@ describe.each<TransportChoice>(['uws', 'http'])('a WebSocket upgrade on a path w
     const base = await server.listen();
     try {
       const upgrade = (path: string) =>
-        rawExchange(Number(new URL(base).port), `GET ${path} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`, { responses: 1 });
+        rawExchange(Number(new URL(base).port), `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`, { responses: 1 });
       for (const path of ['/event', '/events/', '/status']) {
         const r = await upgrade(path);
         expect(firstStatus(r.text), path).toBe(404);
@@ -416,5 +416,93 @@ describe.each<TransportChoice>(['uws', 'http'])('an oversized client message on 
     } finally {
       await server.close();
     }
+  });
+});
+
+/** One request with the headers a browser would send (node:http lets Host and Origin be set). */
+function browserLike(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method, headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe.each<TransportChoice>(['uws', 'http'])('the browser guard over %s (src/rpc/origin.ts)', (transport) => {
+  let server: RpcServer<FakeContext>;
+  let port: number;
+  let paid = 0;
+  const APP = 'https://wallet.example';
+  const methods = [
+    ...fakeMethods,
+    { name: 'pay', group: 'Test', summary: 'Counts its calls (stands for a payment)', params: [], result: { description: 'calls' }, handler: () => ++paid },
+  ] as typeof fakeMethods;
+
+  beforeAll(async () => {
+    const { log } = capturingLogger();
+    const events = createNodeEvents(log);
+    server = createRpcServer({ methods, context: { height: 1n }, log, port: 0, transport, events: () => events, browser: { cors: [APP], vhosts: ['node.lan'] } });
+    port = Number(new URL(await server.listen()).port);
+  });
+  afterAll(() => server.close());
+
+  const own = () => `127.0.0.1:${port}`;
+
+  it('refuses, without executing, a call from another origin or marked cross-site, and a foreign Host (403, JSON-RPC error)', async () => {
+    const refused = [
+      browserLike(port, 'POST', '/', { host: own(), origin: 'http://127.0.0.1:31000', 'content-type': 'text/plain' }, '{"method":"pay"}'),
+      browserLike(port, 'GET', '/pay', { host: own(), 'sec-fetch-site': 'same-site' }),
+      browserLike(port, 'GET', '/pay', { host: own(), 'sec-fetch-site': 'cross-site' }),
+      browserLike(port, 'POST', '/pay', { host: `evil.test:${port}`, origin: `http://evil.test:${port}` }, ''),
+      browserLike(port, 'GET', '/pay', { host: 'evil.test' }),
+    ];
+    for (const r of await Promise.all(refused)) {
+      expect(r.status).toBe(403);
+      expect(JSON.parse(r.body)).toMatchObject({ result: null, error: { code: -32600, message: expect.stringMatching(/is not allowed/) } });
+      expect(r.headers['access-control-allow-origin']).toBeUndefined();
+    }
+    expect(paid).toBe(0);
+  });
+
+  it('answers clients without Origin, its own origin, IP literals, localhost and --rpc-vhost names as before, without CORS headers', async () => {
+    const before = paid;
+    for (const headers of <Record<string, string>[]>[{ host: own() }, { host: `localhost:${port}` }, { host: 'node.lan' }, { host: own(), origin: `http://${own()}` }, { host: own(), 'sec-fetch-site': 'same-origin' }]) {
+      const r = await browserLike(port, 'GET', '/pay', headers);
+      expect(r.status, JSON.stringify(headers)).toBe(200);
+      expect(r.headers['access-control-allow-origin']).toBeUndefined();
+    }
+    expect(paid).toBe(before + 5);
+    // A preflight without an allowed Origin stays the 405 of an unsupported verb.
+    expect((await browserLike(port, 'OPTIONS', '/pay', { host: own() })).status).toBe(405);
+  });
+
+  it('answers an --rpc-cors origin with CORS headers, and its preflight with 204', async () => {
+    const pre = await browserLike(port, 'OPTIONS', '/', { host: own(), origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' });
+    expect(pre.status).toBe(204);
+    expect(pre.headers).toMatchObject({ 'access-control-allow-origin': APP, 'access-control-allow-methods': 'GET, POST', 'access-control-allow-headers': 'Content-Type, Authorization', vary: 'Origin' });
+    const r = await browserLike(port, 'POST', '/', { host: own(), origin: APP, 'content-type': 'application/json' }, '{"method":"status"}');
+    expect(r.status).toBe(200);
+    expect(r.headers['access-control-allow-origin']).toBe(APP);
+    expect(JSON.parse(r.body)).toMatchObject({ result: { 'Block Height': 1 }, error: null });
+    const unknown = await browserLike(port, 'GET', '/nosuch', { host: own(), origin: APP });
+    expect(unknown.headers['access-control-allow-origin']).toBe(APP); // errors are readable by the allowed page too
+    const refusedPre = await browserLike(port, 'OPTIONS', '/', { host: own(), origin: 'https://other.example', 'access-control-request-method': 'POST' });
+    expect(refusedPre.status).toBe(403);
+    expect(refusedPre.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('refuses a WebSocket upgrade on /events from another origin or Host, and opens one without Origin or from its own', async () => {
+    const upgrade = (extra: string) =>
+      rawExchange(port, `GET /events?topics=blocks HTTP/1.1\r\n${extra}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`, { responses: 1 });
+    const foreign = await upgrade(`Host: ${own()}\r\nOrigin: http://127.0.0.1:31000\r\n`);
+    expect(firstStatus(foreign.text)).toBe(403);
+    expect(foreign.text).toContain("Origin 'http://127.0.0.1:31000' is not allowed");
+    expect(firstStatus((await upgrade(`Host: evil.test:${port}\r\nOrigin: http://evil.test:${port}\r\n`)).text)).toBe(403);
+    expect(firstStatus((await upgrade(`Host: ${own()}\r\n`)).text)).toBe(101);
+    expect(firstStatus((await upgrade(`Host: ${own()}\r\nOrigin: http://${own()}\r\n`)).text)).toBe(101);
   });
 });
