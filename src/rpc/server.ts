@@ -213,6 +213,9 @@ export class RpcServer<Ctx = unknown> {
     return {
       needsRemoteAddress: this.access.restricted,
       head: (req) => {
+        // Probes reveal only liveness and skip credentials already: any Host or Origin gets them
+        // (a load balancer's health check may name the node by a host name).
+        if (isProbe(req)) return this.judgeHead(req, undefined);
         const verdict = this.guard.judge(req);
         if (!verdict.ok) return jsonError(403, verdict.message);
         const reply = this.judgeHead(req, verdict.cors);
@@ -237,7 +240,7 @@ export class RpcServer<Ctx = unknown> {
   private judgeHead(req: HttpRequestHead, cors: Record<string, string> | undefined): HttpReply | undefined {
     // HEAD is GET without the body (RFC 9110 §9.3.2) on the read-only endpoints; the transports leave the body out.
     const getLike = req.method === 'GET' || req.method === 'HEAD';
-    const probe = getLike && (req.path === '/health' || req.path === '/ready');
+    const probe = isProbe(req);
     const metrics = this.servesMetrics(req.path);
     // The CORS preflight of an allowed foreign origin carries no credentials (Fetch standard): it is
     // answered before them, behind the address allow-list. Without CORS it stays a 405 below.
@@ -312,6 +315,11 @@ export class RpcServer<Ctx = unknown> {
     }
     return this.dispatcher.dispatch(call, gone);
   }
+}
+
+/** `GET|HEAD /health` and `/ready`: liveness and readiness, nothing else. */
+function isProbe(req: HttpRequestHead): boolean {
+  return (req.method === 'GET' || req.method === 'HEAD') && (req.path === '/health' || req.path === '/ready');
 }
 
 function withHeaders(reply: HttpReply, headers: Record<string, string>): HttpReply {

@@ -466,6 +466,8 @@ describe.each<TransportChoice>(['uws', 'http'])('the browser guard over %s (src/
       expect(r.headers['access-control-allow-origin']).toBeUndefined();
     }
     expect(paid).toBe(0);
+    // The probes answer any Host (a load balancer may use a name); they reveal liveness only.
+    expect((await browserLike(port, 'GET', '/health', { host: 'lb-target.example', origin: 'http://evil.test' })).status).toBe(200);
   });
 
   it('answers clients without Origin, its own origin, IP literals, localhost and --rpc-vhost names as before, without CORS headers', async () => {
