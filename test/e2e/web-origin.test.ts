@@ -3,7 +3,8 @@
 // without a preflight (<img>, <iframe>, no-cors fetch, form POSTs text/plain and urlencoded), a
 // cross-origin read, a WebSocket to /events, and DNS rebinding (evil.test resolved to 127.0.0.1 by
 // chromium's --host-resolver-rules). Each payment attempt uses its own amount so a failure names
-// the vector; the node's pending pool, asked without an Origin (as curl), must stay empty.
+// the vector; the node's pending pool, asked without an Origin (as curl), must stay empty. Both
+// transports (node:http and uWebSockets.js).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -44,7 +45,7 @@ window.attack = async () => {
 </script></body></html>`;
 }
 
-describe('a page from another origin against the node RPC in chromium', () => {
+describe.each(['http', 'uws'])('a page from another origin against the node RPC (--rpc-transport %s) in chromium', (transport) => {
   let node: NodeProcess;
   let evil: Server;
   let evilUrl: string;
@@ -54,7 +55,7 @@ describe('a page from another origin against the node RPC in chromium', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it)`);
-    node = await startNode({ blockInterval: 1 });
+    node = await startNode({ blockInterval: 1, args: ['--rpc-transport', transport] });
     evil = createServer((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
       res.end(evilPage(node.url));
@@ -114,5 +115,49 @@ describe('a page from another origin against the node RPC in chromium', () => {
     expect(await pending()).toEqual([]);
     // The same node by its IP literal and by localhost still answers.
     expect((await page.goto(`http://localhost:${port}/status`))?.status()).toBe(200);
+  });
+});
+
+describe('a page from an origin the operator allowed (--rpc-cors) in chromium', () => {
+  let node: NodeProcess;
+  let app: Server;
+  let appOrigin: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it)`);
+    app = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><html><body>app</body></html>');
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const addr = app.address();
+    appOrigin = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+    node = await startNode({ blockInterval: 1, args: ['--rpc-cors', appOrigin] });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => (app ? app.close(resolve) : resolve(undefined)));
+    await node?.stop();
+  });
+
+  it('reads answers with CORS (a JSON POST after its preflight), while an <img> GET of the same page is still refused', async () => {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(UI_TIMEOUT_MS);
+    await page.goto(appOrigin + '/');
+    const out = await page.evaluate(async ({ url, to }) => {
+      const r = await fetch(url + '/', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"method":"blockheight"}' });
+      // An <img> fails on any JSON answer: its load tells nothing; the pool below does.
+      await new Promise((resolve) => {
+        const i = new Image();
+        i.onload = i.onerror = resolve;
+        i.src = url + '/addTransaction?to=' + to + '_1.00000007';
+      });
+      return { status: r.status, body: await r.json() }; // readable only with the node's CORS headers
+    }, { url: node.url, to: TRANSFER_TO });
+    expect(out).toMatchObject({ status: 200, body: { error: null, result: expect.any(Number) } });
+    expect(await node.call('txu')).toEqual({});
   });
 });
