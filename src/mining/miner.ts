@@ -78,7 +78,11 @@ export class Miner {
   private hashes = 0;
   private sampleAt = Date.now();
   private rateTimer: NodeJS.Timeout | undefined;
-  /** Blocks a claim was submitted for (not searched again while the claim is pending). */
+  /**
+   * Blocks a claim was submitted for (not searched again while the claim is pending); a block that
+   * got its PoW field or left the claim window is forgotten at the next pick, as the reference's
+   * `Miner.searchForBlock` drops its solved blocks, so the set holds at most the window.
+   */
   private readonly claimed = new Set<string>();
 
   constructor(private readonly deps: MinerDeps) {}
@@ -105,10 +109,20 @@ export class Miner {
     this.sampleAt = now;
   }
 
+  /** Blocks with a claim submitted and not solved yet (tests). */
+  get claimsPending(): number {
+    return this.claimed.size;
+  }
+
   /** The block to search by the current mode, or null (paused, nothing unsolved). */
   pick(): MiningTarget | null {
     const { chain, stats } = this.deps;
     if (stats.algorithm === PAUSED) return null;
+    const lowest = lowestClaimable(chain.height);
+    for (const key of this.claimed) {
+      const n = BigInt(key);
+      if (n < lowest || powFieldOf(chain.store, n)) this.claimed.delete(key);
+    }
     return pickMiningBlock(chain, stats.algorithm, (n) => this.claimed.has(String(n)));
   }
 

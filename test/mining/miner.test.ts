@@ -81,6 +81,28 @@ describe('built-in miner', () => {
       await miner.stop();
     }
   });
+
+  it('forgets the claims of blocks solved since (the reference drops its solved blocks), so they do not pile up', async () => {
+    mining.stats.algorithm = 2;
+    const miner = newMiner();
+    find = true;
+    miner.start();
+    const rounds = 5;
+    try {
+      for (let i = 0; i < rounds; i++) {
+        await waitUntil(() => t.mempool.size > 0);
+        const [claim] = t.mempool.page(0, 1);
+        await commitBlock(t, [claim!]);
+      }
+      await waitUntil(() => t.mempool.size > 0);
+    } finally {
+      await miner.stop();
+    }
+    expect(mining.minerStats()['Solved Blocks (Local)']).toBe(rounds);
+    miner.pick();
+    // Only the claim still waiting in the pool: the solved blocks' are gone.
+    expect(miner.claimsPending).toBe(1);
+  });
 });
 
 /**
