@@ -145,6 +145,14 @@ export interface MessagingStats {
 
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 const addrText = (a: Uint8Array): string => new Address(a).base58Address;
+/**
+ * Drops the entries of a when-map (ms) at or before `limit`: past their interval they decide
+ * nothing, and the hosts and addresses they name (contacts' relays, removed contacts) would pile up.
+ */
+function forgetOlder(at: Map<string, number>, limit: number): void {
+  for (const [k, t] of at) if (t <= limit) at.delete(k);
+}
+
 /** `sentAt`'s key: a pending entry's contact and id. */
 const sentKey = (contactKey: string, idHex: string): string => `${contactKey}/${idHex}`;
 /** The outbox id of our contact request, whose message id is [0] (§3.5). */
@@ -538,6 +546,7 @@ export class MessagingService {
       // (peer-network CONNECT_DIAL_ATTEMPTS): asked again later, a relay that came back is found.
       const at = this.dialledAt.get(host);
       if (at !== undefined && this.o.now() - at < RELAY_REDIAL_MS) continue;
+      forgetOlder(this.dialledAt, this.o.now() - RELAY_REDIAL_MS);
       this.dialledAt.set(host, this.o.now());
       try {
         net.peers.connect(host);
@@ -557,6 +566,7 @@ export class MessagingService {
     const key = hex(address);
     const now = this.o.now();
     if (now - (this.presenceAskedAt.get(key) ?? -Infinity) < PRESENCE_ASK_INTERVAL_MS) return;
+    forgetOlder(this.presenceAskedAt, now - PRESENCE_ASK_INTERVAL_MS);
     this.presenceAskedAt.set(key, now);
     for (const l of net.peers.links()) l.send({ code: MessageCode.getPresence2, address });
     this.kick();

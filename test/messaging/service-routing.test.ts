@@ -168,4 +168,25 @@ describe('messaging routes through the relays (§7.1)', () => {
     expect(sent.length).toBe(2 * perPass);
     await first;
   });
+
+  it('forgets relay hosts dialled and presences asked once their interval is over: hosts a contact named once, and removed contacts, do not pile up', async () => {
+    const st = svc as unknown as { dialledAt: Map<string, number>; presenceAskedAt: Map<string, number> };
+    const rounds = 20;
+    for (let i = 0; i < rounds; i++) {
+      // The contact moved to a relay not linked yet; another contact is added (no presence known:
+      // asked for) and removed again.
+      devices.clear();
+      devices.set(`moved-${i}`, { type: 'C', host: `127.0.0.1:${42000 + i}`, lastSeen: nowSeconds() + 10 });
+      const other = new Uint8Array(45).fill(20 + i);
+      other[0] = 1;
+      await svc.addContact(other);
+      await forcedPass();
+      await svc.removeContact(other);
+    }
+    expect(dialled.length).toBe(rounds);
+    // Each pass moves the clock 10 s: only hosts dialled within the last minute (RELAY_REDIAL_MS)
+    // and addresses asked for within the last 3 s (PRESENCE_ASK_INTERVAL_MS) are held.
+    expect(st.dialledAt.size).toBeLessThanOrEqual(7);
+    expect(st.presenceAskedAt.size).toBeLessThanOrEqual(2);
+  });
 });
