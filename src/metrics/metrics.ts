@@ -72,6 +72,8 @@ export interface NetworkMetricsSnapshot {
   lightQuestions: { served: number; proxied: number; asked: number; unanswered: number; dropped: number; offChain: number };
   /** Network height − our tip. */
   syncLagBlocks: number;
+  /** 1 while the chain is on a fork deeper than the node can revert (block-sync.ts `deepFork`), else 0. */
+  syncDeepFork: number;
   /** Bytes queued for peers (our queues and the sockets' buffers). */
   sendQueueBytes: number;
 }
@@ -211,6 +213,7 @@ export function createMetrics(opts: MetricsOptions): NodeMetrics {
   const networkNumbers: [name: string, help: string, read: (n: NetworkMetricsSnapshot) => number][] = [
     ['gossip_admission_waiting', 'Transactions from peers waiting for admission', (n) => n.admissionWaiting],
     ['sync_lag_blocks', 'Network height minus the local tip', (n) => n.syncLagBlocks],
+    ['sync_deep_fork', '1 while this chain is on a fork deeper than the node can revert (see the error log), else 0', (n) => n.syncDeepFork],
     ['p2p_send_queue_bytes', 'Bytes queued for peers', (n) => n.sendQueueBytes],
   ];
   for (const [name, help, read] of networkNumbers) {

@@ -71,16 +71,30 @@ export async function revertTipOrRefuse(revert: () => Promise<unknown>, log: Log
 }
 
 /**
- * `fork`: a properly signed next block of a chain that left ours at the tip; the longer chain wins
- * (reference-network §5.7, §6 "a potential fork near the tip → revert the tip").
+ * `fork`: the next block of a chain that left ours at the tip. Properly signed, the longer chain
+ * wins (reference-network §5.7, §6 "a potential fork near the tip → revert the tip"); with
+ * `signed: false` its signatures do not verify on our chain (a signer's proof names a block we
+ * hold otherwise), so the chains parted deeper than this node can check: it is not followed.
  */
 export type ImportOutcome =
   | { ok: true }
-  | { ok: false; action: 'ignore' | 'reject' | 'fork'; reason: string }
+  | { ok: false; action: 'ignore' | 'reject'; reason: string }
+  | { ok: false; action: 'fork'; reason: string; signed?: false }
   /** The sender's copy of block `height` is needed first (its frozen signatures, §5.5). */
   | { ok: false; action: 'refetch'; reason: string; height: bigint };
 
 export type DltStatus = 'Active' | 'Synchronizing' | 'ErrorLongTimeNoBlock';
+
+/** A fork this node cannot leave by itself (more than MAX_REVERT_DEPTH blocks deep, or not checkable here). */
+export interface DeepFork {
+  /** Our tip when it was found: the peer's next block does not follow it. */
+  height: bigint;
+  peer: string;
+  peerHeight: bigint;
+  /** Tips taken back since the last block imported from a peer. */
+  reverted: number;
+  reason: string;
+}
 
 /** Blocks asked per request: enough to amortise a round trip, small enough to spread over peers. */
 export const SYNC_BATCH_BLOCKS = 100;
@@ -152,6 +166,15 @@ export class BlockSync {
    * synchronizing stays Synchronizing and reports that `Network Block Height` (§6, §9), not its tip.
    */
   private lastKnownNetworkHeight = 0n;
+  /** The fork reported (once, until a block from a peer is imported again); null when none. */
+  private fork: DeepFork | null = null;
+  /**
+   * No range is asked before this time: a fork not followed is asked about again after a request
+   * timeout, not at once (the same range back and forth, as fast as the peer answers).
+   */
+  private pauseUntil = 0;
+  /** When a peer's next block first failed to verify on our chain since the last block imported (`forkFound`). */
+  private unsignedForkSince: number | null = null;
 
   constructor(
     private readonly o: {
@@ -173,6 +196,8 @@ export class BlockSync {
        * ranges (`getBlockHeaders4`, id 0) filtered by these addresses instead of blocks.
        */
       headers?: { addresses: () => Uint8Array[] };
+      /** Where a fork this node cannot leave by itself is reported (error, once). */
+      log?: Logger;
     },
   ) {
     this.clock = o.clock ?? systemClock;
@@ -198,6 +223,14 @@ export class BlockSync {
   stop(): void {
     this.timer?.cancel();
     this.timer = null;
+  }
+
+  /**
+   * A fork deeper than this node can revert (MAX_REVERT_DEPTH, reference-network §5.7) or check,
+   * found while following a peer; null once a peer's block is imported again.
+   */
+  get deepFork(): DeepFork | null {
+    return this.fork;
   }
 
   /** True while the node is behind the network (a syncing master serves no blocks). */
@@ -302,6 +335,7 @@ export class BlockSync {
     if (wasSyncing !== this.syncing) this.o.onProgress?.(this.progress());
     if (!behind || this.importing) return;
     const now = this.clock.now();
+    if (now < this.pauseUntil) return;
     if (this.outstanding) {
       if (this.outstanding.link.state === 'open' && now - this.outstanding.at < (this.o.requestTimeoutMs ?? SYNC_REQUEST_TIMEOUT_MS)) return;
       this.outstanding = null; // timed out or its link closed: ask someone else
@@ -358,15 +392,22 @@ export class BlockSync {
         if (!r.ok) {
           if (r.action === 'reject') link.penalize('invalidBlock', r.reason);
           // Their chain is longer than ours from a block we hold: take our tip back and fetch theirs.
-          if (r.action === 'fork' && this.reverts < MAX_REVERT_DEPTH && (await this.o.chain.revertTip(this.o.chain.tip().checksum))) {
-            this.reverts++;
-            // §6 (DLT `revertLastBlock`), as a master's chain does: DLT Status runs from the new tip's timestamp.
-            this.lastImportAt = this.o.chain.tip().timestampSeconds * 1000;
-          }
+          if (r.action === 'fork' && r.signed !== false && this.reverts < MAX_REVERT_DEPTH) {
+            if (await this.o.chain.revertTip(this.o.chain.tip().checksum)) {
+              this.reverts++;
+              // §6 (DLT `revertLastBlock`), as a master's chain does: DLT Status runs from the new tip's timestamp.
+              this.lastImportAt = this.o.chain.tip().timestampSeconds * 1000;
+            }
+          } else if (r.action === 'fork') this.forkFound(link, r);
           if (r.action === 'refetch') link.send({ code: MessageCode.getBlocks, from: r.height, count: 1, txMode: 0 });
           break;
         }
         this.reverts = 0;
+        this.unsignedForkSince = null;
+        if (this.fork) {
+          this.o.log?.info({ height: Number(h) }, 'a block from a peer follows this chain again: the fork reported earlier is over');
+          this.fork = null;
+        }
         this.lastImportAt = this.clock.now();
         h++;
       }
@@ -374,6 +415,37 @@ export class BlockSync {
       this.importing = false;
     }
     this.tick();
+  }
+
+  /**
+   * A peer's next block does not follow our tip and we cannot go back to its chain: we took back as
+   * many tips as a node may (MAX_REVERT_DEPTH, §5.7), or its signatures do not verify on our chain.
+   * The reference reverts no deeper either (DLT `revertLastBlock`); such a node stays on its own
+   * chain until its operator acts. Said once, at error, until a peer's block is imported again.
+   * Signatures that do not verify may also lack a signer's presence for a moment (§5.2), so that
+   * case counts once it lasted a request timeout. Either way the next range is asked a request
+   * timeout later, not at once.
+   */
+  private forkFound(link: Link, r: { reason: string; signed?: false }): void {
+    this.pauseUntil = this.clock.now() + (this.o.requestTimeoutMs ?? SYNC_REQUEST_TIMEOUT_MS);
+    if (this.fork) return;
+    if (r.signed === false && this.reverts < MAX_REVERT_DEPTH) {
+      const now = this.clock.now();
+      this.unsignedForkSince ??= now;
+      if (now - this.unsignedForkSince < (this.o.requestTimeoutMs ?? SYNC_REQUEST_TIMEOUT_MS)) return;
+    }
+    const reason = r.reason;
+    const height = this.o.chain.tip().height;
+    const peerHeight = link.peerHeight;
+    const peer = link.peer?.addressText ?? link.remote;
+    this.fork = { height, peer, peerHeight, reverted: this.reverts, reason };
+    this.o.log?.error(
+      { height: Number(height), peer, host: link.remote, peerHeight: Number(peerHeight), reverted: this.reverts, maxRevert: MAX_REVERT_DEPTH, reason },
+      `this chain has left the peer's: its block ${height + 1n} does not follow our block ${height} (the last common block is at most ${height - 1n}), ` +
+        `and the fork is deeper than the ${MAX_REVERT_DEPTH} blocks a node takes back or can check (${this.reverts} taken back). ` +
+        'This node does not follow that peer by itself. If the peer holds the network\'s chain, stop this node, move its chain directory ' +
+        '(chain/ under the data directory) away and start it again to sync from its peers',
+    );
   }
 
   private async serveRange(link: Link, from: bigint, count: number, withTxs: boolean): Promise<void> {

@@ -275,6 +275,9 @@ function syncChain(chain: Chain, mempool: Mempool, network: Network, log: Logger
             return { ok: false, action: 'fork', reason: `${err.code}: ${err.message}` };
           } catch (e) {
             if (!(e instanceof BlockError)) throw e;
+            // Judged by our chain's blocks (the signers' proofs name them), a fork from below those
+            // counts no valid signature: not a fault of the sender, and a fork we cannot follow.
+            if (e.code === BlockErrorCode.InsufficientSignatures) return { ok: false, action: 'fork', reason: `${e.code}: ${e.message}`, signed: false };
             return { ok: false, action: e.action === 'REJECT' ? 'reject' : 'ignore', reason: `${e.code}: ${e.message}` };
           }
         }
@@ -476,6 +479,7 @@ export class NodeNetwork {
       sources: this.role === 'client' ? ['M', 'H', 'R'] : MASTER_TYPES,
       ...(light ? { headers: { addresses: light.addresses } } : {}),
       secondsPerBlock: Math.max(o.blockIntervalSeconds, 0.001),
+      log: o.log,
       onProgress: (p) => {
         if (p.status === 'Synchronizing') o.log.info({ height: Number(p.height), networkHeight: Number(p.networkHeight), blocksPerSecond: Math.round(p.blocksPerSecond) }, `synchronizing: ${p.height} / ${p.networkHeight}`);
         else {
@@ -615,6 +619,7 @@ export class NodeNetwork {
       admissionWaiting: this.gossip.admission.load.waiting,
       lightQuestions: { ...this.queries.stats },
       syncLagBlocks: Number(lag.networkHeight - lag.height),
+      syncDeepFork: this.sync.deepFork ? 1 : 0,
       sendQueueBytes: links.reduce((n, l) => n + l.pendingBytes, 0),
     };
   }

@@ -12,6 +12,7 @@ function network(over: Partial<NetworkMetricsSnapshot> = {}): NetworkMetricsSnap
     admissionWaiting: 2,
     lightQuestions: { served: 1, proxied: 0, asked: 0, unanswered: 0, dropped: 0, offChain: 0 },
     syncLagBlocks: 0,
+    syncDeepFork: 0,
     sendQueueBytes: 0,
     ...over,
   };

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BlockSync, type ImportOutcome, type SyncChain, type SyncProgress } from '../../src/network/block-sync.js';
 import type { LocalNode } from '../../src/network/link.js';
+import type { Logger } from '../../src/log/logger.js';
 import { PeerNetwork } from '../../src/network/peer-network.js';
 import { GENESIS, makeIdentity, ManualClock, pump, type TestIdentity, wire } from './helpers.js';
 
@@ -38,12 +39,14 @@ class FakeChain implements SyncChain {
     if (heightOf(block) !== this.blocks.length + 1) return { ok: false, action: 'ignore', reason: 'not next' };
     if (block[4] === 0xbb) return { ok: false, action: 'reject', reason: 'invalid block' };
     const tip = this.blocks.at(-1);
-    if (tip && block[3] !== tip[2]) return { ok: false, action: 'fork', reason: 'follows another block' };
+    if (tip && block[3] !== tip[2]) return this.unsignedForks ? { ok: false, action: 'fork', reason: 'no valid signature here', signed: false } : { ok: false, action: 'fork', reason: 'follows another block' };
     this.blocks.push(block);
     this.imported.push({ height: heightOf(block), source, txs: txs.length });
     return { ok: true };
   }
   reverted: number[] = [];
+  /** A fork's blocks do not verify on this chain (their signers' proofs name blocks it holds otherwise). */
+  unsignedForks = false;
   async revertTip(): Promise<boolean> {
     if (this.blocks.length <= 1) return false;
     this.reverted.push(heightOf(this.blocks.pop()!));
@@ -51,7 +54,7 @@ class FakeChain implements SyncChain {
   }
 }
 
-function node(id: TestIdentity, port: number, clock: ManualClock, chain: FakeChain, serve = true) {
+function node(id: TestIdentity, port: number, clock: ManualClock, chain: FakeChain, serve = true, log?: Logger) {
   let sync!: BlockSync;
   const progress: SyncProgress[] = [];
   const local: LocalNode = {
@@ -62,11 +65,25 @@ function node(id: TestIdentity, port: number, clock: ManualClock, chain: FakeCha
     acceptingPeers: () => !sync || sync.acceptsLinks,
   };
   const network = new PeerNetwork({ local, clock, onMessage: (link, m) => void sync.handle(link, m) });
-  sync = new BlockSync({ network, chain, clock, serve, onProgress: (p) => progress.push(p), batchBlocks: 50 });
+  sync = new BlockSync({ network, chain, clock, serve, onProgress: (p) => progress.push(p), batchBlocks: 50, ...(log ? { log } : {}) });
   network.start();
   return { network, sync, chain, progress };
 }
 
+
+/** A logger that keeps error and info lines. */
+function capturingLog(): { log: Logger; errors: { fields: Record<string, unknown>; msg: string }[]; infos: string[] } {
+  const errors: { fields: Record<string, unknown>; msg: string }[] = [];
+  const infos: string[] = [];
+  const log: Logger = {
+    info: (_f: object | string, msg?: string) => void infos.push(msg ?? ''),
+    warn: () => undefined,
+    error: (fields: object | string, msg?: string) => void errors.push({ fields: fields as Record<string, unknown>, msg: msg ?? '' }),
+    debug: () => undefined,
+    child: () => log,
+  };
+  return { log, errors, infos };
+}
 
 describe('BlockSync', () => {
   it('an empty node syncs 300 blocks strictly in order, Synchronizing → Active, then follows new blocks', async () => {
@@ -297,6 +314,81 @@ describe('BlockSync', () => {
     expect(Math.floor(clock.now() / 1000) - b.chain.tip().timestampSeconds).toBeGreaterThan(1_800);
     // Its last import was at start, seconds ago; a master's `Block generated seconds ago` now runs from block 17's timestamp.
     expect(b.sync.status()).toBe('ErrorLongTimeNoBlock');
+    for (const n of [a, b]) {
+      n.sync.stop();
+      n.network.stop();
+    }
+  });
+
+  it('a fork deeper than 5 blocks is reverted 5 deep, then said once at error with heights, peer and what to do, and shown as deepFork until a peer block is imported (§5.7)', async () => {
+    const clock = new ManualClock();
+    // a: blocks 1–30 of branch 0; b: 1–20 of branch 0, then its own 21–28 (branch 1): 8 blocks deep.
+    const a = node(ids[0]!, 1, clock, new FakeChain(clock, 30));
+    const bChain = new FakeChain(clock, 20);
+    bChain.blocks.push(blockOf(21, false, 1, 0));
+    for (let h = 22; h <= 28; h++) bChain.blocks.push(blockOf(h, false, 1, 1));
+    const { log, errors, infos } = capturingLog();
+    const b = node(ids[1]!, 2, clock, bChain, true, log);
+    const sockets = wire(b.network, a.network, '127.0.0.1:1');
+    await pump(...sockets);
+    for (const n of [a, b]) n.sync.start();
+    for (let i = 0; i < 30; i++) {
+      await pump(...sockets);
+      clock.advance(1_000);
+    }
+    // Five tips taken back (28…24), then no more: 23 stays, and the fork is said once.
+    expect(b.chain.reverted).toEqual([28, 27, 26, 25, 24]);
+    expect(b.chain.blocks).toHaveLength(23);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.fields).toMatchObject({ height: 23, peerHeight: 30, reverted: 5, maxRevert: 5 });
+    expect(errors[0]!.msg).toContain('block 24 does not follow our block 23');
+    expect(errors[0]!.msg).toContain('the last common block is at most 22');
+    expect(errors[0]!.msg).toContain('move its chain directory');
+    expect(b.sync.deepFork).toMatchObject({ height: 23n, peerHeight: 30n, reverted: 5 });
+    // The operator's way out, in short: our chain back to the common block; the next import ends the report.
+    b.chain.blocks.length = 20;
+    for (let i = 0; i < 20 && b.chain.blocks.length < 30; i++) {
+      await pump(...sockets);
+      clock.advance(1_000);
+    }
+    expect(b.chain.blocks).toHaveLength(30);
+    expect(b.sync.deepFork).toBeNull();
+    expect(infos.some((m) => m.includes('the fork reported earlier is over'))).toBe(true);
+    expect(errors).toHaveLength(1);
+    for (const n of [a, b]) {
+      n.sync.stop();
+      n.network.stop();
+    }
+  });
+
+  it('a fork whose next block does not verify on our chain is not reverted, and said once after it lasted a request timeout', async () => {
+    const clock = new ManualClock();
+    // a: 1–30 of branch 0; b: 1–17, then its own 18–19 (branch 1), whose fork's blocks it cannot verify.
+    const a = node(ids[0]!, 1, clock, new FakeChain(clock, 30));
+    const bChain = new FakeChain(clock, 17);
+    bChain.blocks.push(blockOf(18, false, 1, 0), blockOf(19, false, 1, 1));
+    bChain.unsignedForks = true;
+    const { log, errors } = capturingLog();
+    const b = node(ids[1]!, 2, clock, bChain, true, log);
+    const sockets = wire(b.network, a.network, '127.0.0.1:1');
+    await pump(...sockets);
+    for (const n of [a, b]) n.sync.start();
+    for (let i = 0; i < 5; i++) {
+      await pump(...sockets);
+      clock.advance(1_000);
+    }
+    // Seen, not yet said: a signer's presence may be missing for a moment.
+    expect(errors).toHaveLength(0);
+    expect(b.sync.deepFork).toBeNull();
+    for (let i = 0; i < 20; i++) {
+      await pump(...sockets);
+      clock.advance(1_000);
+    }
+    expect(b.chain.reverted).toEqual([]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.fields).toMatchObject({ height: 19, peerHeight: 30, reverted: 0, reason: 'no valid signature here' });
+    expect(b.sync.deepFork).toMatchObject({ height: 19n });
+    expect(b.network.isBlocked(ids[0]!.address)).toBe(false);
     for (const n of [a, b]) {
       n.sync.stop();
       n.network.stop();
