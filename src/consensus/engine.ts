@@ -289,7 +289,17 @@ export class ConsensusEngine {
     const n = tip.block.num + 1n;
     if (n > 11n) await this.freeze(n - 5n);
     const ts = newBlockTimestamp(Math.floor(this.o.clock.now() / 1000), Number(tip.block.timestamp), this.o.timing);
-    const produced = await this.o.producer.produceUnsigned(BigInt(ts));
+    let produced: Awaited<ReturnType<BlockProducer['produceUnsigned']>>;
+    try {
+      produced = await this.o.producer.produceUnsigned(BigInt(ts));
+    } catch (err) {
+      // A peer's block n was imported (block sync, not this queue) while ours was made on its parent:
+      // the chain refuses ours ("the tip moved", or n's staking reward is already applied). Nothing
+      // was written (produceBlock is a dry run); the next tick works on the new tip.
+      if (!(err instanceof BlockError) || !chain.tip || equalBytes(chain.tip.checksum, tip.checksum)) throw err;
+      this.o.log.warn({ height: Number(n), tip: Number(chain.height), code: err.code }, `block ${n} was not proposed: the tip became block ${chain.height} (a peer's) while ours was made (${err.message})`);
+      return;
+    }
     const sig = await this.o.signer.signBlock(n, produced.block.version, produced.checksum);
     if (!sig) {
       this.o.log.debug({ height: Number(n) }, 'no signer PoW solution for this block yet; not proposing');

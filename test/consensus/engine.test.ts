@@ -19,6 +19,8 @@ import { makeBlockSignature, storedEntryDifficulty } from '../../src/consensus/b
 import { signerPowTargetForDifficulty } from '../../src/consensus/signer-pow.js';
 import { publicKeyToBytes } from '../../src/formats/rsa.js';
 import { silentLog } from '../chain/fixture.js';
+import { BlockError, BlockErrorCode } from '../../src/chain/errors.js';
+import type { Logger } from '../../src/log/logger.js';
 import { openReferenceChain, TEST_MIN_SIGNER_DIFFICULTY, type ReferenceChain } from './reference-chain.js';
 
 const open: { c: ReferenceChain; engine: ConsensusEngine }[] = [];
@@ -51,7 +53,7 @@ class FakePeers implements EnginePeers {
   }
 }
 
-async function engineOn(masters: number, signerOf?: (own: BlockPowSigner) => BlockPowSigner, blockInterval = 30, clock: Clock = systemClock): Promise<{ c: ReferenceChain; engine: ConsensusEngine; peers: FakePeers }> {
+async function engineOn(masters: number, signerOf?: (own: BlockPowSigner) => BlockPowSigner, blockInterval = 30, clock: Clock = systemClock, log?: Logger): Promise<{ c: ReferenceChain; engine: ConsensusEngine; peers: FakePeers }> {
   const c = await openReferenceChain(masters, { blockInterval });
   const peers = new FakePeers(() => c.t.chain.height);
   const engine = new ConsensusEngine({
@@ -67,7 +69,7 @@ async function engineOn(masters: number, signerOf?: (own: BlockPowSigner) => Blo
     timing: consensusTiming(blockInterval),
     network: 'reg',
     clock,
-    log: process.env.ENGINE_DEBUG ? { ...silentLog, debug: (o: unknown, m?: string) => console.log('DEBUG', m, o), warn: (o: unknown, m?: string) => console.log('WARN', m, o), error: (o: unknown, m?: string) => console.log('ERROR', m, o), child: () => silentLog } : silentLog,
+    log: log ?? (process.env.ENGINE_DEBUG ? { ...silentLog, debug: (o: unknown, m?: string) => console.log('DEBUG', m, o), warn: (o: unknown, m?: string) => console.log('WARN', m, o), error: (o: unknown, m?: string) => console.log('ERROR', m, o), child: () => silentLog } : silentLog),
   });
   engine.start(c.t.events);
   open.push({ c, engine });
@@ -119,6 +121,32 @@ describe('ConsensusEngine', () => {
     // X again (two signatures): our tip stays.
     expect((await engine.receiveBlock(wire({ block: { ...x.block, signatures: x.block.signatures } }), x.txs.map((k) => k.bytes), 'peer-a')).action).toBe('ignore');
     expect(c.t.chain.tip!.checksum).toEqual(y.checksum);
+  });
+
+  it("a peer's block imported while ours was made is no failure: ours is dropped with a warning, not an error (the tip moved / its staking reward is already applied)", async () => {
+    const warnings: string[] = [];
+    const errors: string[] = [];
+    const log: Logger = { ...silentLog, warn: (_o: object | string, m?: string) => void warnings.push(m ?? ''), error: (_o: object | string, m?: string) => void errors.push(m ?? ''), child: () => log };
+    const { c, engine } = await engineOn(4, undefined, 30, systemClock, log);
+    await c.grow(30n, [0, 1, 2, 3]);
+    // Sync imports block 31 (not through the engine's queue) while our 31 is made on block 30.
+    const produce = c.t.producer.produceUnsigned.bind(c.t.producer);
+    c.t.producer.produceUnsigned = async () => {
+      c.t.producer.produceUnsigned = produce; // the test chain makes its blocks with it
+      await c.grow(31n, [0, 1, 2, 3]);
+      throw new BlockError(BlockErrorCode.StakingReward, "block 31's own staking reward does not apply: transaction is already applied");
+    };
+    await (engine as unknown as { produce(reason: string): Promise<void> }).produce('fallback');
+    expect(c.t.chain.height).toBe(31n);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('block 31 was not proposed: the tip became block 31');
+    expect(errors).toEqual([]);
+    // With the tip unchanged the same refusal is a real failure and is thrown (the engine's loop logs it at error).
+    c.t.producer.produceUnsigned = async () => {
+      throw new BlockError(BlockErrorCode.StakingReward, "block 32's own staking reward does not apply");
+    };
+    await expect((engine as unknown as { produce(reason: string): Promise<void> }).produce('fallback')).rejects.toThrow('staking reward');
+    c.t.producer.produceUnsigned = produce;
   });
 
   it('gathers signatures that arrive before their block, and merges late ones into the stored block', async () => {
