@@ -173,6 +173,10 @@ export class BlockSync {
    * timeout, not at once (the same range back and forth, as fast as the peer answers).
    */
   private pauseUntil = 0;
+  /** Set by `stop`: no range is asked and no block imported any more. */
+  private stopped = false;
+  /** Imports and answers under way (`stop` waits for them). */
+  private readonly inFlight = new Set<Promise<unknown>>();
   /** When a peer's next block first failed to verify on our chain since the last block imported (`forkFound`). */
   private unsignedForkSince: number | null = null;
 
@@ -210,6 +214,7 @@ export class BlockSync {
 
   start(): void {
     if (this.timer) return;
+    this.stopped = false;
     const tick = () => {
       this.timer = this.clock.setTimer(SYNC_TICK_MS, () => {
         this.tick();
@@ -220,9 +225,25 @@ export class BlockSync {
     this.tick();
   }
 
-  stop(): void {
+  /**
+   * Stops asking and importing; resolves once an import under way has ended, so the node closes
+   * its store after it (an import left running read a closed LMDB store and crashed the process).
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
     this.timer?.cancel();
     this.timer = null;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Keeps `p` (an import or an answer under way) for `stop` to wait for. */
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.inFlight.add(p);
+    void p.then(
+      () => this.inFlight.delete(p),
+      () => this.inFlight.delete(p),
+    );
+    return p;
   }
 
   /**
@@ -304,7 +325,7 @@ export class BlockSync {
         return false; // other items are the caller's
       case MessageCode.blockHeaders4:
         if (!this.o.headers || m.requestId !== 0) return false;
-        return this.received(link, m.from, m.tip, m.headers.map((h) => ({ block: h.header, transactions: h.transactions, txIds: h.txIds.length > 0 || h.transactions.length > 0 ? h.txIds : undefined }))).then(() => true);
+        return this.track(this.received(link, m.from, m.tip, m.headers.map((h) => ({ block: h.header, transactions: h.transactions, txIds: h.txIds.length > 0 || h.transactions.length > 0 ? h.txIds : undefined })))).then(() => true);
       case MessageCode.getBlocks:
         return this.serveRange(link, m.from, m.count, m.txMode !== 0).then(() => true);
       case MessageCode.getBlock3:
@@ -312,7 +333,7 @@ export class BlockSync {
       case MessageCode.blocks:
         // A light node takes headers only; a full block pushed to it is not for it.
         if (this.o.headers) return true;
-        return this.received(link, m.from, m.tip, m.blocks).then(() => true);
+        return this.track(this.received(link, m.from, m.tip, m.blocks)).then(() => true);
       default:
         return false;
     }
@@ -320,6 +341,7 @@ export class BlockSync {
 
   /** Looks at the network height and asks for the next range if needed. */
   tick(): void {
+    if (this.stopped) return;
     const tip = this.o.chain.tip().height;
     const target = this.networkHeight();
     const behind = target > tip;
@@ -359,6 +381,7 @@ export class BlockSync {
   }
 
   private async received(link: Link, from: bigint, peerTip: bigint, blocks: SyncItem[]): Promise<void> {
+    if (this.stopped) return;
     if (peerTip > link.peerHeight) link.peerHeight = peerTip;
     const o = this.outstanding;
     const tip = this.o.chain.tip().height;
@@ -387,6 +410,7 @@ export class BlockSync {
       const skip = from <= tip ? Math.min(blocks.length, Number(tip - from + 1n)) : 0;
       h += BigInt(skip);
       for (const b of blocks.slice(skip)) {
+        if (this.stopped) break; // the node is closing: its store goes next
         if (h !== this.o.chain.tip().height + 1n) break; // someone else advanced the chain meanwhile
         const r = await this.o.chain.importBlock(b.block, b.transactions, link.peer?.addressText ?? link.remote, b.txIds);
         if (!r.ok) {

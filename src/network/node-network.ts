@@ -523,10 +523,11 @@ export class NodeNetwork {
     this.sync.start();
   }
 
-  stop(): void {
+  /** Stops everything; resolves once a block import under way has ended (the store closes next). */
+  async stop(): Promise<void> {
     this.running = false;
     for (const u of this.unsubscribe.splice(0)) u();
-    this.sync.stop();
+    const syncStopped = this.sync.stop();
     this.queries.stop();
     this.gossip.stop();
     this.relayChoice?.stop();
@@ -534,6 +535,7 @@ export class NodeNetwork {
     this.clientPushTimer = null;
     this.peers.stop();
     this.refusals.stop();
+    await syncStopped;
   }
 
   /** `DLT Status` Synchronizing while the tip is behind the network height (§6). */

@@ -395,6 +395,34 @@ describe('BlockSync', () => {
     }
   });
 
+  it('stop waits for the import under way and imports nothing more of the range (the node closes its store next)', async () => {
+    const clock = new ManualClock();
+    const a = node(ids[0]!, 1, clock, new FakeChain(clock, 30));
+    const bChain = new FakeChain(clock, 10);
+    // Block 11's import waits until the test lets it end.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const importNow = bChain.importBlock.bind(bChain);
+    bChain.importBlock = async (block, txs, source) => {
+      if (heightOf(block) === 11) await gate;
+      return importNow(block, txs, source);
+    };
+    const b = node(ids[1]!, 2, clock, bChain);
+    const sockets = wire(b.network, a.network, '127.0.0.1:1');
+    await pump(...sockets);
+    b.sync.start();
+    await pump(...sockets);
+    expect(bChain.blocks).toHaveLength(10);
+    let stopped = false;
+    const stopping = Promise.resolve(b.sync.stop()).then(() => (stopped = true));
+    await pump(...sockets);
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(bChain.imported.map((x) => x.height)).toEqual([11]);
+    for (const n of [a, b]) n.network.stop();
+  });
+
   it('a light node started on a tip older than 1800 s says ErrorLongTimeNoBlock at once, as a master does (§6: a stored tip counts as appended at its timestamp)', async () => {
     const clock = new ManualClock();
     const chain = new FakeChain(clock, 20);
