@@ -158,7 +158,8 @@ export class PeerBook {
     const file = this.o.file;
     if (!file || !this.dirty) return;
     const now = this.o.clock.now();
-    for (const e of [...this.byEndpoint.values()]) if (now - e.lastSeen > FORGET_AFTER_MS) this.drop(e);
+    // A seed is the operator's (--seed), kept for the run however long it went undialled.
+    for (const e of [...this.byEndpoint.values()]) if (e.address !== '' && now - e.lastSeen > FORGET_AFTER_MS) this.drop(e);
     const peers = [...this.byEndpoint.values()].filter((e) => e.address !== '').map(({ endpoint, address, lastSeen, lastConnected }) => ({ endpoint, address, lastSeen, lastConnected }));
     try {
       makeDirectory(dirname(file));

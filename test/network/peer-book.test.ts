@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/network/clock.js';
-import { PeerBook, RETRY_AFTER_MS } from '../../src/network/peer-book.js';
+import { FORGET_AFTER_MS, PeerBook, RETRY_AFTER_MS } from '../../src/network/peer-book.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -112,5 +112,17 @@ describe('PeerBook', () => {
     // A hello or presence names the master at the seed's endpoint: an ordinary entry now.
     book.learn('10.0.0.9:1', 'S');
     expect(book.entries().map((e) => `${e.endpoint} ${e.address}`).sort()).toEqual(['10.0.0.1:1 A', '10.0.0.9:1 S']);
+  });
+
+  it('keeps a seed for the whole run: a save past FORGET_AFTER_MS drops masters not seen, not the operator\'s --seed', () => {
+    const clock = new ManualClock(1_000_000);
+    const book = new PeerBook({ clock, file: tempFile() });
+    book.seed('10.0.0.9:1');
+    book.learn('10.0.0.1:1', 'A');
+    // A client whose relays held for a month never needed the seed; then a master is heard of and the book saved.
+    clock.advance(FORGET_AFTER_MS + 1);
+    book.learn('10.0.0.2:1', 'B');
+    book.save();
+    expect(book.entries().map((e) => `${e.endpoint} ${e.address}`).sort()).toEqual(['10.0.0.2:1 B', '10.0.0.9:1 ']);
   });
 });
