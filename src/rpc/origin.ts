@@ -47,19 +47,22 @@ const CORS_MAX_AGE = '600';
 const FOREIGN_SITES = new Set(['cross-site', 'same-site']);
 const WILDCARD = '*';
 
-/** `scheme://host[:port]` in lower case, as browsers send Origin; throws RangeError otherwise. */
+/**
+ * `scheme://host[:port]` as browsers send Origin (lower case, a default port left out, a non-ASCII
+ * name as punycode: the URL's own origin); throws RangeError for anything more or less.
+ */
 export function checkCorsEntry(entry: string): string {
   if (entry === WILDCARD) return entry;
-  let origin: string;
+  let url: URL | null;
   try {
-    origin = new URL(entry).origin;
+    url = new URL(entry);
   } catch {
-    origin = 'null';
+    url = null;
   }
-  if (origin === 'null' || origin !== entry.toLowerCase().replace(/\/$/, '')) {
+  if (!url || url.origin === 'null' || url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
     throw new RangeError(`RPC CORS origin '${entry}' must be scheme://host[:port] (e.g. https://wallet.example, http://127.0.0.1:3000) or '*'`);
   }
-  return origin;
+  return url.origin;
 }
 
 /** A host name (letters, digits, '-', '.', '_') in lower case, or '*'; throws RangeError otherwise. */

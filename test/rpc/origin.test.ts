@@ -65,7 +65,11 @@ describe('browser guard options', () => {
     expect(checkCorsEntry('https://Wallet.Example')).toBe('https://wallet.example');
     expect(checkCorsEntry('http://127.0.0.1:3000/')).toBe('http://127.0.0.1:3000');
     expect(checkCorsEntry('*')).toBe('*');
-    for (const bad of ['wallet.example', 'https://wallet.example/path', 'null', '']) expect(() => checkCorsEntry(bad), bad).toThrow(/must be scheme:\/\/host\[:port\]/);
+    // As a browser sends Origin: a default port left out, a non-ASCII name in its punycode form.
+    expect(checkCorsEntry('https://wallet.example:443')).toBe('https://wallet.example');
+    expect(checkCorsEntry('http://wallet.example:80/')).toBe('http://wallet.example');
+    expect(checkCorsEntry('https://münchen.example')).toBe('https://xn--mnchen-3ya.example');
+    for (const bad of ['wallet.example', 'https://wallet.example/path', 'https://wallet.example?x=1', 'https://u:p@wallet.example', 'null', '']) expect(() => checkCorsEntry(bad), bad).toThrow(/must be scheme:\/\/host\[:port\]/);
     expect(checkVhostEntry('Node.Lan')).toBe('node.lan');
     expect(checkVhostEntry('*')).toBe('*');
     for (const bad of ['node.lan:8081', 'http://node.lan', '', 'a b']) expect(() => checkVhostEntry(bad), bad).toThrow(/must be a host name without port/);
