@@ -166,6 +166,17 @@ export function parseSwitch(raw: unknown, where: string): boolean {
   return fail(where, 'true or false', raw);
 }
 
+/** A list item read by a parser of its module (its error's message, a ConfigError naming where the value came from). */
+function checkedBy<T>(parse: (s: string) => T): (s: string, where: string) => T {
+  return (s, where) => {
+    try {
+      return parse(s);
+    } catch (e) {
+      throw new ConfigError(`${where}: ${(e as Error).message}`);
+    }
+  };
+}
+
 /** Lists: arrays from the config file, repeated flags, or comma-separated text. */
 function list<T>(item: (s: string, where: string) => T) {
   return (raw: unknown, where: string): T[] => {
@@ -328,49 +339,25 @@ export const OPTIONS: readonly OptionDef[] = [
     key: 'rpcUser', flag: 'rpc-user', env: 'DLTNODE_RPC_USER', group: 'RPC', valueName: 'USER:PASSWORD', repeatable: true,
     description: 'HTTP Basic user allowed to call the RPC (comma-separated in the environment)',
     defaultValue: () => [], defaultText: 'none (no authentication)', secret: true,
-    normalise: list((s, where) => {
-      try {
-        return parseRpcUser(s);
-      } catch (e) {
-        throw new ConfigError(`${where}: ${(e as Error).message}`);
-      }
-    }),
+    normalise: list(checkedBy(parseRpcUser)),
   }),
   def({
     key: 'rpcAllow', flag: 'rpc-allow', env: 'DLTNODE_RPC_ALLOW', group: 'RPC', valueName: 'IP|CIDR', repeatable: true,
     description: 'Remote address or range allowed to call the RPC (others get 403)',
     defaultValue: () => [], defaultText: 'any',
-    normalise: list((s, where) => {
-      try {
-        return checkAllowEntry(s);
-      } catch (e) {
-        throw new ConfigError(`${where}: ${(e as Error).message}`);
-      }
-    }),
+    normalise: list(checkedBy(checkAllowEntry)),
   }),
   def({
     key: 'rpcCors', flag: 'rpc-cors', env: 'DLTNODE_RPC_CORS', group: 'RPC', valueName: 'ORIGIN', repeatable: true,
     description: "Web origin (scheme://host[:port], or '*') whose pages may call the RPC from a browser, with CORS headers; pages of other origins get 403",
     defaultValue: () => [], defaultText: "none (the node's own page only)",
-    normalise: list((s, where) => {
-      try {
-        return checkCorsEntry(s);
-      } catch (e) {
-        throw new ConfigError(`${where}: ${(e as Error).message}`);
-      }
-    }),
+    normalise: list(checkedBy(checkCorsEntry)),
   }),
   def({
     key: 'rpcVhost', flag: 'rpc-vhost', env: 'DLTNODE_RPC_VHOST', group: 'RPC', valueName: 'NAME', repeatable: true,
     description: "Host name (or '*') the RPC answers to besides IP addresses, localhost and the --rpc-host name; other Host headers get 403 (DNS rebinding)",
     defaultValue: () => [], defaultText: 'none',
-    normalise: list((s, where) => {
-      try {
-        return checkVhostEntry(s);
-      } catch (e) {
-        throw new ConfigError(`${where}: ${(e as Error).message}`);
-      }
-    }),
+    normalise: list(checkedBy(checkVhostEntry)),
   }),
   def({
     key: 'rpcPublic', flag: 'rpc-public', env: 'DLTNODE_RPC_PUBLIC', group: 'RPC',
