@@ -20,7 +20,7 @@ import { genesisSignature, type GenesisSpec } from '../chain/genesis.js';
 import { blockCountProblem, readGenesisFile, writeGenesisFile, type BlockCountField } from '../config/genesis-file.js';
 import { ConfigError } from '../config/options.js';
 import { MAX_TIMER_SECONDS } from '../clock.js';
-import { createDataDir, lockDataDir } from '../node/data-dir-lock.js';
+import { createDataDir, DEVNET_COMMAND, lockDataDir } from '../node/data-dir-lock.js';
 import { NodeWallet } from '../wallet/wallet.js';
 import { parseCommandArgs } from './args.js';
 
@@ -271,7 +271,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   }
   // One devnet per directory: a second one would start nodes that all exit at once (their data
   // directories in use) and then run on with none. Released when this process exits.
-  lockDataDir(o.dir, { command: 'dltnode devnet', option: '--dir' });
+  lockDataDir(o.dir, { command: DEVNET_COMMAND, option: '--dir' });
   const { nodes, genesisPath } = await prepareDevnet(o);
   const cli = join(dirname(fileURLToPath(import.meta.url)), 'main.js');
   const children = new Map<string, ChildProcess>();

@@ -28,6 +28,8 @@ import { dirname, join, resolve } from 'node:path';
 import { makeDirectory } from '../state/files.js';
 
 export const LOCK_FILE = 'dltnode.lock';
+/** The lock owner's command a devnet records (src/cli/devnet.ts). */
+export const DEVNET_COMMAND = 'dltnode devnet';
 /** How often the owner touches its lock, so that a node that cannot check the pid can tell it is alive. */
 export const LOCK_REFRESH_MS = 10_000;
 /** A lock of another host or pid namespace not touched for this long is taken over. */
@@ -252,6 +254,9 @@ function inUseMessage(shown: string, path: string, seen: Seen, verdict: Verdict)
   if (verdict === 'held elsewhere') {
     return `data directory ${shown} is in use by process ${h.pid} on ${h.host} (${h.command}); stop that node first (${path} is taken over once not refreshed for ${LOCK_STALE_MS / 1000} s)`;
   }
+  // A devnet holds its --dir while it runs its nodes: the one to stop is the devnet (its SIGTERM
+  // stops every node it started, README "Local network").
+  if (h.command === DEVNET_COMMAND) return `data directory ${shown} is in use by process ${h.pid} (${h.command}); stop that devnet first (Ctrl-C where it runs, or kill ${h.pid}: it stops its nodes too)`;
   return `data directory ${shown} is in use by process ${h.pid} (${h.command}); stop that node first`;
 }
 

@@ -180,7 +180,7 @@ describe('dltnode devnet stops its nodes', () => {
     const second = runDevnet(dir, ['--json']);
     const { code } = await bounded(second.exited, STOPPED_MS, 'the second devnet to exit');
     expect(code).toBe(1);
-    expect(second.err()).toBe(`dltnode: data directory ${dir} is in use by process ${first.child.pid} (dltnode devnet); stop that node first\n`);
+    expect(second.err()).toBe(`dltnode: data directory ${dir} is in use by process ${first.child.pid} (dltnode devnet); stop that devnet first (Ctrl-C where it runs, or kill ${first.child.pid}: it stops its nodes too)\n`);
     expect(second.out()).toBe('');
     expect(alive(node.pid)).toBe(true);
 

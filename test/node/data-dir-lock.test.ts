@@ -163,6 +163,15 @@ describe('data directory lock', () => {
     expect(owner(dir).pid).toBe(process.pid);
   });
 
+  it('names a devnet holding the directory as the devnet to stop, and how, not as a node', () => {
+    // The parent of this test process lives as long as the test does: a live holder.
+    const dir = newDir();
+    writeLock(dir, { pid: process.ppid, command: 'dltnode devnet' });
+    const err = refusal(dir);
+    expect(err.code).toBe('DATA_DIR_IN_USE');
+    expect(err.message).toBe(`data directory ${dir} is in use by process ${process.ppid} (dltnode devnet); stop that devnet first (Ctrl-C where it runs, or kill ${process.ppid}: it stops its nodes too)`);
+  });
+
   it('takes over a lock whose pid no longer exists, or that is garbled', () => {
     const gone = newDir();
     writeLock(gone, { pid: deadPid() });
