@@ -24,7 +24,7 @@ import { createNameSystem } from '../names/chain-extension.js';
 import { createWorkerPool } from '../pool/index.js';
 import { openStore } from '../state/store.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
-import { NodeWallet } from '../wallet/wallet.js';
+import { NodeWallet, WALLET_KEYGEN_LOG } from '../wallet/wallet.js';
 import { createNodeEvents, type NodeEventBus } from './events.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { checkChainRules, recordChainRules } from './chain-rules.js';
@@ -136,6 +136,8 @@ export async function createNode(opts: NodeOptions, log: Logger, deps: CreateNod
     const chainHeight = store.meta.get(META.tip) as number | undefined;
     const wallet = await NodeWallet.open(opts.dataDir, opts.walletPassword, {
       ...(chainHeight !== undefined ? { mustExist: `but ${join(opts.dataDir, 'chain')} holds a chain of ${chainHeight} blocks made with it` } : {}),
+      // First start: key generation takes seconds (tens on a loaded machine) with nothing else logged.
+      onCreate: () => nodeLog.info({ keystore: keystorePath(opts.dataDir) }, WALLET_KEYGEN_LOG),
     });
     const extensions = new ChainExtensions([names.extension, mining, createMultisigExtension(), createAddressIndex(wallet)]).declareIn(store);
     let mempool: Mempool | undefined;

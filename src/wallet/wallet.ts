@@ -70,6 +70,9 @@ export class WalletKey {
   }
 }
 
+/** The node's log line before it generates the key of a new keystore (seconds of silence otherwise). */
+export const WALLET_KEYGEN_LOG = 'generating the wallet key (RSA-4096) for a new keystore; this takes a few seconds';
+
 export class NodeWallet {
   private constructor(
     private readonly dataDir: string,
@@ -83,12 +86,15 @@ export class NodeWallet {
    *   chain made with its key): a missing keystore is then a KeystoreError saying so
    * @param opts.encryptPlain a plain keystore opened with a password is encrypted with it at once
    *   (`encryptedNow`), not at its next write (the node's start; never a command that only reads it)
+   * @param opts.onCreate called before a new key is generated (seconds of RSA-4096 key generation,
+   *   which a node's log says rather than stay silent)
    * @throws KeystoreError naming the file when it is missing (with mustExist), damaged, or the password is wrong
    */
-  static async open(dataDir: string, password?: string, opts: { mustExist?: string; encryptPlain?: boolean } = {}): Promise<NodeWallet> {
+  static async open(dataDir: string, password?: string, opts: { mustExist?: string; encryptPlain?: boolean; onCreate?: () => void } = {}): Promise<NodeWallet> {
     let stored = readKeystore(dataDir, password);
     if (!stored) {
       if (opts.mustExist) throw new KeystoreError(`keystore ${keystorePath(dataDir)} is missing, ${opts.mustExist}: restore wallet.json (from a backup), or give another --data-dir`);
+      opts.onCreate?.();
       const key = await generateWalletKey();
       stored = [{ privateKey: key.privateKey, nonces: [] }];
       writeKeystore(dataDir, stored, password);
