@@ -30,7 +30,9 @@ export const INIT_HELP = `Usage: dltnode init --out FILE --fund ADDRESS=COINS [-
 
 Writes the genesis file of a new network. Start every node of that network with --genesis FILE.
   --fund ADDRESS=COINS   an address funded by block 1 (repeatable)
-  --master ADDRESS       a master that proposes blocks, in proposer order (repeatable)
+  --master ADDRESS       a master that proposes blocks, in proposer order (repeatable); it need not
+                         be funded: a master needs no balance (the reference's
+                         minimumMasterNodeFunds is 0)
   --name NAME            the network's name (default devnet)
   --network NAME         whose checksum lock it uses (default reg)
   --block-interval S     seconds between blocks (default 1)
@@ -38,7 +40,8 @@ Writes the genesis file of a new network. Start every node of that network with 
   --min-signer-difficulty COINS
                          least signer-PoW difficulty of a block signature or master keep-alive
                          (default 10000000, the reference's: ~10^7 hashes per solution; a devnet
-                         wants a small one such as 65536)
+                         wants a small one such as 65536); any amount above 0, up to 8 decimals:
+                         below 2 every hash that reads positive qualifies (~2 hashes per solution)
   --reward-maturity N    block n pays the signers of block n − N their signing reward and fees
                          (default the reference's 960; at least 6)
   --superblock-period N  every N-th block is a superblock (default the reference's 1000; at least 10)
