@@ -13,6 +13,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
+import { keystorePath } from '../wallet/keystore.js';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,6 +90,8 @@ export interface DevnetOptions {
   /** Genesis parameters of a new devnet (absent: the reference's 960 and 1000). */
   rewardMaturity?: bigint;
   superBlockPeriod?: bigint;
+  /** Told how many new wallets' keys are about to be generated (seconds of RSA-4096 work). */
+  onKeygen?: (count: number) => void;
 }
 
 export function parseDevnetArgs(argv: string[]): DevnetOptions | 'help' {
@@ -168,6 +171,8 @@ export async function prepareDevnet(o: DevnetOptions): Promise<{ nodes: DevnetNo
   ];
   // RSA-4096 key generation runs on libuv's threads: all wallets at once.
   for (const p of plan) createDataDir(join(o.dir, p.name), '--dir');
+  const newKeys = plan.filter((p) => !existsSync(keystorePath(join(o.dir, p.name)))).length;
+  if (newKeys > 0) o.onKeygen?.(newKeys);
   const wallets = await Promise.all(plan.map((p) => NodeWallet.open(join(o.dir, p.name))));
   const genesisPath = join(o.dir, 'genesis.json');
   let genesis: GenesisSpec;
@@ -253,6 +258,10 @@ export function shellWord(w: string): string {
   return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`;
 }
 
+/** What a devnet says before it generates the wallets of its new nodes. */
+export const devnetKeygenLine = (count: number): string =>
+  `generating ${count} wallet key${count === 1 ? '' : 's'} (RSA-4096) for the new nodes; this takes a few seconds`;
+
 export function devnetTable(nodes: readonly DevnetNode[], genesisPath: string): string {
   const rows = [['node', 'role', 'address', 'RPC', 'peer port', 'pid', 'data directory']];
   for (const n of nodes) rows.push([n.name, n.role, n.address, n.rpcUrl, n.peerPort === null ? '-' : String(n.peerPort), String(n.pid ?? '-'), n.dataDir]);
@@ -272,7 +281,9 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   // One devnet per directory: a second one would start nodes that all exit at once (their data
   // directories in use) and then run on with none. Released when this process exits.
   lockDataDir(o.dir, { command: DEVNET_COMMAND, option: '--dir' });
-  const { nodes, genesisPath } = await prepareDevnet(o);
+  // First run: the keys take seconds (tens on a loaded machine) before the table; say why it waits
+  // (stderr: --json keeps stdout for the node list).
+  const { nodes, genesisPath } = await prepareDevnet({ ...o, onKeygen: (n) => process.stderr.write(`${devnetKeygenLine(n)}\n`) });
   const cli = join(dirname(fileURLToPath(import.meta.url)), 'main.js');
   const children = new Map<string, ChildProcess>();
   let stopping = false;
