@@ -1,7 +1,9 @@
 /**
  * An older stored block whose bytes changed on disk but still decode is not served as valid
  * (src/chain/chain.ts `servedBlock`): RPC getBlock answers -32006 naming the block, a peer's range
- * request is answered up to the block below it, the damage is logged once and counted.
+ * request is answered up to the block below it, the damage is logged once and counted. The mining
+ * RPCs that hand a block to a miner or pool (getMiningBlock, verifyMiningSolution,
+ * submitMiningSolution) refuse it the same way.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +17,8 @@ import { PeerNetwork } from '../../src/network/peer-network.js';
 import { MessageCode } from '../../src/network/protocol/codes.js';
 import type { Message } from '../../src/network/protocol/messages.js';
 import { blockMethods } from '../../src/rpc/methods/blocks.js';
+import { miningMethods } from '../../src/rpc/methods/mining.js';
+import { miningClaimMethods } from '../../src/rpc/methods/mining-claims.js';
 import { toRpcError } from '../../src/rpc/errors.js';
 import { validateParams } from '../../src/rpc/dispatch.js';
 import { commitBlock, openTestChain, silentLog, type TestChain } from '../chain/fixture.js';
@@ -66,6 +70,15 @@ async function chainWithDamagedBlock3(o: { log?: Logger; parentField?: boolean }
 function errorOf(fn: () => unknown): unknown {
   try {
     fn();
+  } catch (err) {
+    return err;
+  }
+  return null;
+}
+
+async function asyncErrorOf(fn: () => unknown): Promise<unknown> {
+  try {
+    await fn();
   } catch (err) {
     return err;
   }
@@ -168,5 +181,40 @@ describe('a damaged older block', () => {
       peer.stop();
       node.stop();
     }
+  }, 60_000);
+
+  it('is not handed to a miner or pool: getMiningBlock, verifyMiningSolution and submitMiningSolution answer -32006', async () => {
+    const t = await chainWithDamagedBlock3();
+    const powChecks: unknown[] = [];
+    // Blocks 4–6 have pending claims (stub), so the latest unsolved block is the damaged block 3.
+    let claimed = new Set([4n, 5n, 6n]);
+    const ctx = {
+      chain: t.chain, mempool: t.mempool, wallet: t.wallet,
+      mining: { pendingClaimBlocks: () => claimed, pendingClaimFor: () => undefined },
+      // A nonce that solves whatever it is asked about: only the block read decides the answer.
+      pool: { verifyPow: async (jobs: unknown[]) => { powChecks.push(...jobs); return jobs.map(() => true); } },
+      log: silentLog,
+    } as never;
+    const all = [...miningMethods, ...miningClaimMethods];
+    const call = (name: string, params: Record<string, string>): Promise<unknown> => {
+      const m = all.find((x) => x.name === name)!;
+      return Promise.resolve(m.handler(validateParams(m as never, params) as never, ctx));
+    };
+    for (const [name, params] of [
+      ['getMiningBlock', { algo: '2' }],
+      ['verifyMiningSolution', { nonce: 'aa', blocknum: '3', diff: '1' }],
+      ['submitMiningSolution', { nonce: 'aa', blocknum: '3' }],
+    ] as const) {
+      const rpcErr = toRpcError(await asyncErrorOf(() => call(name, params)));
+      expect(rpcErr?.code, name).toBe(-32006);
+      expect(rpcErr?.message, name).toMatch(/^block 3 in .* is damaged/);
+    }
+    // No PoW was checked against the damaged block's checksum.
+    expect(powChecks).toHaveLength(0);
+    // A sound block is handed out as before.
+    claimed = new Set([3n, 4n, 5n, 6n]);
+    expect(await call('getMiningBlock', { algo: '2' })).toMatchObject({ num: 2n });
+    expect(await call('verifyMiningSolution', { nonce: 'aa', blocknum: '2', diff: '1' })).toBe(true);
+    expect(powChecks).toHaveLength(1);
   }, 60_000);
 });

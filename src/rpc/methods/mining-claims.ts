@@ -32,7 +32,8 @@ export const miningClaimMethods = [
     result: { description: 'boolean: true when the claim was submitted; false when the nonce does not solve the block or its claim is refused (block solved already, a claim pending, out of the claim window)' },
     handler: async (p, ctx) => {
       if (p.nonce.length < 1 || p.nonce.length > POW_MAX_NONCE) throw invalidParams('Invalid nonce was specified');
-      const found = ctx.chain.getBlock(p.blocknum);
+      // Checked as served: no claim for a block damaged on disk (-32006, chain.ts servedBlock).
+      const found = ctx.chain.servedBlock(p.blocknum);
       if (!found) throw invalidParams('Invalid block number specified');
       const key = ctx.wallet.primary;
       const solver = found.block.version >= BLOCK_VERSION_V10 ? key.primary : addressWithChecksum(key.primary);

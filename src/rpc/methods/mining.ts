@@ -39,7 +39,8 @@ export const miningMethods = [
     handler: async (p, ctx) => {
       const nonce = p.nonce;
       if (nonce.length < 1 || nonce.length > POW_MAX_NONCE) throw invalidParams('Invalid nonce was specified');
-      const found = ctx.chain.getBlock(p.blocknum);
+      // Checked as served: a nonce for a block damaged on disk is refused (-32006, chain.ts servedBlock).
+      const found = ctx.chain.servedBlock(p.blocknum);
       if (!found) throw invalidParams('Invalid block number specified');
       // A full PoW queue answers -32005 with the pool's retry-later message (rpc/errors.ts).
       // The current algorithm whatever the block's version (no blockVersion: rpc-messaging §2.10
@@ -70,6 +71,8 @@ export const miningMethods = [
       const unsolvable = (n: bigint): boolean => ctx.chain.getBlock(n)?.block.difficulty === MAX_MINING_DIFFICULTY;
       const block = pickMiningBlock(ctx.chain, p.algo, (n) => claimed.has(n) || unsolvable(n));
       if (!block) throw invalidParams('Cannot retrieve mining block: every block of the claim window is solved or has a pending claim');
+      // Handed to a miner or pool: a block damaged on disk is refused (-32006), not mined.
+      ctx.chain.servedBlock(block.num);
       return {
         num: block.num,
         ver: block.version,
