@@ -206,7 +206,7 @@ export async function runStart<Ctx>(config: DltnodeConfig, deps: StartDeps<Ctx>)
     if (started.networkMetrics) metrics.setNetworkSource(() => started.networkMetrics!());
     metrics.setMessagingSource(() => started.messagingCounters?.() ?? null);
     metrics.setChainSource(() => chainSummary(started, deps.methods));
-    if (config.metricsPort !== undefined) metricsServer = await startMetricsServer(metrics, '127.0.0.1', config.metricsPort);
+    if (config.metricsPort !== undefined) metricsServer = await startMetricsServer(metrics, '127.0.0.1', config.metricsPort, { vhosts: config.rpcVhost });
     state = 'running';
     log.info({ url, transport: server.transportName, metrics: metricsServer?.url ?? (config.metrics ? `${url}/metrics` : undefined) }, `RPC listening on ${url}`);
     if (config.statusInterval > 0) statusTimer = startStatusLine(config.statusInterval, server, deps.methods, () => node, log);

@@ -1,5 +1,6 @@
 /** A separate loopback listener serving only `GET /metrics` (practice P49: metrics on their own port). */
 import { createServer, type Server } from 'node:http';
+import { BrowserGuard } from '../rpc/origin.js';
 import { METRICS_METHODS, metricsMethodRefusal, type NodeMetrics } from './metrics.js';
 
 export interface MetricsServer {
@@ -7,8 +8,18 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-export function startMetricsServer(metrics: NodeMetrics, host: string, port: number): Promise<MetricsServer> {
+/**
+ * The RPC listener's Host rule applies (IP literals, localhost, `vhosts`: the --rpc-vhost names): a
+ * web page rebinding its DNS name to 127.0.0.1 must not read the metrics either (src/rpc/origin.ts).
+ */
+export function startMetricsServer(metrics: NodeMetrics, host: string, port: number, opts: { vhosts?: readonly string[] } = {}): Promise<MetricsServer> {
+  const guard = new BrowserGuard({ vhosts: opts.vhosts, listenHost: host });
   const server: Server = createServer((req, res) => {
+    const hostHeader = req.headers.host ?? '';
+    if (!guard.hostAllowed(hostHeader)) {
+      res.writeHead(403, { 'Content-Type': 'text/plain' }).end(`${BrowserGuard.hostRefusal(hostHeader, 'metrics answer')}\n`);
+      return;
+    }
     if ((req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found: metrics are served at GET /metrics\n');
       return;

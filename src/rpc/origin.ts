@@ -106,14 +106,14 @@ export class BrowserGuard {
     return isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost') || this.hosts.has(name);
   }
 
+  /** Why a Host `hostAllowed` refuses is refused; `who` names the listener ('the RPC answers'). */
+  static hostRefusal(host: string, who: string): string {
+    return `Host '${host}' is not allowed: ${who} IP addresses, localhost and --rpc-vhost names only (DNS rebinding protection); add --rpc-vhost ${hostName(host)} to allow it`;
+  }
+
   /** Decides one HTTP request or WebSocket upgrade from its head. */
   judge(head: BrowserHead): BrowserVerdict {
-    if (!this.hostAllowed(head.host)) {
-      return {
-        ok: false,
-        message: `Host '${head.host}' is not allowed: the RPC answers IP addresses, localhost and --rpc-vhost names only (DNS rebinding protection); add --rpc-vhost ${hostName(head.host)} to allow it`,
-      };
-    }
+    if (!this.hostAllowed(head.host)) return { ok: false, message: BrowserGuard.hostRefusal(head.host, 'the RPC answers') };
     if (head.origin === '') {
       if (this.anyOrigin || !FOREIGN_SITES.has(head.secFetchSite.toLowerCase())) return { ok: true };
       return { ok: false, message: `A browser request from another site (Sec-Fetch-Site: ${head.secFetchSite}) is not allowed to call this node; allow web origins with --rpc-cors` };
