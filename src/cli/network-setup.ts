@@ -14,7 +14,7 @@ import { addressFromText, addressToText } from '../formats/address.js';
 import { parseAmount } from '../formats/amount.js';
 import { writeGenesisFile, genesisFromJson, genesisToJson } from '../config/genesis-file.js';
 import { ConfigError } from '../config/options.js';
-import { NodeWallet } from '../wallet/wallet.js';
+import { NodeWallet, WALLET_KEYGEN_LOG } from '../wallet/wallet.js';
 import { createDataDir } from '../node/data-dir-lock.js';
 import { parseCommandArgs } from './args.js';
 
@@ -50,6 +50,9 @@ Writes the genesis file of a new network. Start every node of that network with 
                          network's creator; created if DIR holds none), as the reference's genesis
                          node signs it; the password may also come from DLTNODE_WALLET_PASSWORD`;
 
+/** Said on stderr before a new keystore's RSA-4096 key is generated (seconds; stdout keeps the answer). */
+const keygenNotice = { onCreate: (): void => void process.stderr.write(`${WALLET_KEYGEN_LOG}\n`) };
+
 /** `dltnode wallet <subcommand>`; resolves with the exit code. */
 export async function walletCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { 'data-dir': { type: 'string' }, 'wallet-password': { type: 'string' } }, 'wallet', true);
@@ -62,7 +65,7 @@ export async function walletCommand(argv: string[], env: NodeJS.ProcessEnv): Pro
   const dataDir = values['data-dir'] as string | undefined;
   if (!dataDir) throw new ConfigError('dltnode wallet address needs --data-dir DIR');
   createDataDir(dataDir);
-  const wallet = await NodeWallet.open(dataDir, (values['wallet-password'] as string | undefined) ?? env.DLTNODE_WALLET_PASSWORD);
+  const wallet = await NodeWallet.open(dataDir, (values['wallet-password'] as string | undefined) ?? env.DLTNODE_WALLET_PASSWORD, keygenNotice);
   console.log(wallet.primary.primaryText);
   return 0;
 }
@@ -172,7 +175,7 @@ export async function initCommand(argv: string[], env: NodeJS.ProcessEnv = proce
   }
   if (parsed.signWith) {
     createDataDir(parsed.signWith.dataDir);
-    const wallet = await NodeWallet.open(parsed.signWith.dataDir, parsed.signWith.password ?? env.DLTNODE_WALLET_PASSWORD);
+    const wallet = await NodeWallet.open(parsed.signWith.dataDir, parsed.signWith.password ?? env.DLTNODE_WALLET_PASSWORD, keygenNotice);
     parsed.spec.signature = genesisSignature(parsed.spec, (checksum) => wallet.primary.sign(checksum));
   }
   writeGenesisFile(parsed.out, parsed.spec);
