@@ -23,8 +23,13 @@ interface StubBlock { checksum: Uint8Array; version: number; difficulty: bigint 
 /** Calls one mining RPC on stubbed modules; returns the result or { code, message }; records the claims sent to the pool. */
 function rpc(blocks: Map<bigint, StubBlock>, address = ADDRESS) {
   const sent: PowClaim[] = [];
+  const stored = (n: bigint) => {
+    const b = blocks.get(n);
+    return b && { checksum: b.checksum, block: { version: b.version, difficulty: b.difficulty } };
+  };
   const ctx = {
-    chain: { getBlock: (n: bigint) => { const b = blocks.get(n); return b && { checksum: b.checksum, block: { version: b.version, difficulty: b.difficulty } }; } },
+    // servedBlock: what the mining RPCs hand out and check against (stored blocks here are sound).
+    chain: { getBlock: stored, servedBlock: stored },
     wallet: { primary: { primary: address } },
     pool: { verifyPow: async (claims: readonly PowClaim[]) => { sent.push(...claims); return claims.map((c) => powVerify(c)); } },
     // submitMiningSolution past a valid nonce (not reached by these shares): nothing pending, nothing solved.
