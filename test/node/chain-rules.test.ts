@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNode } from '../../src/node/node.js';
 import type { NodeOptions } from '../../src/node/options.js';
+import { inProcessNodeOptions } from './options-fixture.js';
 import { ChainIdentityError } from '../../src/chain/errors.js';
 import { openStore } from '../../src/state/store.js';
 import { META } from '../../src/chain/chain.js';
@@ -24,9 +25,7 @@ afterAll(() => {
 });
 
 const optionsFor = (dataDir: string, o: { month?: number; grace?: number; difficulty?: bigint; interval?: number; threads?: number } = {}): NodeOptions => ({
-  network: 'reg',
-  dataDir,
-  chain: { genesisBalance: 1_000_000n * 100_000_000n },
+  ...inProcessNodeOptions(dataDir),
   consensus: { blockIntervalSeconds: o.interval ?? 3600 },
   pool: { threads: o.threads ?? 0 },
   names: { ...(o.month !== undefined ? { monthBlocks: o.month } : {}), ...(o.grace !== undefined ? { graceBlocks: o.grace } : {}) },

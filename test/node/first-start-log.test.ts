@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNode } from '../../src/node/node.js';
-import type { NodeOptions } from '../../src/node/options.js';
+import { inProcessNodeOptions } from './options-fixture.js';
 import type { Logger } from '../../src/log/logger.js';
 import { keystorePath } from '../../src/wallet/keystore.js';
 
@@ -16,14 +16,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const optionsFor = (dataDir: string): NodeOptions => ({
-  network: 'reg',
-  dataDir,
-  chain: { genesisBalance: 1_000_000n * 100_000_000n },
-  consensus: { blockIntervalSeconds: 3600 },
-  pool: { threads: 0 },
-  names: {},
-});
+const optionsFor = inProcessNodeOptions;
 
 /** A logger that records info messages and whether the keystore existed when each was logged. */
 function recorder(dataDir: string): { log: Logger; lines: { msg: string; keystoreExisted: boolean }[] } {

@@ -7,7 +7,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNode } from '../../src/node/node.js';
-import type { NodeOptions } from '../../src/node/options.js';
+import { inProcessNodeOptions } from './options-fixture.js';
 import { StoreCorruptionError } from '../../src/chain/errors.js';
 import { META } from '../../src/chain/chain.js';
 import { openStore, type Store } from '../../src/state/store.js';
@@ -22,14 +22,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const optionsFor = (dataDir: string): NodeOptions => ({
-  network: 'reg',
-  dataDir,
-  chain: { genesisBalance: 1_000_000n * 100_000_000n },
-  consensus: { blockIntervalSeconds: 3600 },
-  pool: { threads: 0 },
-  names: {},
-});
+const optionsFor = inProcessNodeOptions;
 
 /** A data directory holding a chain of 4 blocks, and its tip's stored bytes. */
 async function chainOf4(): Promise<{ dataDir: string; tipBytes: Buffer }> {
